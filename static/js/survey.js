@@ -1,0 +1,209 @@
+// The respondent page: reads the true answers from the page, sends only randomized ones.
+//
+// Repeat protection: the first time this browser opens a survey it draws, once, the randomized
+// value for every possible true answer of every question, and keeps that table (which says
+// nothing about the true answers). Every later attempt (a retry, a reload) sends from the same
+// table with the same submission id, so repeating a submission reveals nothing new.
+
+import { randomizeBit, randomizeChoice } from "./randomized-response.js";
+
+const root = document.getElementById("survey");
+
+function storageKey(slug) {
+  return `survey-app:${slug}`;
+}
+
+function loadState(slug) {
+  try {
+    const saved = JSON.parse(window.localStorage.getItem(storageKey(slug)) || "null");
+    return saved && typeof saved === "object" ? saved : null;
+  } catch {
+    return null; // storage unavailable (private mode) or damaged: start afresh
+  }
+}
+
+function saveState(slug, state) {
+  try {
+    window.localStorage.setItem(storageKey(slug), JSON.stringify(state));
+  } catch {
+    // Without storage the table lives as long as the page: still one table per attempt.
+  }
+}
+
+/** A random (version 4) UUID from crypto.getRandomValues; works on plain-HTTP pages too. */
+function randomUuid() {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function readQuestions() {
+  return Array.from(root.querySelectorAll("fieldset.question"), (fieldset) => ({
+    id: fieldset.dataset.questionId,
+    type: fieldset.dataset.questionType,
+    optionCount: Number(fieldset.dataset.optionCount),
+    fieldset,
+  }));
+}
+
+/** For each question, the randomized value to send for each possible true value. */
+function drawTable(questions, flipProbability, epsilon) {
+  const table = {};
+  for (const question of questions) {
+    const values = [];
+    for (let trueValue = 0; trueValue < question.optionCount; trueValue += 1) {
+      values.push(
+        question.type === "yes_no"
+          ? randomizeBit(trueValue, flipProbability)
+          : randomizeChoice(trueValue, question.optionCount, epsilon),
+      );
+    }
+    table[question.id] = values;
+  }
+  return table;
+}
+
+function tableFits(table, questions) {
+  return (
+    table &&
+    typeof table === "object" &&
+    Object.keys(table).length === questions.length &&
+    questions.every(
+      (q) => Array.isArray(table[q.id]) && table[q.id].length === q.optionCount,
+    )
+  );
+}
+
+function showStatus(message, isError) {
+  const status = document.getElementById("survey-status");
+  status.textContent = message;
+  status.classList.toggle("error", Boolean(isError));
+}
+
+function showDone(elementId) {
+  root.hidden = true;
+  const notice = document.getElementById(elementId);
+  notice.hidden = false;
+  notice.focus();
+}
+
+function trueAnswers(questions) {
+  const answers = {};
+  const unanswered = [];
+  for (const question of questions) {
+    const checked = question.fieldset.querySelector("input[type=radio]:checked");
+    question.fieldset.classList.toggle("unanswered", !checked);
+    if (checked) {
+      answers[question.id] = Number(checked.value);
+    } else {
+      unanswered.push(question);
+    }
+  }
+  return { answers, unanswered };
+}
+
+async function send(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(body),
+    credentials: "omit",
+    cache: "no-store",
+    referrerPolicy: "no-referrer",
+  });
+  let reply = {};
+  try {
+    reply = await response.json();
+  } catch {
+    // a proxy's HTML error page: keep the status alone
+  }
+  return { status: response.status, reply };
+}
+
+function start() {
+  if (!root) return;
+  const slug = root.dataset.slug;
+  const flipProbability = Number(root.dataset.flipProbability);
+  const epsilon = Number(root.dataset.epsilon);
+  const questions = readQuestions();
+  const button = document.getElementById("submit-survey");
+
+  let state = loadState(slug);
+  if (!state || typeof state.submissionId !== "string" || !tableFits(state.table, questions)) {
+    state = {
+      submissionId: randomUuid(),
+      table: drawTable(questions, flipProbability, epsilon),
+      submitted: false,
+    };
+    saveState(slug, state);
+  }
+  if (state.submitted) {
+    showDone("already-answered");
+    return;
+  }
+
+  button.disabled = false;
+  let sending = false;
+  button.addEventListener("click", async () => {
+    if (sending) return;
+    const { answers, unanswered } = trueAnswers(questions);
+    if (unanswered.length > 0) {
+      const numbers = unanswered.map((q) => questions.indexOf(q) + 1).join(", ");
+      showStatus(
+        `Please answer every question before sending. Not answered yet: ${numbers}.`,
+        true,
+      );
+      unanswered[0].fieldset.querySelector("input").focus();
+      return;
+    }
+    const randomized = {};
+    for (const question of questions) {
+      randomized[question.id] = state.table[question.id][answers[question.id]];
+    }
+    sending = true;
+    button.disabled = true;
+    showStatus("Sending your randomized answers…", false);
+    try {
+      const { status, reply } = await send(root.dataset.submitUrl, {
+        submission_id: state.submissionId,
+        answers: randomized,
+      });
+      if (status === 200 || status === 201) {
+        state.submitted = true;
+        saveState(slug, state);
+        showStatus("", false);
+        showDone("thank-you");
+        return;
+      }
+      if (status === 409 && /already used/.test(reply.error || "")) {
+        state.submitted = true;
+        saveState(slug, state);
+        showDone("already-answered");
+        return;
+      }
+      if (status === 409) {
+        showStatus("This survey is not taking answers right now.", true);
+      } else if (status === 429) {
+        showStatus("Many people are answering right now. Please wait a moment and send again.", true);
+      } else {
+        showStatus(
+          `Your answers could not be recorded (${reply.error || `error ${status}`}). Please send again.`,
+          true,
+        );
+      }
+    } catch {
+      showStatus(
+        "Your answers could not be sent: the connection failed. Your answers are still here; please send again.",
+        true,
+      );
+    } finally {
+      sending = false;
+      if (!state.submitted) button.disabled = false;
+    }
+  });
+}
+
+start();

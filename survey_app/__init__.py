@@ -1,0 +1,75 @@
+"""A survey app with local differential privacy: answers are randomized in the browser."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Flask
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _asset_dir(name: str) -> str:
+    """static/ or templates/: inside the installed package, else at the top of the source tree."""
+    installed = PACKAGE_DIR / name
+    if installed.is_dir():
+        return str(installed)
+    return str(PACKAGE_DIR.parent / name)
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Create and configure the app (the application factory)."""
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        static_folder=_asset_dir("static"),
+        template_folder=_asset_dir("templates"),
+        instance_path=os.environ.get("SURVEY_APP_INSTANCE_PATH") or None,
+    )
+    from survey_app import config
+
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=config.MAX_CONTENT_LENGTH,
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        WTF_CSRF_TIME_LIMIT=None,
+        JSON_SORT_KEYS=False,
+    )
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # The instance key is read (or made) only when the caller gives no key of its own.
+    given_key = test_config is not None and "SECRET_KEY" in test_config
+    app.config.from_mapping(config.from_environment(app.instance_path, not given_key))
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    config.check_secret_key(app.config["SECRET_KEY"])
+
+    from survey_app.extensions import csrf, db
+
+    db.init_app(app)
+    csrf.init_app(app)
+    with app.app_context():
+        from survey_app.database import configure_engine
+
+        configure_engine(db.engine)
+
+    from survey_app import (
+        api,
+        errors,
+        models,  # noqa: F401  (registers the tables)
+        respondent,
+        security,
+    )
+
+    app.register_blueprint(respondent.bp)
+    app.register_blueprint(api.bp)
+    errors.register(app)
+    security.register(app)
+
+    from survey_app.cli import register_commands
+
+    register_commands(app)
+    return app

@@ -1,0 +1,215 @@
+"""The ``survey-app`` command: the Flask CLI bound to the app factory, plus our commands."""
+
+from __future__ import annotations
+
+import multiprocessing
+import secrets
+import sys
+from typing import NoReturn
+
+import click
+from flask import Flask
+from flask.cli import FlaskGroup
+
+from survey_app.extensions import db
+
+#: Exit status for bad input (a bad file, an unknown account), as usage errors have.
+BAD_INPUT = 2
+
+
+def fail(message: str) -> NoReturn:
+    """One line on standard error, exit status 2, nothing changed."""
+    db.session.rollback()
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(BAD_INPUT)
+
+
+def _find_analyst(email: str):
+    from survey_app.accounts import find_analyst
+
+    analyst = find_analyst(email)
+    if analyst is None:
+        fail(f"no analyst account with the email {email!r} (create it with create-analyst)")
+    return analyst
+
+
+def _find_survey(slug: str):
+    from survey_app.surveys import find_survey
+
+    survey = find_survey(slug)
+    if survey is None:
+        fail(f"no survey with the slug {slug!r}")
+    return survey
+
+
+@click.command("init-db")
+def init_db_command() -> None:
+    """Create the database tables (keeps existing data)."""
+    db.create_all()
+    click.echo(f"Database ready: {_safe_url()}")
+
+
+@click.command("create-analyst")
+@click.argument("email")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def create_analyst_command(email: str, password_stdin: bool) -> None:
+    """Create an analyst account that signs in with EMAIL."""
+    from survey_app.accounts import AccountError, create_analyst
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        create_analyst(email, password)
+    except AccountError as error:
+        fail(str(error))
+    click.echo(f"Analyst {email.strip().lower()} created.")
+
+
+@click.command("create-survey")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--owner", "owner_email", required=True, help="Email of the owning analyst.")
+@click.option("--open", "open_now", is_flag=True, help="Open the survey to respondents now.")
+def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
+    """Create a survey from a JSON or TOML definition FILE; print its slug last."""
+    from survey_app.surveys import (
+        SurveyDefinitionError,
+        create_survey,
+        load_definition_file,
+        open_survey,
+    )
+
+    try:
+        definition = load_definition_file(file)
+    except SurveyDefinitionError as error:
+        fail(str(error))
+    owner = _find_analyst(owner_email)
+    survey = create_survey(owner, definition)
+    db.session.commit()
+    if open_now:
+        open_survey(survey)
+    click.echo(f"Survey {survey.title!r} created ({survey.status.value}).")
+    click.echo(f"Respondent link: /s/{survey.slug}")
+    click.echo(survey.slug)
+
+
+@click.command("open-survey")
+@click.argument("slug")
+def open_survey_command(slug: str) -> None:
+    """Open the survey SLUG to respondents."""
+    from survey_app.surveys import SurveyStateError, open_survey
+
+    try:
+        open_survey(_find_survey(slug))
+    except SurveyStateError as error:
+        fail(str(error))
+    click.echo(f"Survey {slug} is open.")
+
+
+@click.command("close-survey")
+@click.argument("slug")
+def close_survey_command(slug: str) -> None:
+    """Close the survey SLUG: no more answers; results stay readable."""
+    from survey_app.surveys import SurveyStateError, close_survey
+
+    try:
+        close_survey(_find_survey(slug))
+    except SurveyStateError as error:
+        fail(str(error))
+    click.echo(f"Survey {slug} is closed.")
+
+
+def default_workers() -> int:
+    """Gunicorn's rule of thumb: two workers a core, plus one."""
+    return 2 * multiprocessing.cpu_count() + 1
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=None, type=click.IntRange(min=1), help="Default: 2 x cores + 1.")
+def serve_command(host: str, port: int, workers: int | None) -> None:
+    """Serve the app with gunicorn, the production server."""
+    from survey_app.server import serve
+
+    serve(host=host, port=port, workers=workers or default_workers())
+
+
+@click.command("quickstart")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--email", default="professor@example.edu", show_default=True)
+def quickstart_command(host: str, port: int, email: str) -> None:
+    """Set up the database, an analyst account and a sample survey, then serve."""
+    from survey_app.accounts import create_analyst, find_analyst, set_password
+    from survey_app.surveys import create_survey, open_survey, parse_definition
+
+    db.create_all()
+    password = secrets.token_urlsafe(12)
+    analyst = find_analyst(email)
+    if analyst is None:
+        analyst = create_analyst(email, password)
+    else:
+        set_password(analyst, password)
+    db.session.commit()
+    survey = next((s for s in analyst.surveys if s.title == SAMPLE_SURVEY["title"]), None)
+    if survey is None:
+        survey = create_survey(analyst, parse_definition(SAMPLE_SURVEY))
+        db.session.commit()
+        open_survey(survey)
+    base = f"http://{host}:{port}"
+    click.echo("")
+    click.echo(f"  Database:        {_safe_url()}")
+    click.echo(f"  Sign in at:      {base}/analyst/login")
+    click.echo(f"    email:         {email}")
+    click.echo(f"    password:      {password}   (new at every quickstart)")
+    click.echo(f"  Sample survey:   {base}/s/{survey.slug}")
+    click.echo("  Stop with Ctrl+C.")
+    click.echo("")
+    from survey_app.server import serve
+
+    serve(host=host, port=port, workers=2)
+
+
+SAMPLE_SURVEY = {
+    "title": "Academic integrity (sample)",
+    "intro": "A sample survey. Your answers are randomized on your device before they are sent.",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Have you ever copied homework?", "type": "yes_no"},
+        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+    ],
+}
+
+
+def _safe_url() -> str:
+    """The database URL without its password."""
+    return db.engine.url.render_as_string(hide_password=True)
+
+
+COMMANDS = (
+    init_db_command,
+    create_analyst_command,
+    create_survey_command,
+    open_survey_command,
+    close_survey_command,
+    serve_command,
+    quickstart_command,
+)
+
+
+def register_commands(app: Flask) -> None:
+    for command in COMMANDS:
+        app.cli.add_command(command)
+
+
+def _create_app() -> Flask:
+    from survey_app import create_app
+
+    return create_app()
+
+
+@click.group(cls=FlaskGroup, create_app=_create_app)
+def main() -> None:
+    """Surveys with local differential privacy."""

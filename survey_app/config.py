@@ -1,0 +1,81 @@
+"""Defaults and the ``SURVEY_APP_*`` environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+#: Keys that were ever published (tutorials, examples): serving with one of them is refused.
+PUBLISHED_SECRET_KEYS = frozenset({"", "dev", "secret", "changeme", "change-me", "development"})
+
+#: Bodies above this size are refused before they are read (413).
+MAX_CONTENT_LENGTH = 64 * 1024
+
+
+class ConfigurationError(RuntimeError):
+    """The app cannot start safely with the configuration it was given."""
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value.strip() == "":
+        return default
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigurationError(f"expected true or false, got {value!r}")
+
+
+def instance_secret_key(instance_path: str) -> str:
+    """The key kept in the instance folder, generated (owner-readable only) at first start."""
+    path = Path(instance_path) / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    # O_EXCL: when several workers start at once only one writes; the others read its key.
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key)
+    return key
+
+
+def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
+    """Settings read from the environment, with their defaults."""
+    env = os.environ
+    database_url = env.get("SURVEY_APP_DATABASE_URL") or (
+        "sqlite:///" + str(Path(instance_path) / "survey_app.sqlite3")
+    )
+    settings = {}
+    if with_secret_key:
+        secret_key = env.get("SURVEY_APP_SECRET_KEY")
+        if secret_key is None:
+            secret_key = instance_secret_key(instance_path)
+        settings["SECRET_KEY"] = secret_key
+    return settings | {
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SESSION_COOKIE_SECURE_ALWAYS": _flag(env.get("SURVEY_APP_SESSION_COOKIE_SECURE"), False),
+        "TRUSTED_PROXIES": int(env.get("SURVEY_APP_TRUSTED_PROXIES") or 0),
+        "RATELIMIT_ENABLED": _flag(env.get("SURVEY_APP_RATELIMIT_ENABLED"), True),
+        "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
+        "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
+        "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
+    }
+
+
+def check_secret_key(key: object) -> None:
+    """Refuse to serve with no key, a short one, or one that was ever published."""
+    if not isinstance(key, str) or key.strip().lower() in PUBLISHED_SECRET_KEYS:
+        raise ConfigurationError(
+            "refusing to start: SURVEY_APP_SECRET_KEY is unset or a published example key; "
+            "set a long random value (python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+        )
+    if len(key) < 16:
+        raise ConfigurationError(
+            "refusing to start: SURVEY_APP_SECRET_KEY must be at least 16 characters long"
+        )

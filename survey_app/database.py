@@ -1,0 +1,53 @@
+"""Engine settings that keep concurrent workers safe, on SQLite and on PostgreSQL.
+
+SQLite runs in WAL mode with a busy timeout, and a transaction that will write starts with
+``BEGIN IMMEDIATE``: it takes the write lock at its start, so two workers never both read and then
+race to upgrade their locks (which SQLite answers with "database is locked" at once, whatever
+the timeout). Read-only transactions begin deferred and never wait for writers.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from survey_app.extensions import db
+
+#: How long a SQLite connection waits for the write lock before giving up.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+_WRITE_OPTION = "survey_app_write"
+
+
+def configure_engine(engine: Engine) -> None:
+    """Install the SQLite pragmas and transaction handling on ``engine`` (no-op elsewhere)."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        # Let SQLAlchemy, not the driver, say when transactions begin (see _on_begin).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL loses no committed transaction on a process crash.
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection):
+        immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def begin_write() -> None:
+    """Start the session's next transaction as a write transaction.
+
+    Ends whatever read transaction the session had, then begins anew; on SQLite that is
+    ``BEGIN IMMEDIATE``. Call it before the first read of a transaction that will write.
+    """
+    db.session.rollback()
+    db.session.connection(execution_options={_WRITE_OPTION: True})

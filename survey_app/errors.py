@@ -1,0 +1,58 @@
+"""Error pages for people and JSON errors for API clients."""
+
+from __future__ import annotations
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+#: Plain words for the error pages people see.
+MESSAGES = {
+    400: "The request could not be understood.",
+    403: "You are not allowed to do that.",
+    404: "There is nothing here. Check the link you were given.",
+    405: "That is not something this address can do.",
+    409: "That conflicts with the current state of the survey.",
+    410: "This survey has closed and no longer takes answers.",
+    413: "What was sent is too large.",
+    429: "Too many attempts. Please wait a minute and try again.",
+    500: "Something went wrong on our side. Nothing you sent was lost; please try again.",
+}
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def json_error(message: str, status: int):
+    response = jsonify(error=message)
+    response.status_code = status
+    return response
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):
+        status = error.code or 500
+        if wants_json():
+            return json_error(_api_message(error), status)
+        message = MESSAGES.get(status, error.description)
+        return render_template("error.html", status=status, message=message), status
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        app.logger.exception("unhandled error")
+        if wants_json():
+            return json_error("internal error; nothing was stored", 500)
+        return render_template("error.html", status=500, message=MESSAGES[500]), 500
+
+
+def _api_message(error: HTTPException) -> str:
+    if error.code == 413:
+        return "the body is too large (at most 64 KiB)"
+    if error.code == 404:
+        return "not found"
+    if error.code == 405:
+        return "method not allowed"
+    if error.code == 400 and error.description and "CSRF" in error.description:
+        return error.description
+    return (error.description or error.name).strip()

@@ -1,0 +1,194 @@
+"""Database models: analysts, surveys, questions, and the randomized submissions.
+
+What is stored of a respondent is only what the estimates need: the randomized value of each
+answer, a random submission id, and the day it arrived. No address, user agent, precise time,
+sequential id or true answer is ever stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import secrets
+
+from sqlalchemy import (
+    JSON,
+    Date,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from survey_app import privacy
+from survey_app.extensions import db
+
+#: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
+YES_NO_LABELS = ("No", "Yes")
+
+
+def new_slug() -> str:
+    """An unguessable URL-safe survey slug: 144 random bits."""
+    return secrets.token_urlsafe(18)
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class SurveyStatus(enum.StrEnum):
+    DRAFT = "draft"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class QuestionKind(enum.StrEnum):
+    YES_NO = "yes_no"
+    CHOICE = "choice"
+
+
+class Analyst(db.Model):
+    """A professor (or anyone) who builds surveys and reads their results."""
+
+    __tablename__ = "analysts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+
+    surveys: Mapped[list[Survey]] = relationship(back_populates="owner")
+
+    # Flask-Login's interface.
+    is_active = True
+    is_authenticated = True
+    is_anonymous = False
+
+    def get_id(self) -> str:
+        return str(self.id)
+
+
+class Survey(db.Model):
+    """A survey: its questions all share one flip probability, hence one epsilon each."""
+
+    __tablename__ = "surveys"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True, default=new_slug)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("analysts.id"), index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    intro: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[SurveyStatus] = mapped_column(
+        Enum(
+            SurveyStatus,
+            native_enum=False,
+            length=10,
+            values_callable=lambda kinds: [kind.value for kind in kinds],
+        ),
+        default=SurveyStatus.DRAFT,
+    )
+    flip_probability: Mapped[float] = mapped_column(Float)
+    # Kept up to date in the same transaction as each submission, so results never scan them.
+    respondents: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+
+    owner: Mapped[Analyst] = relationship(back_populates="surveys")
+    questions: Mapped[list[Question]] = relationship(
+        back_populates="survey",
+        order_by="Question.position",
+        cascade="all, delete-orphan",
+    )
+
+    @property
+    def is_draft(self) -> bool:
+        return self.status == SurveyStatus.DRAFT
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == SurveyStatus.OPEN
+
+    @property
+    def is_closed(self) -> bool:
+        return self.status == SurveyStatus.CLOSED
+
+    @property
+    def epsilon_per_question(self) -> float:
+        """Every question, yes/no or choice, is randomized at this epsilon."""
+        return privacy.epsilon_from_flip_probability(self.flip_probability)
+
+    @property
+    def epsilon_total(self) -> float:
+        """What answering the whole survey costs a respondent (basic composition)."""
+        return privacy.total_epsilon([self.epsilon_per_question] * len(self.questions))
+
+
+class Question(db.Model):
+    """One question, ``yes_no`` or ``choice`` (2 to 12 options)."""
+
+    __tablename__ = "questions"
+    __table_args__ = (UniqueConstraint("survey_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    survey_id: Mapped[int] = mapped_column(ForeignKey("surveys.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    kind: Mapped[QuestionKind] = mapped_column(
+        Enum(
+            QuestionKind,
+            native_enum=False,
+            length=10,
+            values_callable=lambda kinds: [kind.value for kind in kinds],
+        )
+    )
+    # Option labels of a choice question, in order; None for yes/no.
+    choices: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+
+    survey: Mapped[Survey] = relationship(back_populates="questions")
+
+    @property
+    def option_labels(self) -> list[str]:
+        """Labels of the values a respondent can report, by value."""
+        if self.kind == QuestionKind.YES_NO:
+            return list(YES_NO_LABELS)
+        return list(self.choices or [])
+
+    @property
+    def option_count(self) -> int:
+        return len(self.option_labels)
+
+
+class Submission(db.Model):
+    """One respondent's randomized answers to a whole survey.
+
+    ``answers`` holds the randomized values as comma-separated integers in question order
+    (e.g. ``"1,0,3"``): compact, and written to CSV as it is.
+    """
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        # Exports stream in submission_id order: random, not the order of arrival.
+        Index("ix_submissions_survey_submission", "survey_id", "submission_id"),
+    )
+
+    submission_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    survey_id: Mapped[int] = mapped_column(ForeignKey("surveys.id", ondelete="CASCADE"))
+    submitted_on: Mapped[dt.date] = mapped_column(Date)
+    answers: Mapped[str] = mapped_column(String(1000))
+
+
+class Tally(db.Model):
+    """How many randomized answers reported each value of each question."""
+
+    __tablename__ = "tallies"
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
+    )
+    value: Mapped[int] = mapped_column(Integer, primary_key=True)
+    noisy_count: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,380 @@
+"""What can be done with a survey: define it, open and close it, and record submissions.
+
+Views and commands call these; they hold the rules (a survey's mechanism is frozen once it
+opens; a submission answers every question exactly once, with a value in range; a retried
+submission is counted once), so that the web, the API and the command line agree.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import numbers
+import tomllib
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from survey_app import privacy
+from survey_app.database import begin_write
+from survey_app.extensions import db
+from survey_app.models import (
+    Analyst,
+    Question,
+    QuestionKind,
+    Submission,
+    Survey,
+    SurveyStatus,
+    Tally,
+)
+
+MAX_TITLE_LENGTH = 200
+MAX_INTRO_LENGTH = 5000
+MAX_QUESTION_LENGTH = 1000
+MAX_OPTION_LENGTH = 200
+MAX_QUESTIONS = 50
+MIN_OPTIONS = 2
+
+
+class SurveyDefinitionError(ValueError):
+    """A survey definition is invalid; the message names the field and what is wrong."""
+
+
+class SurveyStateError(ValueError):
+    """The survey's status does not allow what was asked."""
+
+
+class SubmissionRejected(ValueError):
+    """A submission was refused; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+@dataclass(frozen=True)
+class QuestionDefinition:
+    text: str
+    kind: QuestionKind
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SurveyDefinition:
+    title: str
+    intro: str
+    flip_probability: float
+    questions: tuple[QuestionDefinition, ...]
+
+
+def _text(field: str, value: object, max_length: int, required: bool = True) -> str:
+    if not isinstance(value, str):
+        raise SurveyDefinitionError(f"{field}: must be text, got {type(value).__name__}")
+    text = value.strip()
+    if required and not text:
+        raise SurveyDefinitionError(f"{field}: must not be empty")
+    if len(text) > max_length:
+        raise SurveyDefinitionError(f"{field}: must be at most {max_length} characters")
+    return text
+
+
+def parse_flip_probability(value: object, field: str = "flip_probability") -> float:
+    """A flip probability in (0, 0.5), or :class:`SurveyDefinitionError` saying why not."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SurveyDefinitionError(f"{field}: must be a number in (0, 0.5), got {value!r}")
+    try:
+        privacy.epsilon_from_flip_probability(value)
+    except ValueError as error:
+        raise SurveyDefinitionError(
+            f"{field}: must be a number in (0, 0.5), got {value!r}"
+        ) from error
+    return float(value)
+
+
+def parse_question(index: int, raw: object) -> QuestionDefinition:
+    """One question of a definition; ``index`` counts from 0 and names it in errors."""
+    field = f"questions[{index}]"
+    if not isinstance(raw, dict):
+        raise SurveyDefinitionError(f"{field}: must be an object with text and type")
+    unknown = set(raw) - {"text", "type", "options"}
+    if unknown:
+        raise SurveyDefinitionError(f"{field}: unknown field {sorted(unknown)[0]!r}")
+    text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH)
+    kind = raw.get("type")
+    if kind == QuestionKind.YES_NO.value:
+        if "options" in raw:
+            raise SurveyDefinitionError(f"{field}.options: a yes_no question has no options")
+        return QuestionDefinition(text, QuestionKind.YES_NO)
+    if kind != QuestionKind.CHOICE.value:
+        raise SurveyDefinitionError(f"{field}.type: must be 'yes_no' or 'choice', got {kind!r}")
+    options = raw.get("options")
+    if not isinstance(options, list):
+        raise SurveyDefinitionError(f"{field}.options: a choice question needs a list of options")
+    if not MIN_OPTIONS <= len(options) <= privacy.MAX_OPTIONS:
+        raise SurveyDefinitionError(
+            f"{field}.options: must have {MIN_OPTIONS} to {privacy.MAX_OPTIONS} options, "
+            f"got {len(options)}"
+        )
+    labels = tuple(
+        _text(f"{field}.options[{number}]", option, MAX_OPTION_LENGTH)
+        for number, option in enumerate(options)
+    )
+    if len(set(labels)) != len(labels):
+        raise SurveyDefinitionError(f"{field}.options: options must all differ")
+    return QuestionDefinition(text, QuestionKind.CHOICE, labels)
+
+
+def parse_definition(raw: object) -> SurveyDefinition:
+    """Check a survey definition (the parsed JSON or TOML) and return it, or raise.
+
+    The error names the first field that is wrong and what is wrong with it.
+    """
+    if not isinstance(raw, dict):
+        raise SurveyDefinitionError("survey: must be an object with title and questions")
+    unknown = set(raw) - {"title", "intro", "flip_probability", "questions"}
+    if unknown:
+        raise SurveyDefinitionError(f"{sorted(unknown)[0]}: unknown field")
+    title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
+    intro = _text("intro", raw.get("intro", ""), MAX_INTRO_LENGTH, required=False)
+    if "flip_probability" not in raw:
+        raise SurveyDefinitionError("flip_probability: missing (a number in (0, 0.5), e.g. 0.25)")
+    flip_probability = parse_flip_probability(raw["flip_probability"])
+    questions = raw.get("questions")
+    if not isinstance(questions, list) or not questions:
+        raise SurveyDefinitionError("questions: must be a non-empty list")
+    if len(questions) > MAX_QUESTIONS:
+        raise SurveyDefinitionError(f"questions: at most {MAX_QUESTIONS} questions")
+    return SurveyDefinition(
+        title=title,
+        intro=intro,
+        flip_probability=flip_probability,
+        questions=tuple(parse_question(index, q) for index, q in enumerate(questions)),
+    )
+
+
+def load_definition_file(path: str | Path) -> SurveyDefinition:
+    """Read a survey definition from a ``.json`` or ``.toml`` file."""
+    path = Path(path)
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise SurveyDefinitionError(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        if path.suffix.lower() == ".toml":
+            raw = tomllib.loads(content.decode("utf-8"))
+        else:
+            raw = json.loads(content.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError as error:
+        raise SurveyDefinitionError(f"{path}: is not UTF-8 text") from error
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise SurveyDefinitionError(
+            f"{path}: is not valid {_format_name(path)} ({error})"
+        ) from error
+    except ValueError as error:
+        raise SurveyDefinitionError(f"{path}: {error}") from error
+    return parse_definition(raw)
+
+
+def _format_name(path: Path) -> str:
+    return "TOML" if path.suffix.lower() == ".toml" else "JSON"
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+# --------------------------------------------------------------------------- surveys
+
+
+def create_survey(owner: Analyst, definition: SurveyDefinition) -> Survey:
+    """Add a draft survey for ``owner`` (the caller commits)."""
+    survey = Survey(
+        owner=owner,
+        title=definition.title,
+        intro=definition.intro,
+        flip_probability=definition.flip_probability,
+        status=SurveyStatus.DRAFT,
+    )
+    db.session.add(survey)
+    replace_questions(survey, definition.questions)
+    return survey
+
+
+def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...]) -> None:
+    """Set a draft's questions; refused once the survey has opened."""
+    if not survey.is_draft and survey.id is not None:
+        raise SurveyStateError("questions cannot change once the survey has opened")
+    survey.questions.clear()
+    db.session.flush()
+    survey.questions.extend(
+        Question(
+            position=position,
+            text=question.text,
+            kind=question.kind,
+            choices=list(question.choices) if question.choices else None,
+        )
+        for position, question in enumerate(questions)
+    )
+
+
+def open_survey(survey: Survey) -> None:
+    """Open a draft (or reopen a closed survey) to submissions, and commit.
+
+    Opening freezes the mechanism: every value of every question gets a zero tally now.
+    """
+    if survey.is_open:
+        return
+    if not survey.questions:
+        raise SurveyStateError("a survey needs at least one question to open")
+    if survey.is_draft:
+        for question in survey.questions:
+            for value in range(question.option_count):
+                db.session.add(Tally(question_id=question.id, value=value, noisy_count=0))
+    survey.status = SurveyStatus.OPEN
+    db.session.commit()
+
+
+def close_survey(survey: Survey) -> None:
+    """Stop accepting submissions, and commit. Results stay readable."""
+    if survey.is_draft:
+        raise SurveyStateError("a draft has not opened, so it cannot close")
+    survey.status = SurveyStatus.CLOSED
+    db.session.commit()
+
+
+def find_survey(slug: str) -> Survey | None:
+    return db.session.execute(select(Survey).where(Survey.slug == slug)).scalar_one_or_none()
+
+
+# --------------------------------------------------------------------------- submissions
+
+SUBMISSION_FIELDS = frozenset({"submission_id", "answers"})
+
+
+def parse_submission_id(value: object) -> str:
+    """A canonical random UUID (version 4, lower case, hyphenated), or refuse."""
+    if not isinstance(value, str):
+        raise SubmissionRejected("submission_id must be a UUID4 string")
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError as error:
+        raise SubmissionRejected("submission_id must be a UUID4 string") from error
+    if parsed.version != 4 or str(parsed) != value:
+        raise SubmissionRejected(
+            "submission_id must be a random UUID (version 4) in lower-case hyphenated form"
+        )
+    return value
+
+
+def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
+    """Check the shape of a submission body: ``{"submission_id": ..., "answers": {...}}``."""
+    if not isinstance(payload, dict):
+        raise SubmissionRejected("the body must be a JSON object")
+    extra = set(payload) - SUBMISSION_FIELDS
+    if extra:
+        raise SubmissionRejected(f"unexpected field {sorted(extra)[0]!r}")
+    missing = SUBMISSION_FIELDS - set(payload)
+    if missing:
+        raise SubmissionRejected(f"missing field {sorted(missing)[0]!r}")
+    submission_id = parse_submission_id(payload["submission_id"])
+    answers = payload["answers"]
+    if not isinstance(answers, dict):
+        raise SubmissionRejected("answers must be an object of question id to value")
+    return submission_id, answers
+
+
+def encode_answers(survey: Survey, answers: dict[str, object]) -> str:
+    """Check randomized answers against the survey; return them in question order as text."""
+    expected = {str(question.id): question for question in survey.questions}
+    unknown = set(answers) - set(expected)
+    if unknown:
+        raise SubmissionRejected(f"answers: unknown question id {sorted(unknown)[0]!r}")
+    missing = [key for key in expected if key not in answers]
+    if missing:
+        raise SubmissionRejected(f"answers: question {missing[0]} is not answered")
+    values = []
+    for key, question in expected.items():
+        value = answers[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SubmissionRejected(f"answers[{key}]: must be an integer, got {value!r}")
+        if not 0 <= value < question.option_count:
+            raise SubmissionRejected(
+                f"answers[{key}]: must be in 0 .. {question.option_count - 1}, got {value}"
+            )
+        values.append(str(value))
+    return ",".join(values)
+
+
+def decode_answers(encoded: str) -> list[int]:
+    return [int(value) for value in encoded.split(",")]
+
+
+def record_submission(slug: str, payload: object) -> tuple[str, bool]:
+    """Store one randomized submission all-or-nothing; return ``(submission_id, created)``.
+
+    ``created`` is False when the same submission_id already holds the same answers (a retry),
+    which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
+    """
+    submission_id, answers = parse_submission(payload)
+    begin_write()
+    try:
+        survey = find_survey(slug)
+        if survey is None:
+            raise SubmissionRejected("no such survey", 404)
+        if not survey.is_open:
+            raise SubmissionRejected(f"this survey is {survey.status.value}, not open", 409)
+        encoded = encode_answers(survey, answers)
+        if _already_recorded(survey, submission_id, encoded):
+            db.session.rollback()
+            return submission_id, False
+        db.session.add(
+            Submission(
+                submission_id=submission_id,
+                survey_id=survey.id,
+                submitted_on=dt.datetime.now(dt.UTC).date(),
+                answers=encoded,
+            )
+        )
+        db.session.flush()
+        # Tallies in question order: concurrent transactions lock rows in the same order.
+        for question, value in zip(survey.questions, decode_answers(encoded), strict=True):
+            db.session.execute(
+                update(Tally)
+                .where(Tally.question_id == question.id, Tally.value == value)
+                .values(noisy_count=Tally.noisy_count + 1)
+            )
+        db.session.execute(
+            update(Survey).where(Survey.id == survey.id).values(respondents=Survey.respondents + 1)
+        )
+        db.session.commit()
+        return submission_id, True
+    except IntegrityError:
+        # The same submission_id was stored by a concurrent request a moment ago.
+        db.session.rollback()
+        survey = find_survey(slug)
+        if survey is not None and _already_recorded(
+            survey, submission_id, encode_answers(survey, answers)
+        ):
+            db.session.rollback()
+            return submission_id, False
+        db.session.rollback()
+        raise SubmissionRejected("this submission_id was already used", 409) from None
+    except BaseException:
+        db.session.rollback()
+        raise
+
+
+def _already_recorded(survey: Survey, submission_id: str, encoded: str) -> bool:
+    """True for a retry with the same answers; 409 for the same id with anything else."""
+    existing = db.session.get(Submission, submission_id)
+    if existing is None:
+        return False
+    if existing.survey_id == survey.id and existing.answers == encoded:
+        return True
+    raise SubmissionRejected("this submission_id was already used with other answers", 409)
