@@ -35,5 +35,7 @@ def serve(host: str, port: int, workers: int) -> None:
             "graceful_timeout": 10,
             # Each worker builds its own app (and database pool) after the fork.
             "preload_app": False,
+            # Several servers may run side by side (tests, benchmarks); none needs the socket.
+            "control_socket_disable": True,
         }
     ).run()
