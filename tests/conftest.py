@@ -1,0 +1,97 @@
+"""Fixtures shared by every test: an app on a fresh database, its client and CLI runner."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from survey_app import create_app
+from survey_app.accounts import create_analyst
+from survey_app.extensions import db
+from survey_app.surveys import create_survey, open_survey, parse_definition
+
+#: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
+TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
+
+TEST_SECRET_KEY = "test-secret-key-not-for-production-0123456789"
+ANALYST_PASSWORD = "correct horse battery"
+
+SAMPLE_DEFINITION = {
+    "title": "Academic integrity",
+    "intro": "Answer honestly: your browser randomizes your answers.",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Have you ever copied homework?", "type": "yes_no"},
+        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+    ],
+}
+
+
+@pytest.fixture
+def database_url(tmp_path) -> str:
+    return TEST_DATABASE_URL or f"sqlite:///{tmp_path / 'test.sqlite3'}"
+
+
+@pytest.fixture
+def app(tmp_path, database_url):
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": TEST_SECRET_KEY,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "RATELIMIT_ENABLED": False,
+        }
+    )
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+    yield app
+    with app.app_context():
+        db.session.remove()
+        if TEST_DATABASE_URL:
+            db.drop_all()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def analyst(app):
+    with app.app_context():
+        return create_analyst("prof@example.edu", ANALYST_PASSWORD).email
+
+
+@pytest.fixture
+def make_survey(app, analyst):
+    """Create a survey (open unless told otherwise) and return its slug and question ids."""
+
+    def make(definition: dict | None = None, status: str = "open"):
+        from survey_app.accounts import find_analyst
+        from survey_app.surveys import close_survey
+
+        with app.app_context():
+            owner = find_analyst(analyst)
+            survey = create_survey(owner, parse_definition(definition or SAMPLE_DEFINITION))
+            db.session.commit()
+            if status in ("open", "closed"):
+                open_survey(survey)
+            if status == "closed":
+                close_survey(survey)
+            return survey.slug, [question.id for question in survey.questions]
+
+    return make
+
+
+@pytest.fixture
+def survey(make_survey):
+    """An open sample survey: (slug, [yes_no question id, choice question id])."""
+    return make_survey()
