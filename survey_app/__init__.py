@@ -47,25 +47,32 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     config.check_secret_key(app.config["SECRET_KEY"])
 
-    from survey_app.extensions import csrf, db
+    from survey_app.extensions import csrf, db, limiter, login
 
     db.init_app(app)
     csrf.init_app(app)
+    login.init_app(app)
+    limiter.init_app(app)
     with app.app_context():
         from survey_app.database import configure_engine
 
         configure_engine(db.engine)
 
     from survey_app import (
+        analyst,
         api,
         errors,
         models,  # noqa: F401  (registers the tables)
         respondent,
         security,
     )
+    from survey_app.views import percent
 
     app.register_blueprint(respondent.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(analyst.bp)
+
+    app.add_template_filter(percent)
     errors.register(app)
     security.register(app)
 

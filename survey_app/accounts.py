@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
 
 from sqlalchemy import select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from survey_app.extensions import db
-from survey_app.models import Analyst
+from survey_app.models import Analyst, ApiToken
 
 MIN_PASSWORD_LENGTH = 10
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -58,3 +60,29 @@ def set_password(analyst: Analyst, password: str) -> None:
 
 def verify_password(analyst: Analyst, password: str) -> bool:
     return check_password_hash(analyst.password_hash, password)
+
+
+#: Tokens carry this prefix so that leaked ones are easy to recognise (and to scan for).
+TOKEN_PREFIX = "sat_"
+
+
+def _token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def create_token(analyst: Analyst) -> str:
+    """A new API token for ``analyst``; returned once, stored only as its SHA-256."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    db.session.add(ApiToken(analyst_id=analyst.id, token_sha256=_token_digest(token)))
+    db.session.commit()
+    return token
+
+
+def analyst_for_token(token: str) -> Analyst | None:
+    """The analyst a bearer token belongs to, or None."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    stored = db.session.execute(
+        select(ApiToken).where(ApiToken.token_sha256 == _token_digest(token))
+    ).scalar_one_or_none()
+    return stored.analyst if stored is not None else None

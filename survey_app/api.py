@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, abort, jsonify, request
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    request,
+    stream_with_context,
+)
 
+from survey_app.access import api_analyst, owned_survey_or_404
 from survey_app.errors import json_error
-from survey_app.extensions import csrf
+from survey_app.exports import responses_csv, results_csv
+from survey_app.extensions import csrf, limiter
+from survey_app.results import DEFAULT_CONFIDENCE, results_document, survey_results
 from survey_app.surveys import SubmissionRejected, find_survey, record_submission
 from survey_app.views import public_definition
 
@@ -51,8 +62,13 @@ def survey_definition(slug: str):
     return jsonify(public_definition(survey))
 
 
+def submission_rate_limit() -> str:
+    return current_app.config["SUBMISSION_RATE_LIMIT"]
+
+
 @bp.post("/surveys/<slug>/responses")
 @csrf.exempt  # takes no cookies or credentials; JSON only; stores only randomized values
+@limiter.limit(submission_rate_limit)
 def submit_response(slug: str):
     """Record one submission of randomized answers."""
     try:
@@ -62,3 +78,49 @@ def submit_response(slug: str):
     response = jsonify(submission_id=submission_id, status="recorded")
     response.status_code = 201 if created else 200
     return response
+
+
+def requested_confidence() -> float:
+    """The ``confidence`` query parameter, in (0, 1); 400 otherwise."""
+    raw = request.args.get("confidence")
+    if raw is None:
+        return DEFAULT_CONFIDENCE
+    try:
+        confidence = float(raw)
+    except ValueError:
+        abort(400, description=f"confidence must be a number in (0, 1), got {raw!r}")
+    if not 0.0 < confidence < 1.0:
+        abort(400, description=f"confidence must be a number in (0, 1), got {raw!r}")
+    return confidence
+
+
+def csv_response(lines, filename: str) -> Response:
+    response = Response(stream_with_context(lines), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/surveys/<slug>/results")
+def survey_results_json(slug: str):
+    """Debiased estimates and Chebyshev intervals of the caller's own survey."""
+    survey = owned_survey_or_404(api_analyst(), slug)
+    confidence = requested_confidence()
+    response = jsonify(results_document(survey_results(survey, confidence)))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/surveys/<slug>/results.csv")
+def survey_results_csv(slug: str):
+    """One CSV row a question option, with the estimate and its interval."""
+    survey = owned_survey_or_404(api_analyst(), slug)
+    results = survey_results(survey, requested_confidence())
+    return csv_response(results_csv(results), f"results-{slug}.csv")
+
+
+@bp.get("/surveys/<slug>/responses.csv")
+def survey_responses_csv(slug: str):
+    """Every submission's randomized values, streamed."""
+    survey = owned_survey_or_404(api_analyst(), slug)
+    return csv_response(responses_csv(survey), f"responses-{slug}.csv")

@@ -9,7 +9,7 @@ from typing import NoReturn
 
 import click
 from flask import Flask
-from flask.cli import FlaskGroup
+from flask.cli import FlaskGroup, with_appcontext
 
 from survey_app.extensions import db
 
@@ -43,6 +43,7 @@ def _find_survey(slug: str):
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db_command() -> None:
     """Create the database tables (keeps existing data)."""
     db.create_all()
@@ -52,6 +53,7 @@ def init_db_command() -> None:
 @click.command("create-analyst")
 @click.argument("email")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+@with_appcontext
 def create_analyst_command(email: str, password_stdin: bool) -> None:
     """Create an analyst account that signs in with EMAIL."""
     from survey_app.accounts import AccountError, create_analyst
@@ -71,6 +73,7 @@ def create_analyst_command(email: str, password_stdin: bool) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--owner", "owner_email", required=True, help="Email of the owning analyst.")
 @click.option("--open", "open_now", is_flag=True, help="Open the survey to respondents now.")
+@with_appcontext
 def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
     """Create a survey from a JSON or TOML definition FILE; print its slug last."""
     from survey_app.surveys import (
@@ -96,6 +99,7 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
 
 @click.command("open-survey")
 @click.argument("slug")
+@with_appcontext
 def open_survey_command(slug: str) -> None:
     """Open the survey SLUG to respondents."""
     from survey_app.surveys import SurveyStateError, open_survey
@@ -109,6 +113,7 @@ def open_survey_command(slug: str) -> None:
 
 @click.command("close-survey")
 @click.argument("slug")
+@with_appcontext
 def close_survey_command(slug: str) -> None:
     """Close the survey SLUG: no more answers; results stay readable."""
     from survey_app.surveys import SurveyStateError, close_survey
@@ -118,6 +123,17 @@ def close_survey_command(slug: str) -> None:
     except SurveyStateError as error:
         fail(str(error))
     click.echo(f"Survey {slug} is closed.")
+
+
+@click.command("create-token")
+@click.argument("email")
+def create_token_command(email: str) -> None:
+    """Print a new API token for the analyst EMAIL (shown once; only its hash is kept)."""
+    from survey_app.accounts import create_token
+
+    token = create_token(_find_analyst(email))
+    click.echo("Send it as 'Authorization: Bearer <token>'. It is shown only now:")
+    click.echo(token)
 
 
 def default_workers() -> int:
@@ -140,6 +156,7 @@ def serve_command(host: str, port: int, workers: int | None) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--email", default="professor@example.edu", show_default=True)
+@with_appcontext
 def quickstart_command(host: str, port: int, email: str) -> None:
     """Set up the database, an analyst account and a sample survey, then serve."""
     from survey_app.accounts import create_analyst, find_analyst, set_password
@@ -194,6 +211,7 @@ COMMANDS = (
     create_survey_command,
     open_survey_command,
     close_survey_command,
+    create_token_command,
     serve_command,
     quickstart_command,
 )

@@ -8,6 +8,7 @@ from werkzeug.exceptions import HTTPException
 #: Plain words for the error pages people see.
 MESSAGES = {
     400: "The request could not be understood.",
+    401: "Please sign in first.",
     403: "You are not allowed to do that.",
     404: "There is nothing here. Check the link you were given.",
     405: "That is not something this address can do.",
@@ -34,7 +35,10 @@ def register(app: Flask) -> None:
     def _http_error(error: HTTPException):
         status = error.code or 500
         if wants_json():
-            return json_error(_api_message(error), status)
+            response = json_error(_api_message(error), status)
+            if status == 401:
+                response.headers["WWW-Authenticate"] = 'Bearer realm="survey-app"'
+            return response
         message = MESSAGES.get(status, error.description)
         return render_template("error.html", status=status, message=message), status
 

@@ -1,5 +1,11 @@
 """Flask extensions, created once and bound to the app in :func:`survey_app.create_app`."""
 
+from __future__ import annotations
+
+import hashlib
+
+from flask import current_app, request
+from flask_limiter import Limiter
 from flask_login import LoginManager
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
@@ -10,6 +16,30 @@ class Base(DeclarativeBase):
     """Declarative base of every model."""
 
 
+def client_bucket() -> str:
+    """The rate-limit key of a client: a keyed hash of its address, never the address itself.
+
+    The limiter's storage then holds no client address, and the hash cannot be reversed
+    without the app's secret key.
+    """
+    address = request.remote_addr or "unknown"
+    secret = current_app.config["SECRET_KEY"].encode("utf-8")
+    return hashlib.blake2b(address.encode("utf-8"), key=secret[:64], digest_size=12).hexdigest()
+
+
 db = SQLAlchemy(model_class=Base)
 csrf = CSRFProtect()
 login = LoginManager()
+login.login_view = "analyst.login"
+login.login_message = "Please sign in to see that page."
+login.session_protection = "strong"
+limiter = Limiter(key_func=client_bucket, default_limits=[], headers_enabled=True)
+
+
+@login.user_loader
+def _load_analyst(analyst_id: str):
+    from survey_app.models import Analyst
+
+    if not analyst_id.isdigit():
+        return None
+    return db.session.get(Analyst, int(analyst_id))

@@ -74,6 +74,19 @@ class Analyst(db.Model):
         return str(self.id)
 
 
+class ApiToken(db.Model):
+    """A bearer token for the results API and exports; only its SHA-256 is kept."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    analyst_id: Mapped[int] = mapped_column(ForeignKey("analysts.id", ondelete="CASCADE"))
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+
+    analyst: Mapped[Analyst] = relationship()
+
+
 class Survey(db.Model):
     """A survey: its questions all share one flip probability, hence one epsilon each."""
 

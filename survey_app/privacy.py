@@ -45,6 +45,7 @@ __all__ = [
     "BROWSER_RANDOM_WORDS",
     "MAX_OPTIONS",
     "Estimate",
+    "browser_choice_epsilon",
     "browser_flip_probability",
     "browser_keep_probabilities",
     "browser_probability",
@@ -247,6 +248,16 @@ def browser_keep_probabilities(epsilon: float, k: int) -> tuple[float, float]:
     keep, _ = keep_probabilities(epsilon, k)
     browser_keep = browser_probability(keep)
     return browser_keep, (1.0 - browser_keep) / (int(k) - 1)
+
+
+def browser_choice_epsilon(epsilon: float, k: int) -> float:
+    """The epsilon of k-RR as the browser really runs it: ``ln(P' / Q')``.
+
+    With ``P'`` and ``Q'`` from :func:`browser_keep_probabilities`; passing this epsilon to
+    :func:`estimate_frequencies` debiases with exactly the probabilities the browser used.
+    """
+    keep, other = browser_keep_probabilities(epsilon, k)
+    return math.log(keep) - math.log(other)
 
 
 def total_epsilon(epsilons: Iterable[float]) -> float:

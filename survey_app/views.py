@@ -51,3 +51,35 @@ def privacy_explanation(survey: Survey) -> dict:
 def _percent(share: float) -> str:
     """A share as a percentage with no needless decimals: 0.25 -> '25', 0.125 -> '12.5'."""
     return f"{share * 100:.1f}".rstrip("0").rstrip(".")
+
+
+def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
+    """What a flip probability means, in words and numbers, or why it is not allowed."""
+    try:
+        epsilon = privacy.epsilon_from_flip_probability(flip_probability)
+    except ValueError:
+        message = "The flip probability must be a number above 0 and below 0.5."
+        return {"ok": False, "error": message}
+    p = float(flip_probability)
+    epsilon_total = privacy.total_epsilon([epsilon] * question_count)
+    return {
+        "ok": True,
+        "flip_probability": p,
+        "epsilon": epsilon,
+        "epsilon_total": epsilon_total,
+        "question_count": question_count,
+        "flip_percent": _percent(p),
+        "deniability_percent": _percent(privacy.deniability(p)),
+        "odds": privacy.odds_ratio(p),
+        "summary": (
+            f"Each answer is flipped {_percent(p)}% of the time (ε = {epsilon:.2f} a question; "
+            f"{epsilon_total:.2f} for {question_count} "
+            f"question{'s' if question_count != 1 else ''}). Seeing a “yes”, an observer who "
+            f"thought 50/50 can be at most {_percent(privacy.deniability(p))}% sure it is true."
+        ),
+    }
+
+
+def percent(share: float | None) -> str:
+    """A share as a percentage for people: 0.627 -> '62.7%'; nothing -> '–'."""
+    return "–" if share is None else _percent(share) + "%"
