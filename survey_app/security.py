@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
+from flask.sessions import SecureCookieSessionInterface
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -19,7 +21,23 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
+class SessionInterface(SecureCookieSessionInterface):
+    """Marks the session cookie Secure when the request came over HTTPS (or when told always).
+
+    Plain HTTP on loopback keeps working for local use; behind a TLS proxy the cookie is Secure
+    once the proxy is trusted (SURVEY_APP_TRUSTED_PROXIES) to report X-Forwarded-Proto.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
+
+
 def register(app: Flask) -> None:
+    app.session_interface = SessionInterface()
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+
     @app.after_request
     def _security_headers(response):
         headers = response.headers
