@@ -1,0 +1,188 @@
+"""Fixtures for tests that drive a real headless Chromium through Selenium.
+
+- ``static_server``: the repository's static/ directory over http on 127.0.0.1 (an ephemeral
+  port), with .js served as text/javascript, plus small in-memory pages a test can add.
+- ``chromium``: one shared headless Chromium for the session (JavaScript on).
+- ``make_chromium``: a factory for a fresh Chromium with other options
+  (``javascript_enabled=False``, ``performance_log=True`` to read request bodies from the
+  DevTools "performance" log); each is quit when the test ends.
+
+Chromium and chromedriver are Debian's. Selenium is given both paths, because its own driver
+download cannot work here. If either is missing the fixtures fail: browser tests never skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM_BINARY = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+# --------------------------------------------------------------------------- http server
+
+
+@dataclass
+class StaticServer:
+    """A running http server for static/; ``pages`` maps extra paths to HTML served as is."""
+
+    base_url: str
+    pages: dict[str, str] = field(default_factory=dict)
+
+    def url(self, path: str) -> str:
+        """Absolute URL of a path on this server, e.g. ``url("/js/randomized-response.js")``."""
+        return self.base_url + path
+
+    def add_page(self, path: str, html: str) -> str:
+        """Serve ``html`` at ``path`` (which must start with "/") and return its URL."""
+        self.pages[path] = html
+        return self.url(path)
+
+
+class _StaticHandler(SimpleHTTPRequestHandler):
+    # ES modules are refused unless served with a JavaScript MIME type; the platform's
+    # mimetypes table may say application/javascript or nothing, so pin it.
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".css": "text/css",
+        ".html": "text/html",
+    }
+
+    def __init__(self, *args, pages: dict[str, str], **kwargs) -> None:
+        self.pages = pages
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self) -> None:
+        html = self.pages.get(self.path.split("?", 1)[0])
+        if html is None:
+            super().do_GET()
+            return
+        body = html.encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self) -> None:
+        # Every test sees the files as they are on disk now.
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the test output quiet."""
+
+
+@pytest.fixture(scope="session")
+def static_server() -> Iterator[StaticServer]:
+    """The repository's static/ directory served at http://127.0.0.1:<ephemeral port>/."""
+    pages: dict[str, str] = {}
+    handler = functools.partial(_StaticHandler, directory=str(STATIC_DIR), pages=pages)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="static-server", daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield StaticServer(base_url=f"http://{host}:{port}", pages=pages)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# --------------------------------------------------------------------------- chromium
+
+
+def start_chromium(
+    user_data_dir: Path, *, javascript_enabled: bool = True, performance_log: bool = False
+) -> webdriver.Chrome:
+    """Start headless Chromium with a fresh profile in ``user_data_dir``.
+
+    Fails the test (never skips) when Chromium or chromedriver is missing or will not start.
+    """
+    missing = [path for path in (CHROMIUM_BINARY, CHROMEDRIVER) if not os.access(path, os.X_OK)]
+    if missing:
+        pytest.fail(
+            f"browser tests need Chromium and chromedriver; missing: {', '.join(missing)} "
+            "(Debian: apt-get install chromium chromium-driver)",
+            pytrace=False,
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM_BINARY
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={user_data_dir}")
+    if not javascript_enabled:
+        options.add_experimental_option(
+            "prefs", {"profile.managed_default_content_settings.javascript": 2}
+        )
+    if performance_log:
+        # Lets a test read DevTools Network events, e.g. a request's postData, with
+        # driver.get_log("performance").
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    try:
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    except Exception as error:  # any start-up failure is a failed test, never a skip
+        pytest.fail(f"headless Chromium did not start: {error}", pytrace=False)
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(60)
+    return driver
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    """One headless Chromium shared by the session; tests navigate it to a fresh page."""
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def make_chromium(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[..., webdriver.Chrome]]:
+    """Factory for a fresh Chromium: ``make_chromium(javascript_enabled=True,
+    performance_log=False)``. Every Chromium it makes is quit when the test ends."""
+    drivers: list[webdriver.Chrome] = []
+
+    def make(*, javascript_enabled: bool = True, performance_log: bool = False) -> webdriver.Chrome:
+        driver = start_chromium(
+            tmp_path_factory.mktemp("chromium-profile"),
+            javascript_enabled=javascript_enabled,
+            performance_log=performance_log,
+        )
+        drivers.append(driver)
+        return driver
+
+    try:
+        yield make
+    finally:
+        for driver in drivers:
+            driver.quit()
