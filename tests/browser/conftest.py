@@ -186,3 +186,33 @@ def make_chromium(
     finally:
         for driver in drivers:
             driver.quit()
+
+
+# --------------------------------------------------------------------------- the app, live
+
+
+@dataclass
+class LiveApp:
+    """The app (on the test's fresh database) served over http on 127.0.0.1."""
+
+    app: object
+    base_url: str
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+
+@pytest.fixture
+def live_app(app) -> Iterator[LiveApp]:
+    """Serve the ``app`` fixture (fresh database, rate limits off) on an ephemeral port."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-app", daemon=True)
+    thread.start()
+    try:
+        yield LiveApp(app=app, base_url=f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
