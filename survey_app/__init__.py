@@ -47,9 +47,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     config.check_secret_key(app.config["SECRET_KEY"])
 
-    from survey_app.extensions import csrf, db, limiter, login
+    from survey_app.extensions import csrf, db, limiter, login, migrate
 
     db.init_app(app)
+    migrate.init_app(app, db, directory=str(PACKAGE_DIR / "migrations"))
     csrf.init_app(app)
     login.init_app(app)
     limiter.init_app(app)

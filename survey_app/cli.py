@@ -162,7 +162,7 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     from survey_app.accounts import create_analyst, find_analyst, set_password
     from survey_app.surveys import create_survey, open_survey, parse_definition
 
-    db.create_all()
+    upgrade_database()
     password = secrets.token_urlsafe(12)
     analyst = find_analyst(email)
     if analyst is None:

@@ -7,13 +7,26 @@ import hashlib
 from flask import current_app, request
 from flask_limiter import Limiter
 from flask_login import LoginManager
+from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
+from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
+
+#: Named constraints, so that migrations can refer to them on every database.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
 
 
 class Base(DeclarativeBase):
     """Declarative base of every model."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
 def client_bucket() -> str:
@@ -29,6 +42,7 @@ def client_bucket() -> str:
 
 db = SQLAlchemy(model_class=Base)
 csrf = CSRFProtect()
+migrate = Migrate()
 login = LoginManager()
 login.login_view = "analyst.login"
 login.login_message = "Please sign in to see that page."

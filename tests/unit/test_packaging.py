@@ -43,6 +43,8 @@ def test_wheel_carries_static_files_and_templates(wheel):
     for path in REPOSITORY.joinpath("templates").rglob("*.html"):
         assert f"survey_app/templates/{path.relative_to(REPOSITORY / 'templates')}" in names
     assert "survey_app/privacy.py" in names
+    assert "survey_app/migrations/env.py" in names
+    assert any(n.startswith("survey_app/migrations/versions/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "survey-app = survey_app.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
