@@ -42,11 +42,18 @@ def _find_survey(slug: str):
     return survey
 
 
+def upgrade_database() -> None:
+    """Create the schema, or bring it up to date, by running the migrations."""
+    from flask_migrate import upgrade
+
+    upgrade()
+
+
 @click.command("init-db")
 @with_appcontext
 def init_db_command() -> None:
-    """Create the database tables (keeps existing data)."""
-    db.create_all()
+    """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
+    upgrade_database()
     click.echo(f"Database ready: {_safe_url()}")
 
 

@@ -93,6 +93,10 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        # survey_app.database makes SQLAlchemy begin every SQLite transaction itself, so DDL
+        # there is transactional too: each migration and its version stamp commit together.
+        if connection.dialect.name == "sqlite":
+            conf_args.setdefault("transactional_ddl", True)
         context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
 
         with context.begin_transaction():
