@@ -34,8 +34,14 @@ YES_NO_LABELS = ("No", "Yes")
 
 
 def new_slug() -> str:
-    """An unguessable URL-safe survey slug: 144 random bits."""
-    return secrets.token_urlsafe(18)
+    """An unguessable URL-safe survey slug: 144 random bits (at least 143 after the rule below).
+
+    A slug never begins with "-", so that a command line never takes it for an option.
+    """
+    while True:
+        slug = secrets.token_urlsafe(18)
+        if not slug.startswith("-"):
+            return slug
 
 
 def utc_now() -> dt.datetime:

@@ -44,14 +44,21 @@ def app(tmp_path, database_url):
         }
     )
     with app.app_context():
-        db.drop_all()
+        drop_everything()
         db.create_all()
     yield app
     with app.app_context():
         db.session.remove()
         if TEST_DATABASE_URL:
-            db.drop_all()
+            drop_everything()
         db.engine.dispose()
+
+
+def drop_everything() -> None:
+    """Drop the models' tables and the migrations' version stamp (tests share one server)."""
+    db.drop_all()
+    with db.engine.begin() as connection:
+        connection.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
 
 
 @pytest.fixture
