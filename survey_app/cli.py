@@ -231,8 +231,13 @@ def register_commands(app: Flask) -> None:
 
 def _create_app() -> Flask:
     from survey_app import create_app
+    from survey_app.config import ConfigurationError
 
-    return create_app()
+    try:
+        return create_app()
+    except ConfigurationError as error:
+        click.echo(f"Error: {error}", err=True)
+        sys.exit(1)
 
 
 @click.group(cls=FlaskGroup, create_app=_create_app)
