@@ -41,6 +41,12 @@ def strict_json_body() -> object:
     if request.mimetype != "application/json":
         raise SubmissionRejected("the body must be JSON sent as Content-Type: application/json")
     body = request.get_data(cache=False)  # refuses bodies above MAX_CONTENT_LENGTH with 413
+    limit = request.max_content_length
+    # A body of no declared length (chunked) is cut at the limit, not refused, by Werkzeug;
+    # one more byte on the wire means it was too large.
+    if request.content_length is None and limit is not None and len(body) >= limit:
+        if request.environ["wsgi.input"].read(1):
+            abort(413)
     try:
         return json.loads(
             body.decode("utf-8"),
