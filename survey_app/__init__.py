@@ -37,6 +37,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         REMEMBER_COOKIE_HTTPONLY=True,
         REMEMBER_COOKIE_SAMESITE="Lax",
         WTF_CSRF_TIME_LIMIT=None,
+        # Pages send Referrer-Policy: no-referrer, so browsers post forms with no Referer;
+        # the CSRF token and SameSite=Lax cookies protect forms without that header check.
+        WTF_CSRF_SSL_STRICT=False,
         JSON_SORT_KEYS=False,
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)

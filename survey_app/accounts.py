@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from functools import cache
 
 from sqlalchemy import select
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -60,6 +61,24 @@ def set_password(analyst: Analyst, password: str) -> None:
 
 def verify_password(analyst: Analyst, password: str) -> bool:
     return check_password_hash(analyst.password_hash, password)
+
+
+@cache
+def _decoy_hash() -> str:
+    return hash_password(secrets.token_urlsafe(16))
+
+
+def authenticate(email: str, password: str) -> Analyst | None:
+    """The analyst with this email and password, or None.
+
+    An unknown email costs the same hash check as a wrong password, so the time of the answer
+    does not tell which emails have accounts.
+    """
+    analyst = find_analyst(email)
+    if analyst is None:
+        check_password_hash(_decoy_hash(), password)
+        return None
+    return analyst if verify_password(analyst, password) else None
 
 
 #: Tokens carry this prefix so that leaked ones are easy to recognise (and to scan for).

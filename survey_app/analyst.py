@@ -24,12 +24,13 @@ from wtforms.validators import DataRequired, Length
 
 from survey_app import planning
 from survey_app.access import owned_survey_or_404
-from survey_app.accounts import find_analyst, verify_password
+from survey_app.accounts import authenticate
 from survey_app.assets import mechanism_sha256
 from survey_app.extensions import db, limiter
 from survey_app.models import Survey
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, survey_results
 from survey_app.surveys import (
+    MAX_QUESTIONS,
     SurveyDefinitionError,
     SurveyStateError,
     close_survey,
@@ -81,8 +82,8 @@ def login():
     if request.method == "GET":
         form.next.data = request.args.get("next", "")
     if form.validate_on_submit():
-        analyst = find_analyst(form.email.data)
-        if analyst is not None and verify_password(analyst, form.password.data):
+        analyst = authenticate(form.email.data, form.password.data)
+        if analyst is not None:
             # A new session at sign-in: nothing from before it carries over (no fixation).
             session.clear()
             login_user(analyst)
@@ -151,6 +152,15 @@ def definition_from_form() -> dict:
     }
 
 
+def small_count(text: str) -> int | None:
+    """A count written in at most four digits, else None.
+
+    Not ``str.isdigit`` and ``int``: "²" is a digit that ``int`` refuses, and so is a string of
+    more than 4300 digits; either would be a 500 instead of a plain answer.
+    """
+    return int(text) if text.isdecimal() and len(text) <= 4 else None
+
+
 def apply_builder_action(definition: dict) -> bool:
     """Add or remove a question as the pressed button asks; True if it was such a button."""
     action = request.form.get("action", "save")
@@ -158,9 +168,9 @@ def apply_builder_action(definition: dict) -> bool:
         definition["questions"].append({"text": "", "type": "yes_no"})
     elif action == "add_choice":
         definition["questions"].append({"text": "", "type": "choice", "options": ["", ""]})
-    elif action.startswith("remove_") and action[7:].isdigit():
-        index = int(action[7:])
-        if 0 <= index < len(definition["questions"]):
+    elif action.startswith("remove_") and small_count(action[7:]) is not None:
+        index = small_count(action[7:])
+        if index < len(definition["questions"]):
             del definition["questions"][index]
     else:
         return False
@@ -176,7 +186,11 @@ def render_builder(definition: dict, survey: Survey | None = None, error: str | 
             survey=survey,
             error=error,
             form=ActionForm(),
-            readout=privacy_readout(definition["flip_probability"]),
+            # The total epsilon counts the questions on the page, as the live readout does.
+            readout=privacy_readout(
+                definition["flip_probability"],
+                max(1, min(len(definition["questions"]), MAX_QUESTIONS)),
+            ),
         ),
         status,
     )
@@ -349,5 +363,5 @@ def readout():
         value: object = float(raw)
     except ValueError:
         value = raw
-    count = int(questions) if questions.isdigit() else 1
-    return jsonify(privacy_readout(value, max(1, min(count, 50))))
+    count = small_count(questions) or 1
+    return jsonify(privacy_readout(value, max(1, min(count, MAX_QUESTIONS))))

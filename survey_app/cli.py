@@ -134,6 +134,7 @@ def close_survey_command(slug: str) -> None:
 
 @click.command("create-token")
 @click.argument("email")
+@with_appcontext
 def create_token_command(email: str) -> None:
     """Print a new API token for the analyst EMAIL (shown once; only its hash is kept)."""
     from survey_app.accounts import create_token

@@ -1,0 +1,305 @@
+"""A professor's whole day in headless Chromium, against the app served live on loopback.
+
+Sign in, build a survey with both question types, watch the privacy readout follow p, save,
+preview, open, share the link; several respondents answer in another browser; the dashboard
+refreshes itself; the estimates, chart and both CSVs agree with the results API; close.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections import Counter
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from survey_app.views import percent
+
+pytestmark = pytest.mark.browser
+
+#: The account the ``analyst`` fixture creates (tests/conftest.py).
+ANALYST_PASSWORD = "correct horse battery"
+
+YES_NO_TEXT = "Have you ever copied homework?"
+CHOICE_TEXT = "How often?"
+OPTIONS = ["Never", "Once", "Often"]
+#: True answers of the respondents: (yes/no value, choice value).
+TRUE_ANSWERS = [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0), (1, 2)]
+
+FETCH_TEXT = """
+const [url, done] = [arguments[0], arguments[arguments.length - 1]];
+fetch(url, {credentials: "same-origin", cache: "no-store"})
+  .then(async (response) => done({
+    status: response.status,
+    type: response.headers.get("Content-Type"),
+    disposition: response.headers.get("Content-Disposition"),
+    text: await response.text(),
+  }))
+  .catch((error) => done({status: 0, text: String(error)}));
+"""
+
+
+def wait_for(driver, condition, timeout: float = 15, message: str = ""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def find(driver, css: str):
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def type_into(driver, css: str, text: str) -> None:
+    field = find(driver, css)
+    field.clear()
+    field.send_keys(text)
+
+
+def click_and_wait_for_page(driver, css: str) -> None:
+    """Click something that loads a new page, and wait until the new page is there."""
+    old = find(driver, "html")
+    find(driver, css).click()
+    wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "html") != old)
+    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def readout_text(driver) -> str:
+    return find(driver, "#privacy-readout").text
+
+
+def fetch(driver, url: str) -> dict:
+    """GET ``url`` from inside the page, with the page's own session cookie."""
+    return driver.execute_async_script(FETCH_TEXT, url)
+
+
+def table_rows(section) -> list[tuple[str, ...]]:
+    rows = []
+    for row in section.find_elements(By.CSS_SELECTOR, "table.data tbody tr"):
+        cells = row.find_elements(By.CSS_SELECTOR, "th, td")
+        rows.append(tuple(cell.get_attribute("textContent").strip() for cell in cells))
+    return rows
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_a_professors_day(live_app, analyst, make_chromium):
+    prof = make_chromium()
+
+    # ------------------------------------------------------------------ sign in
+    prof.get(live_app.url("/analyst/login"))
+    type_into(prof, "#email", analyst)
+    type_into(prof, "#password", ANALYST_PASSWORD)
+    click_and_wait_for_page(prof, "#sign-in")
+    assert prof.current_url == live_app.url("/analyst/")
+    assert analyst in find(prof, ".site-header").text
+
+    # ------------------------------------------------------------------ build
+    click_and_wait_for_page(prof, "#new-survey")
+    type_into(prof, "#title", "Academic integrity, week 3")
+    type_into(prof, "#intro", "Answer honestly: your browser randomizes your answers.")
+    type_into(prof, "#question-text-0", YES_NO_TEXT)
+
+    # The readout follows p as it is typed, without a page load.
+    page = find(prof, "html")
+    type_into(prof, "#flip_probability", "0.1")
+    ln9 = math.log(9)
+    wait_for(
+        prof, lambda d: "flipped 10% of the time" in readout_text(d), message=readout_text(prof)
+    )
+    assert f"ε = {ln9:.2f} a question" in readout_text(prof)
+    assert "at most 90% sure" in readout_text(prof)
+    assert find(prof, "html") == page
+
+    # A multiple-choice question, added with the button; what was typed stays.
+    click_and_wait_for_page(prof, "#add-choice")
+    assert find(prof, "#title").get_attribute("value") == "Academic integrity, week 3"
+    assert find(prof, "#question-text-0").get_attribute("value") == YES_NO_TEXT
+    assert find(prof, "#flip_probability").get_attribute("value") == "0.1"
+    assert find(prof, "#question-type-1").get_attribute("value") == "choice"
+    assert f"{2 * ln9:.2f} for 2 questions" in readout_text(prof)
+    assert find(prof, "#question-options-1").is_displayed()
+    assert not find(prof, "#question-options-0").is_displayed()  # yes/no has no options
+    type_into(prof, "#question-text-1", CHOICE_TEXT)
+    type_into(prof, "#question-options-1", "\n".join(OPTIONS))
+
+    type_into(prof, "#flip_probability", "0.25")
+    ln3 = math.log(3)
+    wait_for(
+        prof, lambda d: "flipped 25% of the time" in readout_text(d), message=readout_text(prof)
+    )
+    readout = readout_text(prof)
+    assert f"ε = {ln3:.2f} a question; {2 * ln3:.2f} for 2 questions" in readout
+    assert "at most 75% sure" in readout
+
+    type_into(prof, "#flip_probability", "0.7")
+    wait_for(prof, lambda d: "below 0.5" in readout_text(d), message=readout_text(prof))
+    type_into(prof, "#flip_probability", "0.25")
+    wait_for(prof, lambda d: "flipped 25%" in readout_text(d), message=readout_text(prof))
+
+    click_and_wait_for_page(prof, "#save-survey")
+    match = re.fullmatch(
+        re.escape(live_app.url("/analyst/surveys/")) + r"([\w-]+)", prof.current_url
+    )
+    assert match, prof.current_url
+    slug = match.group(1)
+    dashboard_url = prof.current_url
+    assert find(prof, "#survey-status-badge").text == "draft"
+    assert "ε = 1.10" in find(prof, "#privacy-heading + p").text
+
+    # ------------------------------------------------------------------ preview
+    click_and_wait_for_page(prof, "#preview-survey")
+    assert find(prof, "#preview-notice").is_displayed()
+    assert find(prof, "h1").text == "Academic integrity, week 3"
+    legends = [normalise(e.text) for e in prof.find_elements(By.CSS_SELECTOR, "legend")]
+    assert legends == [f"1. {YES_NO_TEXT}", f"2. {CHOICE_TEXT}"]
+    labels = [e.text for e in prof.find_elements(By.CSS_SELECTOR, "label.option")]
+    assert labels == ["Yes", "No", *OPTIONS]
+    assert not find(prof, "#submit-survey").is_enabled()
+    prof.get(dashboard_url)
+
+    # ------------------------------------------------------------------ open, share
+    click_and_wait_for_page(prof, "#open-survey")
+    assert find(prof, "#survey-status-badge").text == "open"
+    link = find(prof, "#respondent-link").get_attribute("value")
+    assert link == live_app.url(f"/s/{slug}")
+    find(prof, "#copy-link").click()
+    wait_for(prof, lambda d: d.find_element(By.CSS_SELECTOR, "#copy-status").text.strip())
+    assert find(prof, "#respondent-count").text == "0"
+
+    # ------------------------------------------------------------------ respondents
+    respondent = make_chromium()
+    for yes_no, choice in TRUE_ANSWERS:
+        respondent.get(link)
+        wait_for(respondent, lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+        fieldsets = respondent.find_elements(By.CSS_SELECTOR, "fieldset.question")
+        for fieldset, value in zip(fieldsets, (yes_no, choice), strict=True):
+            fieldset.find_element(By.CSS_SELECTOR, f"input[value='{value}']").click()
+        find(respondent, "#submit-survey").click()
+        wait_for(respondent, lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+        # The next respondent starts afresh: a new submission id and a new randomized table.
+        respondent.execute_script("window.localStorage.clear();")
+
+    # ------------------------------------------------------------------ the dashboard
+    # No reload: the open dashboard fetches its results panel every 10 seconds.
+    wait_for(
+        prof,
+        lambda d: d.find_element(By.ID, "respondent-count").text == str(len(TRUE_ANSWERS)),
+        timeout=30,
+        message="the dashboard did not refresh itself",
+    )
+    reply = fetch(prof, f"/api/v1/surveys/{slug}/results")
+    assert reply["status"] == 200, reply
+    document = json.loads(reply["text"])
+    assert document["respondents"] == len(TRUE_ANSWERS)
+    assert document["status"] == "open"
+    assert [q["text"] for q in document["questions"]] == [YES_NO_TEXT, CHOICE_TEXT]
+    assert [o["label"] for o in document["questions"][1]["options"]] == OPTIONS
+
+    for question in document["questions"]:
+        assert question["n"] == len(TRUE_ANSWERS)
+        assert sum(o["noisy_count"] for o in question["options"]) == len(TRUE_ANSWERS)
+        section = find(prof, f"#question-{question['id']}")
+        expected = [
+            (
+                o["label"],
+                str(o["noisy_count"]),
+                percent(o["noisy_count"] / question["n"]),
+                percent(o["estimate"]),
+                f"{percent(o['ci_low'])} – {percent(o['ci_high'])}",
+            )
+            for o in question["options"]
+        ]
+        assert table_rows(section) == expected
+        chart = section.find_element(By.CSS_SELECTOR, "svg.chart")
+        assert chart.is_displayed()
+        assert len(chart.find_elements(By.CSS_SELECTOR, "rect.bar")) == len(question["options"])
+        chart_labels = [
+            e.get_attribute("textContent") for e in chart.find_elements(By.CSS_SELECTOR, ".label")
+        ]
+        assert chart_labels == [o["label"] for o in question["options"]]
+        # With six respondents the intervals are wide, and the page says so.
+        assert "too wide to say much yet" in section.text
+
+    # Nothing on the dashboard came from anywhere else.
+    resources = prof.execute_script(
+        "return performance.getEntriesByType('resource').map((entry) => entry.name);"
+    )
+    assert resources and all(url.startswith(live_app.base_url) for url in resources), resources
+
+    # ------------------------------------------------------------------ CSV exports
+    assert (
+        find(prof, "#download-results")
+        .get_attribute("href")
+        .endswith(f"/api/v1/surveys/{slug}/results.csv?confidence=0.95")
+    )
+    results = fetch(prof, find(prof, "#download-results").get_attribute("href"))
+    assert results["status"] == 200
+    assert results["type"].startswith("text/csv")
+    assert results["disposition"].startswith("attachment")
+    rows = list(csv.reader(io.StringIO(results["text"], newline="")))
+    assert rows[0][:6] == ["question_id", "question", "option_value", "option", "n", "noisy_count"]
+    expected_rows = [
+        [
+            str(q["id"]),
+            q["text"],
+            str(o["value"]),
+            o["label"],
+            str(q["n"]),
+            str(o["noisy_count"]),
+            repr(o["estimate"]),
+            repr(o["ci_low"]),
+            repr(o["ci_high"]),
+            "0.95",
+            repr(document["epsilon_per_question"]),
+        ]
+        for q in document["questions"]
+        for o in q["options"]
+    ]
+    assert rows[1:] == expected_rows
+
+    responses = fetch(prof, find(prof, "#download-responses").get_attribute("href"))
+    assert responses["status"] == 200
+    rows = list(csv.reader(io.StringIO(responses["text"], newline="")))
+    assert rows[0] == ["submission_id", "submitted_on", YES_NO_TEXT, CHOICE_TEXT]
+    assert len(rows) == 1 + len(TRUE_ANSWERS)
+    ids = [row[0] for row in rows[1:]]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    for column, question in enumerate(document["questions"], start=2):
+        counts = Counter(int(row[column]) for row in rows[1:])
+        assert [counts[o["value"]] for o in question["options"]] == [
+            o["noisy_count"] for o in question["options"]
+        ]
+
+    # ------------------------------------------------------------------ on a phone
+    prof.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True},
+    )
+    try:
+        prof.get(dashboard_url)
+        widths = prof.execute_script(
+            """
+            const root = document.documentElement;
+            return {inner: window.innerWidth, client: root.clientWidth,
+                    scroll: root.scrollWidth, body: document.body.scrollWidth};
+            """
+        )
+        assert widths["inner"] == 360, widths
+        assert widths["scroll"] <= widths["client"], widths
+        assert widths["body"] <= widths["client"], widths
+    finally:
+        prof.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # ------------------------------------------------------------------ close
+    click_and_wait_for_page(prof, "#close-survey")
+    assert find(prof, "#survey-status-badge").text == "closed"
+    assert find(prof, "#respondent-count").text == str(len(TRUE_ANSWERS))
+    respondent.execute_script("window.localStorage.clear();")
+    respondent.get(link)
+    assert not respondent.find_elements(By.ID, "submit-survey")
+    assert "has closed and no longer takes answers" in find(respondent, "main").text
