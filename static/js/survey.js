@@ -72,7 +72,10 @@ function tableFits(table, questions) {
     typeof table === "object" &&
     Object.keys(table).length === questions.length &&
     questions.every(
-      (q) => Array.isArray(table[q.id]) && table[q.id].length === q.optionCount,
+      (q) =>
+        Array.isArray(table[q.id]) &&
+        table[q.id].length === q.optionCount &&
+        table[q.id].every((value) => Number.isInteger(value) && value >= 0 && value < q.optionCount),
     )
   );
 }
