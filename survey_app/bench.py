@@ -224,6 +224,8 @@ class Verdict:
     passed: bool
     #: How far from the target, computed; empty when passed.
     shortfall: str = ""
+    #: False when the figure could not be taken (then ``passed`` is False too).
+    measured: bool = True
 
 
 @dataclass
@@ -1134,7 +1136,11 @@ def evaluate(figures: DatabaseFigures) -> dict[str, Verdict]:
             )
         else:
             verdicts["export_speed"] = Verdict("export_speed", True)
-        if not export.peak_rss_mib <= EXPORT_PEAK_RSS_LIMIT_MIB:
+        if export.error and export.rows == 0:
+            verdicts["export_memory"] = Verdict(
+                "export_memory", False, "not measured: the export failed", measured=False
+            )
+        elif not export.peak_rss_mib <= EXPORT_PEAK_RSS_LIMIT_MIB:
             over = export.peak_rss_mib - EXPORT_PEAK_RSS_LIMIT_MIB
             verdicts["export_memory"] = Verdict(
                 "export_memory",
@@ -1639,6 +1645,8 @@ def machine_details(versions: dict[str, str]) -> dict[str, str]:
 def _status(verdict: Verdict | None) -> str:
     if verdict is None:
         return ""
+    if not verdict.measured:
+        return " **NOT MEASURED**"
     return " **PASS**" if verdict.passed else " **MISS**"
 
 
@@ -1671,11 +1679,13 @@ def table_rows(report: BenchReport) -> list[tuple[str, str, list[str]]]:
             f"responses.csv, N = {largest:,}: rows per second",
             f"≥ {EXPORT_ROWS_PER_SECOND_TARGET:,} rows/s",
             [
-                f"{f.export.rows_per_second:,.0f} "
-                f"({f.export.rows:,} rows in {f.export.seconds:.2f} s)"
-                f"{_status(f.verdicts.get('export_speed'))}"
-                if f.export
-                else "n/a"
+                (
+                    f"failed after {f.export.rows:,} rows (see below)"
+                    if f.export.error
+                    else f"{f.export.rows_per_second:,.0f} "
+                    f"({f.export.rows:,} rows in {f.export.seconds:.2f} s)"
+                )
+                + _status(f.verdicts.get("export_speed"))
                 for f in databases
             ],
         )
@@ -1685,10 +1695,12 @@ def table_rows(report: BenchReport) -> list[tuple[str, str, list[str]]]:
             "responses.csv: peak RSS of the server worker",
             f"≤ {EXPORT_PEAK_RSS_LIMIT_MIB:.0f} MB",
             [
-                f"{mib(f.export.peak_rss_mib)} ({mib(f.export.rss_before_mib)} before)"
-                f"{_status(f.verdicts.get('export_memory'))}"
-                if f.export
-                else "n/a"
+                (
+                    "n/a"
+                    if not f.verdicts["export_memory"].measured
+                    else f"{mib(f.export.peak_rss_mib)} ({mib(f.export.rss_before_mib)} before)"
+                )
+                + _status(f.verdicts.get("export_memory"))
                 for f in databases
             ],
         )
@@ -1873,7 +1885,8 @@ def print_summary(report: BenchReport) -> None:
     for figures in report.databases:
         for key, verdict in figures.verdicts.items():
             if not verdict.passed:
-                print(f"MISS {TARGET_NAMES[key]}, {figures.name}: {verdict.shortfall}")
+                status = "MISS" if verdict.measured else "NOT MEASURED"
+                print(f"{status} {TARGET_NAMES[key]}, {figures.name}: {verdict.shortfall}")
 
 
 # ----------------------------------------------------------------------------------- the command

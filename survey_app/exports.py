@@ -14,7 +14,7 @@ import csv
 import io
 from collections.abc import Iterable, Iterator
 
-from sqlalchemy import select
+from sqlalchemy import String, select, type_coerce
 
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey
@@ -95,20 +95,39 @@ def question_headers(survey: Survey) -> list[str]:
 def responses_csv(survey: Survey) -> Iterator[str]:
     """Every submission: submission_id, submitted_on, then each question's randomized value.
 
-    Rows come in submission_id order (random), not in the order they arrived.
+    Rows come in submission_id order (random), not in the order they arrived. The query runs
+    when the stream is first read, on a connection of its own that lives as long as the stream
+    (the request's session may be gone by then), with a server-side cursor where there is one.
     """
     header = ["submission_id", "submitted_on", *question_headers(survey)]
     query = (
-        select(Submission.submission_id, Submission.submitted_on, Submission.answers)
+        select(
+            Submission.submission_id,
+            # As stored: SQLite hands back the ISO text, PostgreSQL a date whose str() is ISO.
+            type_coerce(Submission.submitted_on, String),
+            Submission.answers,
+        )
         .where(Submission.survey_id == survey.id)
         .order_by(Submission.submission_id)
-        .execution_options(yield_per=BATCH_SIZE)
     )
-    rows = (
-        (submission_id, submitted_on.isoformat(), *answers.split(","))
-        for submission_id, submitted_on, answers in db.session.execute(query)
-    )
-    return csv_lines(header, rows)
+    first = io.StringIO()
+    csv.writer(first, lineterminator="\r\n").writerow(header)
+    return _response_lines(first.getvalue(), query)
+
+
+def _response_lines(header_line: str, query) -> Iterator[str]:
+    yield header_line
+    with db.engine.connect() as connection:
+        result = connection.execution_options(stream_results=True, yield_per=BATCH_SIZE).execute(
+            query
+        )
+        # Every field is CSV-safe as it is (a UUID, an ISO date, integers joined by commas), so
+        # each line is written directly: no quoting can be needed and none is skipped.
+        for rows in result.partitions():
+            yield "".join(
+                f"{submission_id},{submitted_on},{answers}\r\n"
+                for submission_id, submitted_on, answers in rows
+            )
 
 
 def results_csv(results: SurveyResults) -> Iterator[str]:

@@ -443,6 +443,9 @@ def test_exports_open_with_the_owners_session(app, client, survey, analyst, name
     response = client.get(csv_url(survey[0], name))
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
+    assert response.get_data(as_text=True).startswith(
+        "submission_id," if name == "responses" else "question_id,"
+    )
 
 
 @pytest.mark.parametrize("name", ["responses", "results"])
@@ -468,7 +471,8 @@ def test_responses_stream_in_batches(app, fetch, survey, monkeypatch):
     monkeypatch.setattr(exports, "BATCH_SIZE", 3)
     response = fetch(slug, "responses")
     chunks = [chunk for chunk in response.response if chunk]
-    # 7 rows in batches of 3: the header with 3 rows, 3 rows, then the last one.
-    assert len(chunks) == 3
+    # The header at once, then 7 rows in batches of 3: 3 rows, 3 rows, then the last one.
+    assert len(chunks) == 4
+    assert [chunk.count(b"\r\n") for chunk in chunks] == [1, 3, 3, 1]
     text = "".join(c.decode() if isinstance(c, bytes) else c for c in chunks)
     assert text.count("\r\n") == 1 + len(SAMPLE_ROWS)
