@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import exists, insert, literal, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
 from survey_app import privacy
@@ -289,9 +289,51 @@ def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
     return submission_id, answers
 
 
-def encode_answers(survey: Survey, answers: dict[str, object]) -> str:
+@dataclass(frozen=True)
+class Mechanism:
+    """What checking and storing a submission needs of a survey that has opened.
+
+    Once a survey opens, its questions can no longer change, so each worker keeps this in
+    memory and a submission needs no query to be checked; only the status is read again.
+    """
+
+    survey_id: int
+    question_ids: tuple[int, ...]
+    option_counts: tuple[int, ...]
+
+
+#: Mechanisms of surveys that have opened, by slug; a small per-process cache.
+_mechanisms: dict[str, Mechanism] = {}
+MAX_CACHED_MECHANISMS = 1024
+
+
+def mechanism_of(slug: str) -> tuple[Mechanism, SurveyStatus]:
+    """The survey's mechanism and its status, or SubmissionRejected (404)."""
+    cached = _mechanisms.get(slug)
+    if cached is not None:
+        return cached, _status_of(cached.survey_id)
+    survey = find_survey(slug)
+    if survey is None:
+        raise SubmissionRejected("no such survey", 404)
+    mechanism = Mechanism(
+        survey_id=survey.id,
+        question_ids=tuple(question.id for question in survey.questions),
+        option_counts=tuple(question.option_count for question in survey.questions),
+    )
+    if not survey.is_draft:  # a draft's questions may still change
+        if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
+            _mechanisms.clear()
+        _mechanisms[slug] = mechanism
+    return mechanism, survey.status
+
+
+def _status_of(survey_id: int) -> SurveyStatus:
+    return db.session.execute(select(Survey.status).where(Survey.id == survey_id)).scalar_one()
+
+
+def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
     """Check randomized answers against the survey; return them in question order as text."""
-    expected = {str(question.id): question for question in survey.questions}
+    expected = [str(question_id) for question_id in mechanism.question_ids]
     unknown = set(answers) - set(expected)
     if unknown:
         raise SubmissionRejected(f"answers: unknown question id {sorted(unknown)[0]!r}")
@@ -299,13 +341,13 @@ def encode_answers(survey: Survey, answers: dict[str, object]) -> str:
     if missing:
         raise SubmissionRejected(f"answers: question {missing[0]} is not answered")
     values = []
-    for key, question in expected.items():
+    for key, option_count in zip(expected, mechanism.option_counts, strict=True):
         value = answers[key]
         if isinstance(value, bool) or not isinstance(value, int):
             raise SubmissionRejected(f"answers[{key}]: must be an integer, got {value!r}")
-        if not 0 <= value < question.option_count:
+        if not 0 <= value < option_count:
             raise SubmissionRejected(
-                f"answers[{key}]: must be in 0 .. {question.option_count - 1}, got {value}"
+                f"answers[{key}]: must be in 0 .. {option_count - 1}, got {value}"
             )
         values.append(str(value))
     return ",".join(values)
@@ -315,66 +357,81 @@ def decode_answers(encoded: str) -> list[int]:
     return [int(value) for value in encoded.split(",")]
 
 
+def _not_open(status: SurveyStatus) -> SubmissionRejected:
+    return SubmissionRejected(f"this survey is {status.value}, not open", 409)
+
+
 def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     """Store one randomized submission all-or-nothing; return ``(submission_id, created)``.
 
     ``created`` is False when the same submission_id already holds the same answers (a retry),
     which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
+
+    Everything that can be checked is checked before the write transaction; the transaction
+    itself is three statements (insert if open, add to the tallies, count the respondent), so
+    the write lock is held as briefly as possible.
     """
     submission_id, answers = parse_submission(payload)
-    begin_write()
     try:
-        survey = find_survey(slug)
-        if survey is None:
-            raise SubmissionRejected("no such survey", 404)
-        if not survey.is_open:
-            raise SubmissionRejected(f"this survey is {survey.status.value}, not open", 409)
-        encoded = encode_answers(survey, answers)
-        if _already_recorded(survey, submission_id, encoded):
-            db.session.rollback()
-            return submission_id, False
-        db.session.add(
-            Submission(
-                submission_id=submission_id,
-                survey_id=survey.id,
-                submitted_on=dt.datetime.now(dt.UTC).date(),
-                answers=encoded,
+        mechanism, status = mechanism_of(slug)
+        if status != SurveyStatus.OPEN:
+            raise _not_open(status)
+        encoded = encode_answers(mechanism, answers)
+        begin_write()
+        inserted = db.session.execute(
+            insert(Submission).from_select(
+                ["submission_id", "survey_id", "submitted_on", "answers"],
+                select(
+                    literal(submission_id),
+                    literal(mechanism.survey_id),
+                    literal(dt.datetime.now(dt.UTC).date()),
+                    literal(encoded),
+                ).where(
+                    # Checked in the same statement: a survey closed a moment ago takes nothing.
+                    exists().where(
+                        Survey.id == mechanism.survey_id, Survey.status == SurveyStatus.OPEN
+                    )
+                ),
+            ).returning(Submission.submission_id)
+        ).first()
+        if inserted is None:
+            raise _not_open(_status_of(mechanism.survey_id))
+        # One statement for every question's tally, in one fixed (sorted) order of rows.
+        counted = db.session.execute(
+            update(Tally)
+            .where(
+                tuple_(Tally.question_id, Tally.value).in_(
+                    sorted(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
+                )
             )
+            .values(noisy_count=Tally.noisy_count + 1)
         )
-        db.session.flush()
-        # Tallies in question order: concurrent transactions lock rows in the same order.
-        for question, value in zip(survey.questions, decode_answers(encoded), strict=True):
-            db.session.execute(
-                update(Tally)
-                .where(Tally.question_id == question.id, Tally.value == value)
-                .values(noisy_count=Tally.noisy_count + 1)
-            )
+        if counted.rowcount != len(mechanism.question_ids):
+            raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
         db.session.execute(
-            update(Survey).where(Survey.id == survey.id).values(respondents=Survey.respondents + 1)
+            update(Survey)
+            .where(Survey.id == mechanism.survey_id)
+            .values(respondents=Survey.respondents + 1)
         )
         db.session.commit()
         return submission_id, True
     except IntegrityError:
-        # The same submission_id was stored by a concurrent request a moment ago.
+        # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
         db.session.rollback()
-        survey = find_survey(slug)
-        if survey is not None and _already_recorded(
-            survey, submission_id, encode_answers(survey, answers)
-        ):
-            db.session.rollback()
+        if _already_recorded(mechanism.survey_id, submission_id, encoded):
             return submission_id, False
+        raise SubmissionRejected(
+            "this submission_id was already used with other answers", 409
+        ) from None
+    finally:
         db.session.rollback()
-        raise SubmissionRejected("this submission_id was already used", 409) from None
-    except BaseException:
-        db.session.rollback()
-        raise
 
 
-def _already_recorded(survey: Survey, submission_id: str, encoded: str) -> bool:
-    """True for a retry with the same answers; 409 for the same id with anything else."""
-    existing = db.session.get(Submission, submission_id)
-    if existing is None:
-        return False
-    if existing.survey_id == survey.id and existing.answers == encoded:
-        return True
-    raise SubmissionRejected("this submission_id was already used with other answers", 409)
+def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
+    """True when the stored submission with this id holds these answers for this survey."""
+    stored = db.session.execute(
+        select(Submission.survey_id, Submission.answers).where(
+            Submission.submission_id == submission_id
+        )
+    ).one_or_none()
+    return stored is not None and tuple(stored) == (survey_id, encoded)
