@@ -15,11 +15,21 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import exists, insert, literal, select, tuple_, update
+from sqlalchemy import (
+    Date,
+    Integer,
+    String,
+    bindparam,
+    exists,
+    insert,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from survey_app import privacy
-from survey_app.database import begin_write
+from survey_app.database import write_transaction
 from survey_app.extensions import db
 from survey_app.models import (
     Analyst,
@@ -307,28 +317,25 @@ _mechanisms: dict[str, Mechanism] = {}
 MAX_CACHED_MECHANISMS = 1024
 
 
-def mechanism_of(slug: str) -> tuple[Mechanism, SurveyStatus]:
-    """The survey's mechanism and its status, or SubmissionRejected (404)."""
+def mechanism_of(slug: str) -> Mechanism:
+    """The survey's mechanism, or SubmissionRejected: 404 if unknown, 409 if a draft."""
     cached = _mechanisms.get(slug)
     if cached is not None:
-        return cached, _status_of(cached.survey_id)
+        return cached
     survey = find_survey(slug)
     if survey is None:
         raise SubmissionRejected("no such survey", 404)
+    if survey.is_draft:  # a draft's questions may still change: never cached
+        raise _not_open(survey.status)
     mechanism = Mechanism(
         survey_id=survey.id,
         question_ids=tuple(question.id for question in survey.questions),
         option_counts=tuple(question.option_count for question in survey.questions),
     )
-    if not survey.is_draft:  # a draft's questions may still change
-        if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
-            _mechanisms.clear()
-        _mechanisms[slug] = mechanism
-    return mechanism, survey.status
-
-
-def _status_of(survey_id: int) -> SurveyStatus:
-    return db.session.execute(select(Survey.status).where(Survey.id == survey_id)).scalar_one()
+    if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
+        _mechanisms.clear()
+    _mechanisms[slug] = mechanism
+    return mechanism
 
 
 def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
@@ -361,6 +368,35 @@ def _not_open(status: SurveyStatus) -> SubmissionRejected:
     return SubmissionRejected(f"this survey is {status.value}, not open", 409)
 
 
+# The statements of a submission, built once: per request only their parameters change.
+_INSERT_IF_OPEN = (
+    insert(Submission)
+    .from_select(
+        ["submission_id", "survey_id", "submitted_on", "answers"],
+        select(
+            bindparam("submission_id", type_=String),
+            bindparam("survey_id", type_=Integer),
+            bindparam("submitted_on", type_=Date),
+            bindparam("answers", type_=String),
+        ).where(
+            # Checked in the same statement: a survey closed a moment ago takes nothing.
+            exists().where(Survey.id == bindparam("survey_id"), Survey.status == SurveyStatus.OPEN)
+        ),
+    )
+    .returning(Submission.submission_id)
+)
+_COUNT_ANSWERS = (
+    update(Tally)
+    .where(tuple_(Tally.question_id, Tally.value).in_(bindparam("cells", expanding=True)))
+    .values(noisy_count=Tally.noisy_count + 1)
+)
+_COUNT_RESPONDENT = (
+    update(Survey)
+    .where(Survey.id == bindparam("survey_id"))
+    .values(respondents=Survey.respondents + 1)
+)
+
+
 def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     """Store one randomized submission all-or-nothing; return ``(submission_id, created)``.
 
@@ -372,59 +408,38 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     the write lock is held as briefly as possible.
     """
     submission_id, answers = parse_submission(payload)
+    mechanism = mechanism_of(slug)
+    encoded = encode_answers(mechanism, answers)
+    # One statement for every question's tally, its rows in one fixed (sorted) order.
+    cells = sorted(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
     try:
-        mechanism, status = mechanism_of(slug)
-        if status != SurveyStatus.OPEN:
-            raise _not_open(status)
-        encoded = encode_answers(mechanism, answers)
-        begin_write()
-        inserted = db.session.execute(
-            insert(Submission).from_select(
-                ["submission_id", "survey_id", "submitted_on", "answers"],
-                select(
-                    literal(submission_id),
-                    literal(mechanism.survey_id),
-                    literal(dt.datetime.now(dt.UTC).date()),
-                    literal(encoded),
-                ).where(
-                    # Checked in the same statement: a survey closed a moment ago takes nothing.
-                    exists().where(
-                        Survey.id == mechanism.survey_id, Survey.status == SurveyStatus.OPEN
-                    )
-                ),
-            ).returning(Submission.submission_id)
-        ).first()
-        if inserted is None:
-            raise _not_open(_status_of(mechanism.survey_id))
-        # One statement for every question's tally, in one fixed (sorted) order of rows.
-        counted = db.session.execute(
-            update(Tally)
-            .where(
-                tuple_(Tally.question_id, Tally.value).in_(
-                    sorted(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
-                )
-            )
-            .values(noisy_count=Tally.noisy_count + 1)
-        )
-        if counted.rowcount != len(mechanism.question_ids):
-            raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
-        db.session.execute(
-            update(Survey)
-            .where(Survey.id == mechanism.survey_id)
-            .values(respondents=Survey.respondents + 1)
-        )
-        db.session.commit()
-        return submission_id, True
+        with write_transaction() as connection:
+            stored = connection.execute(
+                _INSERT_IF_OPEN,
+                {
+                    "submission_id": submission_id,
+                    "survey_id": mechanism.survey_id,
+                    "submitted_on": dt.datetime.now(dt.UTC).date(),
+                    "answers": encoded,
+                },
+            ).first()
+            if stored is None:
+                status = connection.execute(
+                    select(Survey.status).where(Survey.id == mechanism.survey_id)
+                ).scalar_one()
+                raise _not_open(status)
+            counted = connection.execute(_COUNT_ANSWERS, {"cells": cells})
+            if counted.rowcount != len(cells):
+                raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
+            connection.execute(_COUNT_RESPONDENT, {"survey_id": mechanism.survey_id})
     except IntegrityError:
         # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
-        db.session.rollback()
         if _already_recorded(mechanism.survey_id, submission_id, encoded):
             return submission_id, False
         raise SubmissionRejected(
             "this submission_id was already used with other answers", 409
         ) from None
-    finally:
-        db.session.rollback()
+    return submission_id, True
 
 
 def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
