@@ -23,7 +23,6 @@ from sqlalchemy import (
     exists,
     insert,
     select,
-    tuple_,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -387,7 +386,7 @@ _INSERT_IF_OPEN = (
 )
 _COUNT_ANSWERS = (
     update(Tally)
-    .where(tuple_(Tally.question_id, Tally.value).in_(bindparam("cells", expanding=True)))
+    .where(Tally.question_id == bindparam("cell_question"), Tally.value == bindparam("cell_value"))
     .values(noisy_count=Tally.noisy_count + 1)
 )
 _COUNT_RESPONDENT = (
@@ -410,7 +409,7 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     submission_id, answers = parse_submission(payload)
     mechanism = mechanism_of(slug)
     encoded = encode_answers(mechanism, answers)
-    # One statement for every question's tally, its rows in one fixed (sorted) order.
+    # The tally rows to add to, in one fixed (sorted) order: see below.
     cells = sorted(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
     try:
         with write_transaction() as connection:
@@ -428,9 +427,16 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
                     select(Survey.status).where(Survey.id == mechanism.survey_id)
                 ).scalar_one()
                 raise _not_open(status)
-            counted = connection.execute(_COUNT_ANSWERS, {"cells": cells})
-            if counted.rowcount != len(cells):
-                raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
+            # One statement a row, in sorted order, so that concurrent submissions lock tally
+            # rows in the same order. A single UPDATE ... WHERE (question_id, value) IN (...)
+            # locks its rows in whatever order PostgreSQL scans them, and two submissions can
+            # then each hold a row the other waits for: "deadlock detected", a 500.
+            for question_id, value in cells:
+                counted = connection.execute(
+                    _COUNT_ANSWERS, {"cell_question": question_id, "cell_value": value}
+                )
+                if counted.rowcount != 1:
+                    raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
             connection.execute(_COUNT_RESPONDENT, {"survey_id": mechanism.survey_id})
     except IntegrityError:
         # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
@@ -444,6 +450,10 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
 
 def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
     """True when the stored submission with this id holds these answers for this survey."""
+    # End the session's transaction first: on SQLite a read transaction keeps the snapshot of
+    # its first read (mechanism_of, on a cache miss), from before the concurrent twin's commit,
+    # and would not see its row: an identical retry would be refused as a conflict (409).
+    db.session.rollback()
     stored = db.session.execute(
         select(Submission.survey_id, Submission.answers).where(
             Submission.submission_id == submission_id

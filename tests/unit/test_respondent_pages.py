@@ -158,7 +158,12 @@ def test_text_from_the_analyst_is_escaped(client, make_survey):
     [
         (0.25, 2, ["25%", "1 time in 4", "3 times surer", "ε = 1.10", "ε = 2.20"], []),
         (0.1, 3, ["10%", "1 time in 10", "9 times surer", "ε = 2.20", "ε = 6.59"], []),
-        (0.3, 1, ["30%", "2.33 times surer", "ε = 0.85", "whole survey of 1 question."], ["1 time in"]),
+        (
+            0.3,
+            1,
+            ["30%", "2.33 times surer", "ε = 0.85", "whole survey of 1 question."],
+            ["1 time in"],
+        ),
     ],
     ids=["p=0.25", "p=0.1", "p=0.3"],
 )

@@ -1,0 +1,202 @@
+"""Rate limits hold across gunicorn workers when they share a Redis storage.
+
+A redis-server (Debian's; the tests fail, never skip, without it) runs on loopback. Repeated bad
+sign-ins, each on a new connection and several at once so that they land on different workers,
+get 429 after the 5th; submissions get 429 after the 20th under a 20-a-minute limit; the default
+submission limit lets 600 through from one address. The limiter keeps no client address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import time
+from collections import Counter
+
+import limits
+import pytest
+import redis
+from loadkit import (
+    ANALYST_PASSWORD,
+    HOST,
+    START_TIMEOUT,
+    STOP_TIMEOUT,
+    address_lines,
+    free_port,
+    login_form,
+    new_id,
+    run_parallel,
+    sign_in,
+)
+
+from survey_app import config
+
+LOGIN_LIMIT = 5
+SUBMISSION_LIMIT = 20
+CONCURRENT_ATTEMPTS = 15
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    """(URL, client) of a fresh redis-server on a free loopback port, with no persistence."""
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is missing: apt-get install redis-server"
+    port = free_port()
+    log = open(tmp_path / "redis.log", "w")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    client = redis.Redis(host=HOST, port=port, socket_timeout=10)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, (tmp_path / "redis.log").read_text()
+            try:
+                if client.ping():
+                    break
+            except redis.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "redis-server did not answer"
+            time.sleep(0.05)
+        yield f"redis://{HOST}:{port}/0", client
+    finally:
+        client.close()
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+        log.close()
+
+
+def with_limits(redis_url: str | None, **limits_: str) -> dict[str, str]:
+    env = {"SURVEY_APP_RATELIMIT_ENABLED": "true"}
+    if redis_url:
+        env["SURVEY_APP_RATELIMIT_STORAGE_URL"] = redis_url
+    return env | {f"SURVEY_APP_{name.upper()}": value for name, value in limits_.items()}
+
+
+def client_bucket(deployment) -> str:
+    """The limiter's key for 127.0.0.1, as survey_app.extensions.client_bucket computes it."""
+    secret = deployment.env["SURVEY_APP_SECRET_KEY"].encode()
+    return hashlib.blake2b(HOST.encode(), key=secret[:64], digest_size=12).hexdigest()
+
+
+def redis_contents(client: redis.Redis) -> dict[bytes, object]:
+    contents = {}
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key)
+        if kind == b"string":
+            contents[key] = client.get(key)
+        elif kind == b"list":
+            contents[key] = client.lrange(key, 0, -1)
+        elif kind == b"zset":
+            contents[key] = client.zrange(key, 0, -1, withscores=True)
+        elif kind == b"hash":
+            contents[key] = client.hgetall(key)
+        elif kind == b"set":
+            contents[key] = client.smembers(key)
+        else:
+            contents[key] = kind
+    return contents
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_default_submission_limit_allows_600_a_minute():
+    """The documented default (CONTRACT.md): at least 600 submissions a minute per address."""
+    settings = config.from_environment("/nonexistent", with_secret_key=False)
+    default = limits.parse(settings["SUBMISSION_RATE_LIMIT"])
+    assert default.amount * 60 / default.get_expiry() >= 600
+
+
+def test_limits_are_shared_by_the_workers_and_keep_no_address(
+    deployment, start_server, redis_server
+):
+    redis_url, redis_client = redis_server
+    server = start_server(
+        deployment,
+        workers=3,
+        **with_limits(
+            redis_url,
+            login_rate_limit=f"{LOGIN_LIMIT} per minute",
+            submission_rate_limit=f"{SUBMISSION_LIMIT} per minute",
+        ),
+    )
+
+    # Bad sign-ins, five at a time, each on its own connection (so on different workers):
+    # exactly LOGIN_LIMIT are judged (401), every other one is refused before (429).
+    forms = [login_form(server) for _ in range(CONCURRENT_ATTEMPTS)]
+    results = run_parallel(
+        [lambda form=form: sign_in(server, form, "wrong password!") for form in forms], threads=5
+    )
+    assert Counter(results) == Counter({401: LOGIN_LIMIT, 429: CONCURRENT_ATTEMPTS - LOGIN_LIMIT})
+    # Later ones, one by one: still 429, even with the right password.
+    for _ in range(3):
+        assert sign_in(server, login_form(server), "wrong password!") == 429
+    assert sign_in(server, login_form(server), ANALYST_PASSWORD) == 429
+
+    # Submissions: 429 after the 20th, as JSON, and nothing of the refused ones is stored.
+    survey = deployment.survey
+    replies = run_parallel(
+        [
+            lambda: server.submit(survey, new_id(), (0,) * len(survey.question_ids))
+            for _ in range(SUBMISSION_LIMIT + 10)
+        ],
+        threads=4,
+    )
+    assert Counter(status for status, _ in replies) == Counter({201: SUBMISSION_LIMIT, 429: 10})
+    for status, body in replies:
+        if status == 429:
+            assert isinstance(body.get("error"), str) and body["error"]
+    assert len(deployment.assert_consistent()) == SUBMISSION_LIMIT
+
+    # The storage holds the limits under a keyed hash of the address, never the address.
+    contents = redis_contents(redis_client)
+    bucket = client_bucket(deployment).encode()
+    assert any(bucket in key and b"login" in key for key in contents), list(contents)
+    assert any(bucket in key and b"submit" in key for key in contents), list(contents)
+    for key, value in contents.items():
+        assert HOST.encode() not in key
+        assert HOST not in repr(value)
+    assert address_lines(server.stop()) == []
+
+
+def test_default_submission_limit_lets_600_through_from_one_address(
+    deployment, start_server, redis_server
+):
+    redis_url, _ = redis_server
+    server = start_server(deployment, workers=2, **with_limits(redis_url))
+    survey = deployment.survey
+    replies = run_parallel(
+        [
+            lambda: server.submit(survey, new_id(), (1,) * len(survey.question_ids))
+            for _ in range(600)
+        ],
+        threads=8,
+    )
+    assert Counter(status for status, _ in replies) == Counter({201: 600})
+    assert len(deployment.assert_consistent()) == 600
+
+
+def test_control_without_shared_storage_each_worker_counts_alone(deployment, start_server):
+    """The same sign-ins against in-memory limits: more than 5 get through.
+
+    This shows that the attempts above do reach several workers, so that only the shared
+    storage makes them add up.
+    """
+    server = start_server(
+        deployment, workers=3, **with_limits(None, login_rate_limit=f"{LOGIN_LIMIT} per minute")
+    )
+    forms = [login_form(server) for _ in range(2 * CONCURRENT_ATTEMPTS)]
+    results = run_parallel(
+        [lambda form=form: sign_in(server, form, "wrong password!") for form in forms], threads=5
+    )
+    assert Counter(results)[401] > LOGIN_LIMIT
