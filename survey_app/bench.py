@@ -433,21 +433,19 @@ def _write_counts(cursor, placeholder: str, state, missing, batch_counts) -> Non
     """Add the seeded counts to the tallies (opened at zero) and to ``respondents``."""
     p = placeholder
     parameters = _tally_parameters(state, batch_counts)
+    # Seeded counts go to shard 0 of each value; the app adds to random shards.
     cursor.executemany(
         f"UPDATE tallies SET noisy_count = noisy_count + {p}"
-        f" WHERE question_id = {p} AND value = {p}",
+        f" WHERE question_id = {p} AND value = {p} AND shard = 0",
         parameters,
     )
     cursor.execute(
-        f"SELECT count(*) FROM tallies WHERE question_id IN ({', '.join([p] * len(state.counts))})",
+        f"SELECT count(*) FROM tallies WHERE shard = 0"
+        f" AND question_id IN ({', '.join([p] * len(state.counts))})",
         state.shape.question_ids,
     )
     if cursor.fetchone()[0] != len(parameters):
         raise BenchError("seeding: the survey's tallies are not those its questions need")
-    cursor.execute(
-        f"UPDATE surveys SET respondents = respondents + {p} WHERE id = {p}",
-        (missing, state.shape.survey_id),
-    )
 
 
 def check_consistency(engine, state: SeedState) -> ConsistencyFigures:
@@ -459,14 +457,18 @@ def check_consistency(engine, state: SeedState) -> ConsistencyFigures:
         cursor = raw.cursor()
         cursor.execute(f"SELECT answers FROM submissions WHERE survey_id = {p}", (shape.survey_id,))
         answers = [row[0] for row in cursor.fetchall()]
-        cursor.execute(f"SELECT respondents FROM surveys WHERE id = {p}", (shape.survey_id,))
-        respondents = cursor.fetchone()[0]
         cursor.execute(
-            f"SELECT question_id, value, noisy_count FROM tallies"
-            f" WHERE question_id IN ({', '.join([p] * len(shape.question_ids))})",
+            f"SELECT question_id, value, sum(noisy_count) FROM tallies"
+            f" WHERE question_id IN ({', '.join([p] * len(shape.question_ids))})"
+            f" GROUP BY question_id, value",
             shape.question_ids,
         )
-        tallies = {(question_id, value): count for question_id, value, count in cursor}
+        tallies = {(question_id, value): int(count) for question_id, value, count in cursor}
+        # What the app reports as respondents: the first question's count.
+        respondents = sum(
+            count for (question_id, _), count in tallies.items()
+            if question_id == shape.question_ids[0]
+        )
         raw.rollback()
     finally:
         raw.close()

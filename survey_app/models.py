@@ -23,8 +23,10 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
+    select,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, column_property, mapped_column, relationship
 
 from survey_app import privacy
 from survey_app.extensions import db
@@ -113,8 +115,6 @@ class Survey(db.Model):
         default=SurveyStatus.DRAFT,
     )
     flip_probability: Mapped[float] = mapped_column(Float)
-    # Kept up to date in the same transaction as each submission, so results never scan them.
-    respondents: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
@@ -201,8 +201,17 @@ class Submission(db.Model):
     answers: Mapped[str] = mapped_column(String(1000))
 
 
+#: Each count is kept in this many rows (shards), each submission adding to one picked at
+#: random: concurrent submissions then rarely wait for the same row lock (PostgreSQL).
+TALLY_SHARDS = 8
+
+
 class Tally(db.Model):
-    """How many randomized answers reported each value of each question."""
+    """How many randomized answers reported each value of each question (in one shard).
+
+    A value's count is the sum over its shards. Kept up to date in the same transaction as each
+    submission, so results never scan submissions.
+    """
 
     __tablename__ = "tallies"
 
@@ -210,4 +219,25 @@ class Tally(db.Model):
         ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
     )
     value: Mapped[int] = mapped_column(Integer, primary_key=True)
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     noisy_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+def _first_question_id():
+    return (
+        select(Question.id)
+        .where(Question.survey_id == Survey.id)
+        .order_by(Question.position)
+        .limit(1)
+        .correlate(Survey)
+        .scalar_subquery()
+    )
+
+
+# Every submission answers every question, so the first question's tallies count respondents.
+Survey.respondents = column_property(
+    select(func.coalesce(func.sum(Tally.noisy_count), 0))
+    .where(Tally.question_id == _first_question_id())
+    .correlate(Survey)
+    .scalar_subquery()
+)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from survey_app import privacy
 from survey_app.extensions import db
@@ -61,9 +61,10 @@ def noisy_counts(survey: Survey) -> dict[int, list[int]]:
         question.id: [0] * question.option_count for question in survey.questions
     }
     rows = db.session.execute(
-        select(Tally.question_id, Tally.value, Tally.noisy_count)
+        select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
         .join(Question, Question.id == Tally.question_id)
         .where(Question.survey_id == survey.id)
+        .group_by(Tally.question_id, Tally.value)
     )
     for question_id, value, count in rows:
         counts[question_id][value] = count
@@ -104,7 +105,8 @@ def survey_results(survey: Survey, confidence: float = DEFAULT_CONFIDENCE) -> Su
         )
     return SurveyResults(
         survey=survey,
-        respondents=survey.respondents,
+        # Everyone answers every question: any question's n counts the respondents.
+        respondents=questions[0].n if questions else 0,
         confidence=confidence,
         epsilon_per_question=survey.epsilon_per_question,
         epsilon_total=survey.epsilon_total,

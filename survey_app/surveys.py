@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import numbers
+import random
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from survey_app import privacy
 from survey_app.database import write_transaction
 from survey_app.extensions import db
 from survey_app.models import (
+    TALLY_SHARDS,
     Analyst,
     Question,
     QuestionKind,
@@ -235,16 +237,19 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
 def open_survey(survey: Survey) -> None:
     """Open a draft (or reopen a closed survey) to submissions, and commit.
 
-    Opening freezes the mechanism: every value of every question gets a zero tally now.
+    Opening freezes the mechanism: every value of every question gets its zero tallies now.
     """
     if survey.is_open:
         return
     if not survey.questions:
         raise SurveyStateError("a survey needs at least one question to open")
     if survey.is_draft:
-        for question in survey.questions:
-            for value in range(question.option_count):
-                db.session.add(Tally(question_id=question.id, value=value, noisy_count=0))
+        db.session.add_all(
+            Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
+            for question in survey.questions
+            for value in range(question.option_count)
+            for shard in range(TALLY_SHARDS)
+        )
     survey.status = SurveyStatus.OPEN
     db.session.commit()
 
@@ -386,13 +391,12 @@ _INSERT_IF_OPEN = (
 )
 _COUNT_ANSWERS = (
     update(Tally)
-    .where(Tally.question_id == bindparam("cell_question"), Tally.value == bindparam("cell_value"))
+    .where(
+        Tally.question_id == bindparam("cell_question"),
+        Tally.value == bindparam("cell_value"),
+        Tally.shard == bindparam("cell_shard"),
+    )
     .values(noisy_count=Tally.noisy_count + 1)
-)
-_COUNT_RESPONDENT = (
-    update(Survey)
-    .where(Survey.id == bindparam("survey_id"))
-    .values(respondents=Survey.respondents + 1)
 )
 
 
@@ -403,7 +407,7 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
 
     Everything that can be checked is checked before the write transaction; the transaction
-    itself is three statements (insert if open, add to the tallies, count the respondent), so
+    itself is the insert (if open) and one tally update a question, so
     the write lock is held as briefly as possible.
     """
     submission_id, answers = parse_submission(payload)
@@ -431,13 +435,14 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
             # rows in the same order. A single UPDATE ... WHERE (question_id, value) IN (...)
             # locks its rows in whatever order PostgreSQL scans them, and two submissions can
             # then each hold a row the other waits for: "deadlock detected", a 500.
+            shard = random.randrange(TALLY_SHARDS)  # spreads concurrent submissions over rows
             for question_id, value in cells:
                 counted = connection.execute(
-                    _COUNT_ANSWERS, {"cell_question": question_id, "cell_value": value}
+                    _COUNT_ANSWERS,
+                    {"cell_question": question_id, "cell_value": value, "cell_shard": shard},
                 )
                 if counted.rowcount != 1:
                     raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
-            connection.execute(_COUNT_RESPONDENT, {"survey_id": mechanism.survey_id})
     except IntegrityError:
         # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
         if _already_recorded(mechanism.survey_id, submission_id, encoded):

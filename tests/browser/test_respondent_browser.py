@@ -176,7 +176,9 @@ def stored_tallies(live_app, question_ids: list[int]) -> dict[int, dict[int, int
         tallies: dict[int, dict[int, int]] = {qid: {} for qid in question_ids}
         rows = db.session.execute(select(Tally).where(Tally.question_id.in_(question_ids)))
         for tally in rows.scalars():
-            tallies[tally.question_id][tally.value] = tally.noisy_count
+            # A value's count is the sum over its shards.
+            counts = tallies[tally.question_id]
+            counts[tally.value] = counts.get(tally.value, 0) + tally.noisy_count
         return tallies
 
 

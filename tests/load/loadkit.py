@@ -37,7 +37,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from sqlalchemy import MetaData, create_engine, select
+from sqlalchemy import MetaData, create_engine, func, select
 from sqlalchemy.engine import Engine
 
 import survey_app
@@ -188,9 +188,9 @@ class Deployment:
         survey = survey or self.survey
         with self.engine() as engine, engine.connect() as connection:
             rows = connection.execute(
-                select(Tally.question_id, Tally.value, Tally.noisy_count).where(
-                    Tally.question_id.in_(survey.question_ids)
-                )
+                select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
+                .group_by(Tally.question_id, Tally.value)
+                .where(Tally.question_id.in_(survey.question_ids))
             ).all()
         return {(q, v): n for q, v, n in rows}
 

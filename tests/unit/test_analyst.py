@@ -106,7 +106,8 @@ def state_of(app, slug: str) -> dict | None:
         if survey is None:
             return None
         tallies = db.session.execute(
-            select(Tally.question_id, Tally.value, Tally.noisy_count)
+            select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
+            .group_by(Tally.question_id, Tally.value)
             .join(Question, Question.id == Tally.question_id)
             .where(Question.survey_id == survey.id)
         ).all()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
+from sqlalchemy import func, select
 from werkzeug.http import parse_options_header
 
 from survey_app.config import MAX_CONTENT_LENGTH
@@ -136,7 +136,11 @@ def snapshot(app) -> tuple[dict, dict, dict]:
         rows = db.session.execute(
             select(Submission.submission_id, Submission.survey_id, Submission.answers)
         ).all()
-        tallies = db.session.execute(select(Tally.question_id, Tally.value, Tally.noisy_count))
+        tallies = db.session.execute(
+            select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count)).group_by(
+                Tally.question_id, Tally.value
+            )
+        )
         respondents = db.session.execute(select(Survey.slug, Survey.respondents))
         return (
             {sid: (survey_id, answers) for sid, survey_id, answers in rows},

@@ -1,6 +1,6 @@
 """initial schema
 
-Revision ID: f7b2de57f728
+Revision ID: b500ebf8be25
 Revises:
 Create Date: 2026-11-22
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = "f7b2de57f728"
+revision = "b500ebf8be25"
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -55,7 +55,6 @@ def upgrade():
             nullable=False,
         ),
         sa.Column("flip_probability", sa.Float(), nullable=False),
-        sa.Column("respondents", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.ForeignKeyConstraint(
             ["owner_id"], ["analysts.id"], name=op.f("fk_surveys_owner_id_analysts")
@@ -110,6 +109,7 @@ def upgrade():
         "tallies",
         sa.Column("question_id", sa.Integer(), nullable=False),
         sa.Column("value", sa.Integer(), nullable=False),
+        sa.Column("shard", sa.Integer(), nullable=False),
         sa.Column("noisy_count", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(
             ["question_id"],
@@ -117,7 +117,7 @@ def upgrade():
             name=op.f("fk_tallies_question_id_questions"),
             ondelete="CASCADE",
         ),
-        sa.PrimaryKeyConstraint("question_id", "value", name=op.f("pk_tallies")),
+        sa.PrimaryKeyConstraint("question_id", "value", "shard", name=op.f("pk_tallies")),
     )
     # ### end Alembic commands ###
 
