@@ -24,6 +24,7 @@ from sqlalchemy import (
     exists,
     insert,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -389,12 +390,20 @@ _INSERT_IF_OPEN = (
     )
     .returning(Submission.submission_id)
 )
+#: Locks a submission's tally rows in one fixed order (PostgreSQL; SQLite has one write lock
+#: and ignores FOR UPDATE), so that two submissions never each hold a row the other waits for.
+_LOCK_CELLS = (
+    select(Tally.question_id)
+    .where(
+        tuple_(Tally.question_id, Tally.value, Tally.shard).in_(bindparam("cells", expanding=True))
+    )
+    .order_by(Tally.question_id, Tally.value)
+    .with_for_update()
+)
 _COUNT_ANSWERS = (
     update(Tally)
     .where(
-        Tally.question_id == bindparam("cell_question"),
-        Tally.value == bindparam("cell_value"),
-        Tally.shard == bindparam("cell_shard"),
+        tuple_(Tally.question_id, Tally.value, Tally.shard).in_(bindparam("cells", expanding=True))
     )
     .values(noisy_count=Tally.noisy_count + 1)
 )
@@ -407,14 +416,13 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
 
     Everything that can be checked is checked before the write transaction; the transaction
-    itself is the insert (if open) and one tally update a question, so
+    itself is three statements (insert if open, lock the tally rows in order, add to them), so
     the write lock is held as briefly as possible.
     """
     submission_id, answers = parse_submission(payload)
     mechanism = mechanism_of(slug)
     encoded = encode_answers(mechanism, answers)
-    # The tally rows to add to, in one fixed (sorted) order: see below.
-    cells = sorted(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
+    answered = list(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
     try:
         with write_transaction() as connection:
             stored = connection.execute(
@@ -431,18 +439,15 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
                     select(Survey.status).where(Survey.id == mechanism.survey_id)
                 ).scalar_one()
                 raise _not_open(status)
-            # One statement a row, in sorted order, so that concurrent submissions lock tally
-            # rows in the same order. A single UPDATE ... WHERE (question_id, value) IN (...)
-            # locks its rows in whatever order PostgreSQL scans them, and two submissions can
-            # then each hold a row the other waits for: "deadlock detected", a 500.
             shard = random.randrange(TALLY_SHARDS)  # spreads concurrent submissions over rows
-            for question_id, value in cells:
-                counted = connection.execute(
-                    _COUNT_ANSWERS,
-                    {"cell_question": question_id, "cell_value": value, "cell_shard": shard},
-                )
-                if counted.rowcount != 1:
-                    raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
+            cells = [(question_id, value, shard) for question_id, value in answered]
+            # A single UPDATE would lock its rows in whatever order PostgreSQL scans them, and
+            # two submissions could each hold a row the other waits for ("deadlock detected").
+            if connection.dialect.name != "sqlite":  # SQLite: the write lock is whole already
+                connection.execute(_LOCK_CELLS, {"cells": cells}).all()
+            counted = connection.execute(_COUNT_ANSWERS, {"cells": cells})
+            if counted.rowcount != len(cells):
+                raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
     except IntegrityError:
         # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
         if _already_recorded(mechanism.survey_id, submission_id, encoded):
