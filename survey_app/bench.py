@@ -466,7 +466,8 @@ def check_consistency(engine, state: SeedState) -> ConsistencyFigures:
         tallies = {(question_id, value): int(count) for question_id, value, count in cursor}
         # What the app reports as respondents: the first question's count.
         respondents = sum(
-            count for (question_id, _), count in tallies.items()
+            count
+            for (question_id, _), count in tallies.items()
             if question_id == shape.question_ids[0]
         )
         raw.rollback()

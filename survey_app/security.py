@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 from flask import Flask, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -32,7 +35,25 @@ class SessionInterface(SecureCookieSessionInterface):
         return bool(app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
 
 
+#: The development server's request line: "<client address> - - [<date>] ...".
+_REQUEST_LINE = re.compile(r"^\S+ - - \[")
+
+
+class _NoRequestLines(logging.Filter):
+    """Drops the development server's request lines, which begin with the client's address."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and _REQUEST_LINE.match(record.msg))
+
+
+def _keep_addresses_out_of_logs() -> None:
+    werkzeug_log = logging.getLogger("werkzeug")
+    if not any(isinstance(f, _NoRequestLines) for f in werkzeug_log.filters):
+        werkzeug_log.addFilter(_NoRequestLines())
+
+
 def register(app: Flask) -> None:
+    _keep_addresses_out_of_logs()
     app.session_interface = SessionInterface()
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies > 0:
