@@ -72,6 +72,20 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     from survey_app.views import percent
 
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        from flask import request
+
+        from survey_app.database import begin_session_writes
+
+        @app.before_request
+        def _writes_take_the_lock_first():
+            # Submissions write on a connection of their own (database.write_transaction).
+            if request.method not in ("GET", "HEAD", "OPTIONS") and request.endpoint not in (
+                "api.submit_response",
+                None,
+            ):
+                begin_session_writes()
+
     app.register_blueprint(respondent.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(analyst.bp)

@@ -51,6 +51,16 @@ def configure_engine(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def begin_session_writes() -> None:
+    """Begin the session's transaction as a write transaction (``BEGIN IMMEDIATE`` on SQLite).
+
+    For requests that change something through the session (the analyst's forms): a deferred
+    transaction that reads first and then writes is refused at once ("database is locked") if
+    another connection committed in between, whatever the busy timeout.
+    """
+    db.session.connection(execution_options={_WRITE_OPTION: True})
+
+
 class _WriterQueue:
     """Makes the writers of one SQLite file wait in line on a file lock, not by polling.
 

@@ -49,6 +49,8 @@ MAX_QUESTION_LENGTH = 1000
 MAX_OPTION_LENGTH = 200
 MAX_QUESTIONS = 50
 MIN_OPTIONS = 2
+MIN_FLIP_PROBABILITY = 0.000001
+MAX_FLIP_PROBABILITY = 0.499999
 
 
 class SurveyDefinitionError(ValueError):
@@ -106,6 +108,13 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
         raise SurveyDefinitionError(
             f"{field}: must be a number in (0, 0.5), got {value!r}"
         ) from error
+    if not MIN_FLIP_PROBABILITY <= value <= MAX_FLIP_PROBABILITY:
+        # Closer to 0 or 0.5 the browser's 32-bit draws round the flip away (answers sent as
+        # they are) or to a coin toss (nothing can be estimated); either way it is no survey.
+        raise SurveyDefinitionError(
+            f"{field}: must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, "
+            f"got {value!r}"
+        )
     return float(value)
 
 
@@ -222,6 +231,16 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
     """Set a draft's questions; refused once the survey has opened."""
     if not survey.is_draft and survey.id is not None:
         raise SurveyStateError("questions cannot change once the survey has opened")
+    if survey.id is not None:
+        # Still a draft in the database, not only as loaded; on PostgreSQL this also holds the
+        # survey's row, so an "open" arriving meanwhile waits for this edit to commit.
+        still_draft = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status == SurveyStatus.DRAFT)
+            .values(status=SurveyStatus.DRAFT)
+        )
+        if still_draft.rowcount != 1:
+            raise SurveyStateError("questions cannot change once the survey has opened")
     survey.questions.clear()
     db.session.flush()
     survey.questions.extend(
@@ -245,6 +264,16 @@ def open_survey(survey: Survey) -> None:
     if not survey.questions:
         raise SurveyStateError("a survey needs at least one question to open")
     if survey.is_draft:
+        # Only the request that moves the survey out of draft adds its tallies (a double
+        # click, or an edit saved at the same moment, must not).
+        moved = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status == SurveyStatus.DRAFT)
+            .values(status=SurveyStatus.OPEN)
+        )
+        if moved.rowcount != 1:
+            db.session.rollback()
+            raise SurveyStateError("the survey was opened or changed a moment ago; reload")
         db.session.add_all(
             Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
             for question in survey.questions
@@ -435,6 +464,8 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
                 },
             ).first()
             if stored is None:
+                if _already_recorded(mechanism.survey_id, submission_id, encoded):
+                    return submission_id, False  # stored before the survey closed: a retry
                 status = connection.execute(
                     select(Survey.status).where(Survey.id == mechanism.survey_id)
                 ).scalar_one()
