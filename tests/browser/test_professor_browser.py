@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -45,7 +46,14 @@ fetch(url, {credentials: "same-origin", cache: "no-store"})
 
 
 def wait_for(driver, condition, timeout: float = 15, message: str = ""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+    # The open dashboard swaps its results panel every 10 s: an element read a moment before
+    # the swap is stale, so the wait tries again rather than failing.
+    return WebDriverWait(
+        driver,
+        timeout,
+        poll_frequency=0.1,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    ).until(lambda d: condition(d), message)
 
 
 def find(driver, css: str):
@@ -191,6 +199,12 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         lambda d: d.find_element(By.ID, "respondent-count").text == str(len(TRUE_ANSWERS)),
         timeout=30,
         message="the dashboard did not refresh itself",
+    )
+    # Read the figures from a fresh page: its next self-refresh is 10 s away, so no element
+    # read below is swapped out from under the reads.
+    prof.refresh()
+    wait_for(
+        prof, lambda d: d.find_element(By.ID, "respondent-count").text == str(len(TRUE_ANSWERS))
     )
     reply = fetch(prof, f"/api/v1/surveys/{slug}/results")
     assert reply["status"] == 200, reply
