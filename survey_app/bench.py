@@ -398,7 +398,7 @@ def _seed_sqlite(raw, state, missing, rng, batch_counts) -> None:
                     " VALUES (?, ?, ?, ?)",
                     zip(ids, [survey_id] * len(ids), days, answers, strict=True),
                 )
-            _write_counts(cursor, "?", state, missing, batch_counts)
+            _write_counts(cursor, "?", state, batch_counts)
             cursor.execute("COMMIT")
         except BaseException:
             cursor.execute("ROLLBACK")
@@ -422,14 +422,14 @@ def _seed_postgresql(raw, state, missing, rng, batch_counts) -> None:
                 "COPY submissions (submission_id, survey_id, submitted_on, answers) FROM STDIN"
             ) as copy:
                 copy.write(block)
-        _write_counts(cursor, "%s", state, missing, batch_counts)
+        _write_counts(cursor, "%s", state, batch_counts)
         raw.commit()
     except BaseException:
         raw.rollback()
         raise
 
 
-def _write_counts(cursor, placeholder: str, state, missing, batch_counts) -> None:
+def _write_counts(cursor, placeholder: str, state, batch_counts) -> None:
     """Add the seeded counts to the tallies (opened at zero) and to ``respondents``."""
     p = placeholder
     parameters = _tally_parameters(state, batch_counts)

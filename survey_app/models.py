@@ -239,5 +239,7 @@ Survey.respondents = column_property(
     select(func.coalesce(func.sum(Tally.noisy_count), 0))
     .where(Tally.question_id == _first_question_id())
     .correlate(Survey)
-    .scalar_subquery()
+    .scalar_subquery(),
+    # Loaded only when read: the respondent page and submissions never need it.
+    deferred=True,
 )
