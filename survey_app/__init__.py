@@ -31,7 +31,6 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=config.MAX_CONTENT_LENGTH,
-        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         REMEMBER_COOKIE_HTTPONLY=True,
@@ -50,13 +49,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     config.check_secret_key(app.config["SECRET_KEY"])
 
-    from survey_app.extensions import csrf, db, limiter, login, migrate
+    from survey_app.extensions import csrf, db, login, migrate
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PACKAGE_DIR / "migrations"))
     csrf.init_app(app)
     login.init_app(app)
-    limiter.init_app(app)
     with app.app_context():
         from survey_app.database import configure_engine
 
@@ -67,6 +65,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         api,
         errors,
         models,  # noqa: F401  (registers the tables)
+        ratelimits,
         respondent,
         security,
     )
@@ -89,6 +88,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(respondent.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(analyst.bp)
+    ratelimits.register(app)
 
     app.add_template_filter(percent)
     errors.register(app)

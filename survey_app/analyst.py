@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 from flask import (
     Blueprint,
     abort,
-    current_app,
     flash,
     jsonify,
     redirect,
@@ -26,7 +25,7 @@ from survey_app import planning
 from survey_app.access import owned_survey_or_404
 from survey_app.accounts import authenticate
 from survey_app.assets import mechanism_sha256
-from survey_app.extensions import db, limiter
+from survey_app.extensions import db
 from survey_app.models import Survey
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, survey_results
 from survey_app.surveys import (
@@ -70,12 +69,7 @@ def safe_next(target: str | None) -> str:
     return target
 
 
-def login_rate_limit() -> str:
-    return current_app.config["LOGIN_RATE_LIMIT"]
-
-
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(login_rate_limit, methods=["POST"])
 def login():
     """Sign in with email and password."""
     form = LoginForm()

@@ -8,7 +8,6 @@ from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     jsonify,
     request,
     stream_with_context,
@@ -17,7 +16,7 @@ from flask import (
 from survey_app.access import api_analyst, owned_survey_or_404
 from survey_app.errors import json_error
 from survey_app.exports import responses_csv, results_csv
-from survey_app.extensions import csrf, limiter
+from survey_app.extensions import csrf
 from survey_app.results import DEFAULT_CONFIDENCE, results_document, survey_results
 from survey_app.surveys import SubmissionRejected, find_survey, record_submission
 from survey_app.views import public_definition
@@ -68,13 +67,8 @@ def survey_definition(slug: str):
     return jsonify(public_definition(survey))
 
 
-def submission_rate_limit() -> str:
-    return current_app.config["SUBMISSION_RATE_LIMIT"]
-
-
 @bp.post("/surveys/<slug>/responses")
 @csrf.exempt  # takes no cookies or credentials; JSON only; stores only randomized values
-@limiter.limit(submission_rate_limit)
 def submit_response(slug: str):
     """Record one submission of randomized answers."""
     try:

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
-from flask import current_app, request
-from flask_limiter import Limiter
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -29,17 +25,6 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-def client_bucket() -> str:
-    """The rate-limit key of a client: a keyed hash of its address, never the address itself.
-
-    The limiter's storage then holds no client address, and the hash cannot be reversed
-    without the app's secret key.
-    """
-    address = request.remote_addr or "unknown"
-    secret = current_app.config["SECRET_KEY"].encode("utf-8")
-    return hashlib.blake2b(address.encode("utf-8"), key=secret[:64], digest_size=12).hexdigest()
-
-
 db = SQLAlchemy(model_class=Base)
 csrf = CSRFProtect()
 migrate = Migrate()
@@ -47,7 +32,6 @@ login = LoginManager()
 login.login_view = "analyst.login"
 login.login_message = "Please sign in to see that page."
 login.session_protection = "strong"
-limiter = Limiter(key_func=client_bucket, default_limits=[], headers_enabled=True)
 
 
 @login.user_loader

@@ -23,6 +23,16 @@ CONTENT_SECURITY_POLICY = "; ".join(
     ]
 )
 
+#: Sent on every response, unless the view set the header itself.
+SECURITY_HEADERS = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
+)
+
 
 class SessionInterface(SecureCookieSessionInterface):
     """Marks the session cookie Secure when the request came over HTTPS (or when told always).
@@ -33,6 +43,19 @@ class SessionInterface(SecureCookieSessionInterface):
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
+
+    # Respondents and API clients send no session cookie: their requests skip the signer.
+    def open_session(self, app: Flask, request):
+        if "HTTP_COOKIE" not in request.environ:
+            return self.session_class()
+        return super().open_session(app, request)
+
+    def save_session(self, app: Flask, session, response) -> None:
+        if not session and not session.modified:  # no cookie to set or to clear
+            if session.accessed:
+                response.vary.add("Cookie")
+            return
+        super().save_session(app, session, response)
 
 
 #: The development server's request line: "<client address> - - [<date>] ...".
@@ -62,10 +85,8 @@ def register(app: Flask) -> None:
     @app.after_request
     def _security_headers(response):
         headers = response.headers
-        headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        headers.setdefault("X-Content-Type-Options", "nosniff")
-        headers.setdefault("Referrer-Policy", "no-referrer")
-        headers.setdefault("X-Frame-Options", "DENY")
-        headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-        headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+        present = {name.lower() for name in headers.keys()}
+        for name, value in SECURITY_HEADERS:
+            if name.lower() not in present:
+                headers.add(name, value)
         return response

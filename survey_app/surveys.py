@@ -14,23 +14,17 @@ import random
 import tomllib
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from sqlalchemy import (
-    Date,
-    Integer,
-    String,
-    bindparam,
-    exists,
-    insert,
     select,
-    tuple_,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
 from survey_app import privacy
-from survey_app.database import write_transaction
+from survey_app.database import autocommit_connection, write_transaction
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
@@ -345,6 +339,11 @@ class Mechanism:
     question_ids: tuple[int, ...]
     option_counts: tuple[int, ...]
 
+    @cached_property
+    def question_list(self) -> str:
+        """The question ids in order, as the text the recording statements take."""
+        return ",".join(str(question_id) for question_id in self.question_ids)
+
 
 #: Mechanisms of surveys that have opened, by slug; a small per-process cache.
 _mechanisms: dict[str, Mechanism] = {}
@@ -402,40 +401,80 @@ def _not_open(status: SurveyStatus) -> SubmissionRejected:
     return SubmissionRejected(f"this survey is {status.value}, not open", 409)
 
 
-# The statements of a submission, built once: per request only their parameters change.
-_INSERT_IF_OPEN = (
-    insert(Submission)
-    .from_select(
-        ["submission_id", "survey_id", "submitted_on", "answers"],
-        select(
-            bindparam("submission_id", type_=String),
-            bindparam("survey_id", type_=Integer),
-            bindparam("submitted_on", type_=Date),
-            bindparam("answers", type_=String),
-        ).where(
-            # Checked in the same statement: a survey closed a moment ago takes nothing.
-            exists().where(Survey.id == bindparam("survey_id"), Survey.status == SurveyStatus.OPEN)
-        ),
-    )
-    .returning(Submission.submission_id)
+# A submission is recorded in each database's own SQL, written out: on the hot path there is
+# no ORM and nothing to compile per request. The parameters are those of submission_row().
+
+#: PostgreSQL: one statement, run in autocommit, so a submission costs one round trip. It locks
+#: the submission's tally rows in one fixed order (two submissions never each hold a row the
+#: other waits for: a plain multi-row UPDATE deadlocks under load), stores the submission if
+#: the survey is open and every tally row exists, and counts it only if it was stored.
+_RECORD_ON_POSTGRESQL = """
+WITH cells AS MATERIALIZED (
+    SELECT tallies.question_id, tallies.value, tallies.shard
+    FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
+                string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
+    JOIN tallies ON (tallies.question_id, tallies.value, tallies.shard)
+                    = (answer.question_id, answer.value, %(shard)s)
+    ORDER BY tallies.question_id, tallies.value
+    FOR UPDATE OF tallies
+), stored AS (
+    INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
+    SELECT %(submission_id)s, %(survey_id)s, %(submitted_on)s::date, %(answers)s
+    WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+      AND (SELECT count(*) FROM cells) = %(question_count)s
+    RETURNING submission_id
 )
-#: Locks a submission's tally rows in one fixed order (PostgreSQL; SQLite has one write lock
-#: and ignores FOR UPDATE), so that two submissions never each hold a row the other waits for.
-_LOCK_CELLS = (
-    select(Tally.question_id)
-    .where(
-        tuple_(Tally.question_id, Tally.value, Tally.shard).in_(bindparam("cells", expanding=True))
-    )
-    .order_by(Tally.question_id, Tally.value)
-    .with_for_update()
-)
-_COUNT_ANSWERS = (
-    update(Tally)
-    .where(
-        tuple_(Tally.question_id, Tally.value, Tally.shard).in_(bindparam("cells", expanding=True))
-    )
-    .values(noisy_count=Tally.noisy_count + 1)
-)
+UPDATE tallies SET noisy_count = tallies.noisy_count + 1
+FROM cells
+WHERE (tallies.question_id, tallies.value, tallies.shard)
+      = (cells.question_id, cells.value, cells.shard)
+  AND EXISTS (SELECT FROM stored)
+"""
+
+#: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
+_STORE_ON_SQLITE = """
+INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
+SELECT :submission_id, :survey_id, :submitted_on, :answers
+WHERE EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
+"""
+_COUNT_ON_SQLITE = """
+UPDATE tallies SET noisy_count = noisy_count + 1
+WHERE shard = :shard
+  AND (question_id, value) IN (
+      SELECT question.value, answer.value
+      FROM json_each('[' || :question_list || ']') AS question
+      JOIN json_each('[' || :answers || ']') AS answer USING (key))
+"""
+
+
+def submission_row(mechanism: Mechanism, submission_id: str, encoded: str) -> dict[str, object]:
+    """The parameters of the statements that record a submission."""
+    return {
+        "submission_id": submission_id,
+        "survey_id": mechanism.survey_id,
+        "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
+        "answers": encoded,
+        "question_list": mechanism.question_list,
+        "question_count": len(mechanism.question_ids),
+        # Concurrent submissions add to one of several rows per count (see Tally).
+        "shard": random.randrange(TALLY_SHARDS),
+    }
+
+
+def _store_on_postgresql(row: dict[str, object]) -> bool:
+    with autocommit_connection() as connection:
+        counted = connection.exec_driver_sql(_RECORD_ON_POSTGRESQL, row).rowcount
+    return counted > 0
+
+
+def _store_on_sqlite(row: dict[str, object]) -> bool:
+    with write_transaction() as connection:
+        if connection.exec_driver_sql(_STORE_ON_SQLITE, row).rowcount == 0:
+            return False
+        counted = connection.exec_driver_sql(_COUNT_ON_SQLITE, row).rowcount
+        if counted != row["question_count"]:  # raised inside the transaction: nothing stays
+            raise RuntimeError(f"tallies missing for survey {row['survey_id']}")
+    return True
 
 
 def record_submission(slug: str, payload: object) -> tuple[str, bool]:
@@ -444,49 +483,30 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     ``created`` is False when the same submission_id already holds the same answers (a retry),
     which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
 
-    Everything that can be checked is checked before the write transaction; the transaction
-    itself is three statements (insert if open, lock the tally rows in order, add to them), so
-    the write lock is held as briefly as possible.
+    Everything that can be checked is checked before writing, and the write is as short as
+    the database allows: one statement on PostgreSQL, one short transaction on SQLite.
     """
     submission_id, answers = parse_submission(payload)
     mechanism = mechanism_of(slug)
     encoded = encode_answers(mechanism, answers)
-    answered = list(zip(mechanism.question_ids, decode_answers(encoded), strict=True))
+    row = submission_row(mechanism, submission_id, encoded)
+    store = _store_on_sqlite if db.engine.dialect.name == "sqlite" else _store_on_postgresql
     try:
-        with write_transaction() as connection:
-            stored = connection.execute(
-                _INSERT_IF_OPEN,
-                {
-                    "submission_id": submission_id,
-                    "survey_id": mechanism.survey_id,
-                    "submitted_on": dt.datetime.now(dt.UTC).date(),
-                    "answers": encoded,
-                },
-            ).first()
-            if stored is None:
-                if _already_recorded(mechanism.survey_id, submission_id, encoded):
-                    return submission_id, False  # stored before the survey closed: a retry
-                status = connection.execute(
-                    select(Survey.status).where(Survey.id == mechanism.survey_id)
-                ).scalar_one()
-                raise _not_open(status)
-            shard = random.randrange(TALLY_SHARDS)  # spreads concurrent submissions over rows
-            cells = [(question_id, value, shard) for question_id, value in answered]
-            # A single UPDATE would lock its rows in whatever order PostgreSQL scans them, and
-            # two submissions could each hold a row the other waits for ("deadlock detected").
-            if connection.dialect.name != "sqlite":  # SQLite: the write lock is whole already
-                connection.execute(_LOCK_CELLS, {"cells": cells}).all()
-            counted = connection.execute(_COUNT_ANSWERS, {"cells": cells})
-            if counted.rowcount != len(cells):
-                raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
+        stored = store(row)
     except IntegrityError:
-        # This submission_id is stored already: a retry, or a concurrent twin a moment ago.
-        if _already_recorded(mechanism.survey_id, submission_id, encoded):
-            return submission_id, False
-        raise SubmissionRejected(
-            "this submission_id was already used with other answers", 409
-        ) from None
-    return submission_id, True
+        stored = False  # this submission_id is stored already: a retry, or a concurrent twin
+    if stored:
+        return submission_id, True
+    if _already_recorded(mechanism.survey_id, submission_id, encoded):
+        return submission_id, False  # a retry (perhaps arriving after the survey closed)
+    status = db.session.execute(
+        select(Survey.status).where(Survey.id == mechanism.survey_id)
+    ).scalar_one()
+    if status != SurveyStatus.OPEN:
+        raise _not_open(status)
+    if db.session.get(Submission, submission_id) is not None:
+        raise SubmissionRejected("this submission_id was already used with other answers", 409)
+    raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
 
 
 def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:

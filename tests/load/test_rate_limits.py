@@ -83,7 +83,7 @@ def with_limits(redis_url: str | None, **limits_: str) -> dict[str, str]:
 
 
 def client_bucket(deployment) -> str:
-    """The limiter's key for 127.0.0.1, as survey_app.extensions.client_bucket computes it."""
+    """The limiter's key for 127.0.0.1, as survey_app.ratelimits.client_bucket computes it."""
     secret = deployment.env["SURVEY_APP_SECRET_KEY"].encode()
     return hashlib.blake2b(HOST.encode(), key=secret[:64], digest_size=12).hexdigest()
 

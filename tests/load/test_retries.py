@@ -188,24 +188,28 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
     url = f"/api/v1/surveys/{slug}/responses"
     body = json.dumps({"submission_id": str(uuid.uuid4()), "answers": {yes_no: 1, choice: 2}})
     surveys._mechanisms.clear()  # as in a fresh worker: the survey is read from the database
-    real_write_transaction = surveys.write_transaction
     twin: dict[str, int] = {}
 
     def post_twin():
         response = app.test_client().post(url, data=body, content_type="application/json")
         twin["status"] = response.status_code
 
-    @contextmanager
-    def twin_commits_first():
-        if "started" not in twin:
-            twin["started"] = 1
-            thread = threading.Thread(target=post_twin)
-            thread.start()
-            thread.join(timeout=BATCH_TIMEOUT)
-        with real_write_transaction() as connection:
-            yield connection
+    def twin_commits_first(real_connection):
+        @contextmanager
+        def connection_after_the_twin():
+            if "started" not in twin:
+                twin["started"] = 1
+                thread = threading.Thread(target=post_twin)
+                thread.start()
+                thread.join(timeout=BATCH_TIMEOUT)
+            with real_connection() as connection:
+                yield connection
 
-    monkeypatch.setattr(surveys, "write_transaction", twin_commits_first)
+        return connection_after_the_twin
+
+    # The connection a submission is written on: a transaction (SQLite), autocommit (PostgreSQL).
+    for name in ("write_transaction", "autocommit_connection"):
+        monkeypatch.setattr(surveys, name, twin_commits_first(getattr(surveys, name)))
     response = app.test_client().post(url, data=body, content_type="application/json")
 
     assert twin.get("status") == 201

@@ -578,18 +578,47 @@ def assert_json_server_error(response) -> None:
     assert response.get_json()["error"]
 
 
-def test_a_database_error_after_the_insert_leaves_nothing(app, client, ctx, monkeypatch):
-    """A database error after the submission row was written rolls back the row and counts."""
-    real_statement = surveys._COUNT_ANSWERS
-    monkeypatch.setattr(surveys, "_COUNT_ANSWERS", text("UPDATE no_such_table SET noisy_count = 1"))
+#: A trigger that makes the database refuse every update of a tally, in each dialect.
+REFUSE_TALLY_UPDATES = {
+    "sqlite": (
+        [
+            "CREATE TRIGGER refuse_tally_updates BEFORE UPDATE ON tallies "
+            "BEGIN SELECT RAISE(ABORT, 'tally updates refused'); END"
+        ],
+        ["DROP TRIGGER refuse_tally_updates"],
+    ),
+    "postgresql": (
+        [
+            "CREATE FUNCTION refuse_tally_updates() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN RAISE EXCEPTION 'tally updates refused'; END $$",
+            "CREATE TRIGGER refuse_tally_updates BEFORE UPDATE ON tallies "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_tally_updates()",
+        ],
+        ["DROP TRIGGER refuse_tally_updates ON tallies", "DROP FUNCTION refuse_tally_updates()"],
+    ),
+}
+
+
+def run_statements(app, statements: list[str]) -> None:
+    with app.app_context(), db.engine.begin() as connection:
+        for statement in statements:
+            connection.exec_driver_sql(statement)
+
+
+def test_a_database_error_after_the_insert_leaves_nothing(app, client, ctx):
+    """The database refuses the counts after it stored the submission row: nothing stays."""
+    with app.app_context():
+        create, drop = REFUSE_TALLY_UPDATES[db.engine.dialect.name]
+    run_statements(app, create)
     body = ctx.body()
     before = snapshot(app)
-
-    assert_json_server_error(post_json(client, ctx.slug, body))
-    assert snapshot(app) == before
+    try:
+        assert_json_server_error(post_json(client, ctx.slug, body))
+        assert snapshot(app) == before
+    finally:
+        run_statements(app, drop)
 
     # Nothing half-written is left: the same submission goes through once the fault is gone.
-    monkeypatch.setattr(surveys, "_COUNT_ANSWERS", real_statement)
     assert post_json(client, ctx.slug, body).status_code == 201
     assert respondents_of(app, ctx.slug) == 1
 
