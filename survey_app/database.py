@@ -66,21 +66,28 @@ def _check_idle_connections(engine: Engine) -> None:
     under load. A connection in steady use is trusted instead; if the server drops it anyway,
     the statement fails once, SQLAlchemy sees the disconnect and replaces the whole pool.
     """
+    event.listen(engine, "checkin", note_idle_since)
+    event.listen(engine, "checkout", check_idle_connection)
 
-    @event.listens_for(engine, "checkin")
-    def _on_checkin(_dbapi_connection, record):
-        record.info[_IDLE_SINCE] = time.monotonic()
 
-    @event.listens_for(engine, "checkout")
-    def _on_checkout(dbapi_connection, record, _proxy):
-        idle_since = record.info.get(_IDLE_SINCE)
-        if idle_since is None or time.monotonic() - idle_since < IDLE_CONNECTION_CHECK_SECONDS:
-            return
+def note_idle_since(_dbapi_connection, record) -> None:
+    record.info[_IDLE_SINCE] = time.monotonic()
+
+
+def check_idle_connection(dbapi_connection, record, _proxy) -> None:
+    idle_since = record.info.get(_IDLE_SINCE)
+    if idle_since is None or time.monotonic() - idle_since < IDLE_CONNECTION_CHECK_SECONDS:
+        return
+    try:
+        cursor = dbapi_connection.cursor()
         try:
-            engine.dialect.do_ping(dbapi_connection)
-        except Exception as error:
-            # The pool drops this connection and checks out (or opens) another.
-            raise DisconnectionError("an idle database connection was closed") from error
+            cursor.execute("SELECT 1")
+        finally:
+            cursor.close()
+        dbapi_connection.rollback()
+    except Exception as error:
+        # The pool drops this connection and checks out (or opens) another.
+        raise DisconnectionError("an idle database connection was closed") from error
 
 
 def begin_session_writes() -> None:

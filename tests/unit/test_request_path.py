@@ -1,0 +1,172 @@
+"""What every request passes through: pooled connections, rate limits, sessions, headers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import uuid
+
+import pytest
+from flask import Response
+from sqlalchemy import event, select
+
+from survey_app import create_app, database
+from survey_app.accounts import create_analyst
+from survey_app.extensions import db
+from survey_app.models import Survey
+from survey_app.surveys import create_survey, open_survey, parse_definition
+from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
+from tests.unit.test_analyst import csrf_token
+from tests.unit.test_submission_api import post_json
+
+
+def submission(app, slug: str) -> dict[str, object]:
+    """A valid submission to ``slug``: every question answered 0."""
+    with app.app_context():
+        survey = db.session.execute(select(Survey).where(Survey.slug == slug)).scalar_one()
+        answers = {str(question.id): 0 for question in survey.questions}
+    return {"submission_id": str(uuid.uuid4()), "answers": answers}
+
+
+# --------------------------------------------------------------------------- pooled connections
+
+
+def test_a_pooled_connection_the_server_closed_while_idle_is_replaced(
+    app, client, survey, monkeypatch
+):
+    """The server ends idle sessions (a restart, a timeout): the next request still succeeds."""
+    slug, _ = survey
+    with app.app_context():
+        engine = db.engine
+        if engine.dialect.name == "sqlite":
+            # A file has no server to drop connections: no check is installed, none is paid.
+            assert not event.contains(engine, "checkout", database.check_idle_connection)
+            return
+    assert post_json(client, slug, submission(app, slug)).status_code == 201
+    monkeypatch.setattr(database, "IDLE_CONNECTION_CHECK_SECONDS", 0.0)
+    with app.app_context():
+        pooled = engine.pool.checkedin()
+        assert pooled >= 1
+        # From a connection outside the pool, end every other session of this database.
+        killer = engine.pool._creator()
+        try:
+            killer.autocommit = True
+            ended = killer.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        finally:
+            killer.close()
+        assert ended >= pooled
+
+    # Both the session's reads and the submission's statement get live connections.
+    response = post_json(client, slug, submission(app, slug))
+    assert response.status_code == 201, response.get_json()
+    assert client.get(f"/api/v1/surveys/{slug}").status_code == 200
+
+
+# --------------------------------------------------------------------------- rate limits
+
+
+def limited_app(database_url: str, **settings):
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": TEST_SECRET_KEY,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "RATELIMIT_ENABLED": True,
+            "LOGIN_RATE_LIMIT": "3 per minute",
+            "SUBMISSION_RATE_LIMIT": "4 per minute",
+        }
+        | settings
+    )
+    with app.app_context():
+        drop_everything()
+        db.create_all()
+    return app
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wrong_sign_in(client) -> int:
+    token = csrf_token(client.get("/analyst/login").text)
+    data = {"email": "nobody@example.edu", "password": "wrong password!", "csrf_token": token}
+    return client.post("/analyst/login", data=data).status_code
+
+
+def test_with_limits_off_no_limiter_is_in_the_request_path(app, client, survey):
+    slug, _ = survey
+    assert "limiter" not in app.extensions
+    assert [wrong_sign_in(client) for _ in range(15)].count(429) == 0
+    statuses = [post_json(client, slug, submission(app, slug)).status_code for _ in range(30)]
+    assert statuses == [201] * 30
+
+
+@pytest.mark.parametrize("storage", ["memory", "unreachable redis"])
+def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, storage, caplog):
+    """With Redis down, each worker counts in its own memory: limited, and never a 500."""
+    settings = {"RATELIMIT_STORAGE_URI": "memory://"}
+    if storage == "unreachable redis":
+        settings = {"RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{closed_port()}/0"}
+    app = limited_app(database_url, **settings)
+    try:
+        with app.app_context():
+            owner = create_analyst("limits@example.edu", "a long enough password")
+            created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
+            db.session.commit()
+            open_survey(created)
+            slug = created.slug
+        client = app.test_client()
+
+        assert [wrong_sign_in(client) for _ in range(5)] == [401, 401, 401, 429, 429]
+        statuses = [post_json(client, slug, submission(app, slug)).status_code for _ in range(6)]
+        assert statuses == [201] * 4 + [429] * 2
+        if storage == "unreachable redis":
+            assert "falling back to in-memory storage" in caplog.text
+    finally:
+        with app.app_context():
+            db.session.remove()
+            drop_everything()
+            db.engine.dispose()
+
+
+# --------------------------------------------------------------------------- sessions, headers
+
+
+def test_a_submission_sets_no_cookie_and_carries_the_security_headers(app, client, survey):
+    slug, _ = survey
+    response = post_json(client, slug, submission(app, slug))
+    assert response.status_code == 201
+    assert response.headers.getlist("Set-Cookie") == []
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+
+
+def test_a_header_a_view_sets_is_kept_and_sent_once(app):
+    @app.get("/framed-probe")
+    def framed_probe():
+        response = Response(json.dumps({}), mimetype="application/json")
+        response.headers["X-Frame-Options"] = "SAMEORIGIN"
+        return response
+
+    response = app.test_client().get("/framed-probe")
+    assert response.headers.getlist("X-Frame-Options") == ["SAMEORIGIN"]
+    assert response.headers.getlist("Referrer-Policy") == ["no-referrer"]
+
+
+def test_a_signed_in_session_survives_requests_without_cookies(app, client, analyst):
+    """Skipping the session for cookie-less requests must not lose a real session."""
+    from tests.unit.test_analyst import sign_in
+
+    assert sign_in(client, analyst).status_code == 302
+    assert client.get("/analyst/").status_code == 200
+    anonymous = app.test_client()
+    assert anonymous.get("/analyst/").status_code == 302
+    assert client.get("/analyst/").status_code == 200
