@@ -1782,7 +1782,21 @@ TARGET_NAMES = {
 }
 
 
-def render_markdown(report: BenchReport) -> str:
+#: Hand-written notes between these markers survive when the benchmark rewrites its page.
+NOTES_START = "<!-- notes: kept when the benchmark rewrites this page -->"
+NOTES_END = "<!-- end of notes -->"
+
+
+def kept_notes(previous_page: str) -> str | None:
+    """The hand-written notes block of a page the benchmark wrote before, markers included."""
+    start = previous_page.find(NOTES_START)
+    end = previous_page.find(NOTES_END, start)
+    if start < 0 or end < 0:
+        return None
+    return previous_page[start : end + len(NOTES_END)]
+
+
+def render_markdown(report: BenchReport, notes: str | None = None) -> str:
     databases = report.databases
     options = report.options
     from survey_app.cli import default_workers
@@ -1862,6 +1876,8 @@ def render_markdown(report: BenchReport) -> str:
         if not verdict.passed
     ]
     lines += misses or ["None: every target passed."]
+    if notes:
+        lines += ["", notes]
     lines += [
         "",
         "## What the profile shows",
@@ -2050,7 +2066,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         print(f"Error: {error}", file=sys.stderr)
         return 1
     options.output.parent.mkdir(parents=True, exist_ok=True)
-    options.output.write_text(render_markdown(report), encoding="utf-8")
+    previous = options.output.read_text(encoding="utf-8") if options.output.exists() else ""
+    options.output.write_text(render_markdown(report, kept_notes(previous)), encoding="utf-8")
     if options.json:
         options.json.parent.mkdir(parents=True, exist_ok=True)
         options.json.write_text(json.dumps(dataclasses.asdict(report), indent=2), encoding="utf-8")

@@ -32,12 +32,17 @@ TARGET_KEYS = {
 }
 
 
+PERSONS_NOTE = "## Notes\n\nWhy throughput rose: one statement per submission."
+
+
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     """One small run for the module's tests: (exit status, Markdown report, figures)."""
     directory = tmp_path_factory.mktemp("bench")
     output = directory / "benchmarks.md"
     figures = directory / "benchmarks.json"
+    # A page from an earlier run, with notes someone wrote into it.
+    output.write_text(f"Stale figures.\n\n{bench.NOTES_START}\n{PERSONS_NOTE}\n{bench.NOTES_END}\n")
     argv = [
         "--sizes",
         ",".join(str(size) for size in SIZES),
@@ -283,6 +288,27 @@ def _figures(**overrides) -> bench.DatabaseFigures:
     for name, value in overrides.items():
         setattr(figures, name, value)
     return figures
+
+
+def test_the_rewritten_page_keeps_the_notes_and_nothing_else_of_the_old_one(small_run):
+    _status, report, _data = small_run
+    assert "Stale figures." not in report
+    assert f"{bench.NOTES_START}\n{PERSONS_NOTE}\n{bench.NOTES_END}" in report
+    assert report.index("## Targets missed") < report.index(PERSONS_NOTE)
+    assert report.index(PERSONS_NOTE) < report.index("## What the profile shows")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "",
+        "no notes here",
+        f"{bench.NOTES_START} never closed",
+        f"{bench.NOTES_END} {bench.NOTES_START}",
+    ],
+)
+def test_a_page_without_a_whole_notes_block_keeps_nothing(page):
+    assert bench.kept_notes(page) is None
 
 
 def test_misses_say_by_how_much():
