@@ -79,6 +79,8 @@ EXPORT_ROWS_PER_SECOND_TARGET = 200_000
 EXPORT_PEAK_RSS_LIMIT_MIB = 150.0
 THROUGHPUT_RATIO_TARGET = 0.5
 PAGE_TRANSFER_LIMIT_BYTES = 60 * 1024
+#: Submission throughput: the app and the bare endpoint take this many turns each.
+THROUGHPUT_TURNS = 5
 #: The size the results and export targets are defined at.
 TARGET_SIZE = 1_000_000
 
@@ -902,14 +904,19 @@ def submission_body(shape: SurveyShape, chooser: random.Random) -> bytes:
 
 
 def measure_throughput(
-    port: int, shape: SurveyShape, seconds: float, threads: int, workers: int
+    port: int,
+    shape: SurveyShape,
+    seconds: float,
+    threads: int,
+    workers: int,
+    warm_up: bool = True,
 ) -> ThroughputFigures:
     """Submissions accepted per second from ``threads`` clients posting for ``seconds``."""
     path = f"/api/v1/surveys/{shape.slug}/responses"
     headers = {"Content-Type": "application/json"}
     # Warm every worker up first: the first request of a worker pays for lazy imports.
     chooser = random.Random()
-    for _ in range(2 * workers):
+    for _ in range(2 * workers if warm_up else 0):
         fetch(port, "POST", path, submission_body(shape, chooser), headers)
     outcomes: list[Counter] = [Counter() for _ in range(threads)]
     start_together = threading.Barrier(threads + 1)
@@ -945,6 +952,22 @@ def measure_throughput(
         failed=sum(total.values()) - accepted,
         per_second=accepted / elapsed if elapsed > 0 else 0.0,
         outcomes=dict(sorted(total.items())),
+    )
+
+
+def combined(slices: list[ThroughputFigures]) -> ThroughputFigures:
+    """One figure for several windows of the same server: totals over their summed time."""
+    seconds = sum(piece.seconds for piece in slices)
+    accepted = sum(piece.accepted for piece in slices)
+    outcomes: Counter = sum((Counter(piece.outcomes) for piece in slices), Counter())
+    return ThroughputFigures(
+        seconds=seconds,
+        client_threads=slices[0].client_threads,
+        workers=slices[0].workers,
+        accepted=accepted,
+        failed=sum(piece.failed for piece in slices),
+        per_second=accepted / seconds if seconds > 0 else 0.0,
+        outcomes=dict(sorted(outcomes.items())),
     )
 
 
@@ -1535,14 +1558,23 @@ def measure_served(
         f"{name}: responses.csv: {figures.export.rows:,} rows in "
         f"{figures.export.seconds:.1f} s, peak RSS {figures.export.peak_rss_mib:.1f} MB"
     )
+    # The app and the bare endpoint take turns, so that a slow spell of a shared machine
+    # falls on both rather than on one of them.
+    slices: dict[str, list[ThroughputFigures]] = {"app_throughput": [], "bare_throughput": []}
+    for turn in range(THROUGHPUT_TURNS):
+        for label, target in (("app_throughput", server), ("bare_throughput", bare_server)):
+            slices[label].append(
+                measure_throughput(
+                    target.port,
+                    fixtures.live,
+                    options.throughput_seconds / THROUGHPUT_TURNS,
+                    options.client_threads,
+                    options.workers,
+                    warm_up=turn == 0,
+                )
+            )
     for label, target in (("app_throughput", server), ("bare_throughput", bare_server)):
-        throughput = measure_throughput(
-            target.port,
-            fixtures.live,
-            options.throughput_seconds,
-            options.client_threads,
-            options.workers,
-        )
+        throughput = combined(slices[label])
         setattr(figures, label, throughput)
         log(f"{name}: {target.name}: {throughput.per_second:,.0f} submissions/s")
     figures.page = measure_respondent_page(server.port, fixtures.seeded.slug)
@@ -1833,10 +1865,12 @@ def render_markdown(report: BenchReport, notes: str | None = None) -> str:
         "export is in brackets).",
         f"- Submissions: {options['client_threads']} client threads (Python `http.client`, a new "
         f"connection per request) post valid submissions (a fresh UUID4, every question answered) "
-        f"for {options['throughput_seconds']:g} s to a second open survey of the same shape; the "
-        "same clients then post the same bodies for the same time to a bare Flask app (one route "
-        "that parses the JSON and answers 201) served by the same gunicorn setup and worker count. "
-        "The clients take CPU from the servers, more so from the faster one.",
+        f"for {options['throughput_seconds']:g} s to a second open survey of the same shape, and "
+        "for the same time to a bare Flask app (one route that parses the JSON and answers 201) "
+        "served by the same gunicorn setup and worker count; the two take turns, "
+        f"{THROUGHPUT_TURNS} windows of {options['throughput_seconds'] / THROUGHPUT_TURNS:g} s "
+        "each, so that a slow spell of the machine falls on both. The clients take CPU from the "
+        "servers, more so from the faster one.",
         "- Respondent page: `/s/<slug>` and everything it loads (stylesheets, scripts, module "
         "preloads, the modules' static imports, recursively, each URL once); transfer = bodies "
         "+ response headers; 1 KB = 1,024 bytes, 1 MB = 1,048,576 bytes.",

@@ -138,6 +138,15 @@ def test_every_missed_target_says_by_how_much(small_run, databases):
             assert f"{bench.TARGET_NAMES[key]}, {figures['name']}**: " in report
 
 
+def test_turns_are_combined_over_their_summed_time():
+    first = bench.ThroughputFigures(1.0, 16, 5, 900, 0, 900.0, {"201": 900})
+    second = bench.ThroughputFigures(3.0, 16, 5, 300, 2, 100.0, {"201": 300, "500": 2})
+    both = bench.combined([first, second])
+    assert (both.seconds, both.accepted, both.failed) == (4.0, 1_200, 2)
+    assert both.per_second == 300.0  # not the mean of the two rates (500)
+    assert both.outcomes == {"201": 1_200, "500": 2}
+
+
 @pytest.mark.parametrize("database", DATABASES)
 def test_results_latency_is_measured_at_every_size(databases, database):
     latency = databases[database]["latency"]
