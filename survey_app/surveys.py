@@ -24,7 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from survey_app import privacy
-from survey_app.database import autocommit_connection, write_transaction
+from survey_app.database import autocommit_cursor, write_transaction
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
@@ -462,9 +462,12 @@ def submission_row(mechanism: Mechanism, submission_id: str, encoded: str) -> di
 
 
 def _store_on_postgresql(row: dict[str, object]) -> bool:
-    with autocommit_connection() as connection:
-        counted = connection.exec_driver_sql(_RECORD_ON_POSTGRESQL, row).rowcount
-    return counted > 0
+    try:
+        with autocommit_cursor() as cursor:
+            cursor.execute(_RECORD_ON_POSTGRESQL, row)
+            return cursor.rowcount > 0
+    except db.engine.dialect.loaded_dbapi.IntegrityError:
+        return False  # this submission_id is stored already: a retry, or a concurrent twin
 
 
 def _store_on_sqlite(row: dict[str, object]) -> bool:

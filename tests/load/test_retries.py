@@ -208,7 +208,7 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
         return connection_after_the_twin
 
     # The connection a submission is written on: a transaction (SQLite), autocommit (PostgreSQL).
-    for name in ("write_transaction", "autocommit_connection"):
+    for name in ("write_transaction", "autocommit_cursor"):
         monkeypatch.setattr(surveys, name, twin_commits_first(getattr(surveys, name)))
     response = app.test_client().post(url, data=body, content_type="application/json")
 

@@ -47,22 +47,54 @@ def test_a_pooled_connection_the_server_closed_while_idle_is_replaced(
     with app.app_context():
         pooled = engine.pool.checkedin()
         assert pooled >= 1
-        # From a connection outside the pool, end every other session of this database.
-        killer = engine.pool._creator()
-        try:
-            killer.autocommit = True
-            ended = killer.execute(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            ).fetchone()[0]
-        finally:
-            killer.close()
-        assert ended >= pooled
+        assert end_other_sessions(engine) >= pooled
 
     # Both the session's reads and the submission's statement get live connections.
     response = post_json(client, slug, submission(app, slug))
     assert response.status_code == 201, response.get_json()
     assert client.get(f"/api/v1/surveys/{slug}").status_code == 200
+
+
+def end_other_sessions(engine) -> int:
+    """From a connection outside the pool, end every other session of this database."""
+    killer = engine.pool._creator()
+    try:
+        killer.autocommit = True
+        return killer.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()[0]
+    finally:
+        killer.close()
+
+
+def test_a_connection_lost_in_use_costs_one_request_and_stores_nothing(
+    app, client, survey, monkeypatch
+):
+    """The server restarts under load: one submission fails (the browser retries it), and
+    the pool starts afresh instead of handing out its other dead connections one by one."""
+    slug, _ = survey
+    with app.app_context():
+        engine = db.engine
+        if engine.dialect.name == "sqlite":
+            assert not event.contains(engine, "checkout", database.check_idle_connection)
+            return
+    monkeypatch.setattr(database, "IDLE_CONNECTION_CHECK_SECONDS", 1e9)  # never checked
+    for _ in range(3):
+        assert post_json(client, slug, submission(app, slug)).status_code == 201
+    assert client.get(f"/api/v1/surveys/{slug}").status_code == 200  # a session connection too
+    failed, later = submission(app, slug), submission(app, slug)
+    with app.app_context():
+        assert end_other_sessions(engine) >= 1
+    response = post_json(client, slug, failed)
+    assert 500 <= response.status_code < 600
+    assert response.mimetype == "application/json"
+
+    retried = post_json(client, slug, failed)
+    assert retried.status_code == 201, retried.get_json()
+    assert post_json(client, slug, later).status_code == 201
+    with app.app_context():
+        assert db.session.execute(select(Survey.respondents)).scalar_one() == 5
 
 
 # --------------------------------------------------------------------------- rate limits
