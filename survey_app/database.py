@@ -62,9 +62,10 @@ def configure_engine(engine: Engine) -> None:
 def _check_idle_connections(engine: Engine) -> None:
     """Check a pooled connection before use only when it has been idle a while.
 
-    ``pool_pre_ping`` would cost a round trip on every checkout, one in three of a submission's
-    under load. A connection in steady use is trusted instead; if the server drops it anyway,
-    the statement fails once, SQLAlchemy sees the disconnect and replaces the whole pool.
+    ``pool_pre_ping`` would cost a round trip on every checkout: it would double a submission's
+    round trips. A connection in steady use is trusted instead; if the server drops it anyway,
+    the statement fails once and the whole pool is replaced (by SQLAlchemy, or by
+    :func:`autocommit_cursor`).
     """
     event.listen(engine, "checkin", note_idle_since)
     event.listen(engine, "checkout", check_idle_connection)
