@@ -188,6 +188,35 @@ def make_chromium(
             driver.quit()
 
 
+# --------------------------------------------------------------------------- seeded words
+
+
+def seeded_words(seed: int) -> str:
+    """JavaScript that replaces the page's ``crypto.getRandomValues`` with a seeded generator.
+
+    The statistical checks of the browser's mechanism run on these words so that they are
+    repeatable: the page's real generator cannot be seeded. The generator is mulberry32, a
+    32-bit generator whose words are uniform enough for checks at this scale (hundreds of
+    thousands of draws against 5-SD bounds). That the mechanism draws from
+    ``crypto.getRandomValues``, and only from it, is checked apart, with stubbed words.
+    """
+    return f"""
+(() => {{
+  let state = {seed & 0xFFFFFFFF} >>> 0;
+  crypto.getRandomValues = (array) => {{
+    for (let i = 0; i < array.length; i++) {{
+      state = (state + 0x6D2B79F5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      array[i] = (t ^ (t >>> 14)) >>> 0;
+    }}
+    return array;
+  }};
+}})();
+"""
+
+
 # --------------------------------------------------------------------------- the app, live
 
 

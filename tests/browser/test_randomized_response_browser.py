@@ -10,6 +10,7 @@ import math
 import pytest
 
 import survey_app.privacy as privacy
+from tests.browser.conftest import seeded_words
 
 pytestmark = pytest.mark.browser
 
@@ -19,6 +20,7 @@ WORDS = 2**32
 LN3 = math.log(3)
 LN9 = math.log(9)
 DRAWS = 200_000
+RATE_SEED = 20_261_122
 
 IMPORT_MODULE = """
 const [url, done] = [arguments[0], arguments[arguments.length - 1]];
@@ -47,6 +49,13 @@ def rr_page(chromium, static_server):
     return chromium
 
 
+@pytest.fixture
+def seeded_rr_page(chromium, static_server):
+    """As ``rr_page``, with the page's random words from a generator of a fixed seed."""
+    load_module(chromium, static_server, before_import=seeded_words(RATE_SEED))
+    return chromium
+
+
 def five_sigma(probability: float, draws: int) -> float:
     """Five binomial standard deviations of an observed rate."""
     return 5 * math.sqrt(probability * (1 - probability) / draws)
@@ -54,15 +63,16 @@ def five_sigma(probability: float, draws: int) -> float:
 
 # --------------------------------------------------------------------------- rates
 
-# The words come from the page's real crypto.getRandomValues, which cannot be seeded. Each rate
-# is checked to 5 standard deviations: with 200,000 draws the binomial rate is very nearly
-# normal, so a correct module misses one check with probability about 6e-7, and all 40 checks
-# of this module together with probability about 2e-5.
+# The words come from a generator of a fixed seed (seeded_words), so the checks are repeatable.
+# Each rate is checked to 5 binomial standard deviations of 200,000 draws (at most 0.0055): a
+# correct module given uniform words lies within that with probability 1 - 6e-7 per check, and
+# does for this seed; a module whose rate is wrong by half a percentage point or more (a wrong
+# threshold, an off-by-one in the rejection step) is caught at p = 0.1 and k = 5.
 
 
 @pytest.mark.parametrize("flip_probability", [0.1, 0.25, 0.4])
-def test_bit_flip_rates_in_the_browser(rr_page, flip_probability):
-    ones = rr_page.execute_script(
+def test_bit_flip_rates_in_the_browser(seeded_rr_page, flip_probability):
+    ones = seeded_rr_page.execute_script(
         """
         const [p, draws] = arguments;
         const ones = [0, 0];
@@ -81,9 +91,9 @@ def test_bit_flip_rates_in_the_browser(rr_page, flip_probability):
 
 
 @pytest.mark.parametrize("k", [3, 5])
-def test_choice_rates_in_the_browser(rr_page, k):
+def test_choice_rates_in_the_browser(seeded_rr_page, k):
     epsilon = LN3
-    counts = rr_page.execute_script(
+    counts = seeded_rr_page.execute_script(
         """
         const [k, epsilon, draws] = arguments;
         const counts = [];
@@ -230,7 +240,8 @@ def test_module_works_with_math_random_disabled(chromium, static_server):
     load_module(
         chromium,
         static_server,
-        before_import="""
+        before_import=seeded_words(RATE_SEED + 1)
+        + """
         window.mathRandomCalls = 0;
         Math.random = () => { window.mathRandomCalls++; throw new Error("Math.random called"); };
         """,
@@ -246,8 +257,8 @@ def test_module_works_with_math_random_disabled(chromium, static_server):
     assert result["mathRandomCalls"] == 0
     assert set(result["bits"]) == {0, 1}
     assert set(result["choices"]) == {0, 1, 2, 3, 4}
-    # Real crypto words, so no seed: about 1000 of 4000 bits flip (std ~27); 800 .. 1200 is
-    # over 7 std, which a working module misses with probability about 1e-12.
+    # Seeded words: about 1000 of 4000 bits flip (std ~27); 800 .. 1200 is over 7 std, so
+    # the check holds for any reasonable seed and fails a module that flips none or all.
     flipped = sum(bit != i % 2 for i, bit in enumerate(result["bits"]))
     assert 800 <= flipped <= 1200
 

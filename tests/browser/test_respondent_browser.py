@@ -27,6 +27,7 @@ from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey, Tally
 from survey_app.surveys import close_survey, find_survey, open_survey
+from tests.browser.conftest import seeded_words
 
 pytestmark = pytest.mark.browser
 
@@ -649,6 +650,7 @@ def test_draws_consume_words_in_order_with_rejection(
 # --------------------------------------------------------------------------- 7. statistics
 
 SUBMISSIONS = 200
+STATISTICS_SEED = 7_000
 
 # The statistical test's page steps, each in one WebDriver command: hundreds of page loads add
 # up, and every command is a round trip to a busy machine.
@@ -699,15 +701,25 @@ def test_answers_are_randomized_in_the_browser(driver, live_app, make_survey):
     )
     yes = f'input[data-question-id="{question}"][value="{YES}"]'
     driver.set_window_size(800, 1400)  # the whole page in view: no scrolling between clicks
-    for _ in range(SUBMISSIONS):
-        driver.get(survey_url(live_app, slug))
-        points = wait(driver).until(
-            lambda d: d.execute_script(READY_AND_CENTRES, yes, "#submit-survey")
+    for respondent in range(SUBMISSIONS):
+        # Each respondent's page draws its words from a generator of its own fixed seed.
+        words = driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": seeded_words(STATISTICS_SEED + respondent)},
         )
-        assert None not in points, "the yes radio or the button is out of view"
-        for x, y in points:  # click yes, then the button
-            mouse_click_at(driver, x, y)
-        assert driver.execute_async_script(THANKED_THEN_CLEAR) == "thanked"
+        try:
+            driver.get(survey_url(live_app, slug))
+            points = wait(driver).until(
+                lambda d: d.execute_script(READY_AND_CENTRES, yes, "#submit-survey")
+            )
+            assert None not in points, "the yes radio or the button is out of view"
+            for x, y in points:  # click yes, then the button
+                mouse_click_at(driver, x, y)
+            assert driver.execute_async_script(THANKED_THEN_CLEAR) == "thanked"
+        finally:
+            driver.execute_cdp_cmd(
+                "Page.removeScriptToEvaluateOnNewDocument", {"identifier": words["identifier"]}
+            )
 
     submissions = stored_submissions(live_app, slug)
     assert len(submissions) == len({s.submission_id for s in submissions}) == SUBMISSIONS
@@ -716,11 +728,11 @@ def test_answers_are_randomized_in_the_browser(driver, live_app, make_survey):
     assert stored_respondents(live_app, slug) == SUBMISSIONS
 
     # Every true answer was yes, so a stored yes share of 1 - p' (p' = 0.25 exactly: the
-    # browser's threshold 2^30 / 2^32) shows the browser flipped them. The browser's
-    # crypto.getRandomValues cannot be seeded, so the check is statistical: the share of 200
-    # is binomial with sd sqrt(0.75 * 0.25 / 200) = 0.0306; 5 sd (0.153) is missed by a correct
-    # page with probability about 6e-7. A page that sent true answers would store a share of 1
-    # (8 sd away); P[all 200 stay yes] = 0.75^200 = 1e-25 for a correct page.
+    # browser's threshold 2^30 / 2^32) shows the browser flipped them. The words are seeded, so
+    # the outcome is repeatable; the bound is statistical all the same: the share of 200 is
+    # binomial with sd sqrt(0.75 * 0.25 / 200) = 0.0306, and 5 sd (0.153) holds a correct page
+    # for all but about 6e-7 of seeds. A page that sent true answers would store a share of 1
+    # (8 sd away).
     keep = 1 - privacy.browser_flip_probability(FLIP_PROBABILITY)
     share = yes / SUBMISSIONS
     sd = math.sqrt(keep * (1 - keep) / SUBMISSIONS)
