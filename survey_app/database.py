@@ -29,6 +29,9 @@ _WRITE_OPTION = "survey_app_write"
 #: before it is handed out (the server may have restarted, or closed idle sessions meanwhile).
 IDLE_CONNECTION_CHECK_SECONDS = 5.0
 _IDLE_SINCE = "survey_app_idle_since"
+_TRUSTED_SINCE = "survey_app_trusted_since"
+#: When this process last saw a server connection lost (monotonic time).
+_last_disconnect = float("-inf")
 
 
 def configure_engine(engine: Engine) -> None:
@@ -60,12 +63,12 @@ def configure_engine(engine: Engine) -> None:
 
 
 def _check_idle_connections(engine: Engine) -> None:
-    """Check a pooled connection before use only when it has been idle a while.
+    """Check a pooled connection before use only when there is reason to doubt it.
 
     ``pool_pre_ping`` would cost a round trip on every checkout: it would double a submission's
-    round trips. A connection in steady use is trusted instead; if the server drops it anyway,
-    the statement fails once and the whole pool is replaced (by SQLAlchemy, or by
-    :func:`autocommit_cursor`).
+    round trips. A connection is checked instead when it sat idle for a while, or when it was
+    last handed out before a lost connection was seen (the server may have restarted). If the
+    server drops a connection in steady use anyway, that one statement fails.
     """
     event.listen(engine, "checkin", note_idle_since)
     event.listen(engine, "checkout", check_idle_connection)
@@ -75,9 +78,20 @@ def note_idle_since(_dbapi_connection, record) -> None:
     record.info[_IDLE_SINCE] = time.monotonic()
 
 
+def note_disconnect() -> None:
+    """A server connection was lost: check every pooled connection before its next use."""
+    global _last_disconnect
+    _last_disconnect = time.monotonic()
+
+
 def check_idle_connection(dbapi_connection, record, _proxy) -> None:
+    now = time.monotonic()
     idle_since = record.info.get(_IDLE_SINCE)
-    if idle_since is None or time.monotonic() - idle_since < IDLE_CONNECTION_CHECK_SECONDS:
+    trusted_since = record.info.get(_TRUSTED_SINCE, now)
+    record.info[_TRUSTED_SINCE] = now
+    if idle_since is None:
+        return  # a new connection
+    if now - idle_since < IDLE_CONNECTION_CHECK_SECONDS and trusted_since > _last_disconnect:
         return
     try:
         cursor = dbapi_connection.cursor()
@@ -176,10 +190,10 @@ def autocommit_cursor() -> Iterator:
     except engine.dialect.loaded_dbapi.Error as error:
         if engine.dialect.is_disconnect(error, driver, None):
             # The server went away (a restart?): the pool's other connections are likely gone
-            # too. Start a fresh pool, as SQLAlchemy does when it sees a disconnect.
+            # too, so each is checked before its next use; this one is dropped.
+            note_disconnect()
             if connection.is_valid:
                 connection.invalidate(error)
-            engine.dispose()
         raise
     finally:
         connection.close()  # back to the pool, or discarded if invalidated

@@ -72,7 +72,7 @@ def test_a_connection_lost_in_use_costs_one_request_and_stores_nothing(
     app, client, survey, monkeypatch
 ):
     """The server restarts under load: one submission fails (the browser retries it), and
-    the pool starts afresh instead of handing out its other dead connections one by one."""
+    every other pooled connection is checked before its next use instead of failing in turn."""
     slug, _ = survey
     with app.app_context():
         engine = db.engine
