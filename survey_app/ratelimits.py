@@ -11,6 +11,9 @@ import hashlib
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
 
+#: How long a worker waits on the shared storage (Redis) before counting in memory instead.
+STORAGE_TIMEOUT_SECONDS = 0.5
+
 #: The limited endpoints: the setting that holds each one's limit, and the methods it counts.
 LIMITED_ENDPOINTS = {
     "api.submit_response": ("SUBMISSION_RATE_LIMIT", None),
@@ -35,9 +38,19 @@ def register(app: Flask) -> Limiter | None:
         return None
     # When the shared storage (Redis) cannot be reached, each worker goes on counting in its
     # own memory, and returns to the storage once it answers: a lecture never stops on it.
+    # Nor does it hang on a storage that accepts connections but never answers.
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
+    if not str(app.config.get("RATELIMIT_STORAGE_URI", "memory://")).startswith("memory"):
+        app.config.setdefault(
+            "RATELIMIT_STORAGE_OPTIONS",
+            {
+                "socket_connect_timeout": STORAGE_TIMEOUT_SECONDS,
+                "socket_timeout": STORAGE_TIMEOUT_SECONDS,
+            },
+        )
     limiter = Limiter(key_func=client_bucket, default_limits=[], headers_enabled=True)
     limiter.init_app(app)
+    # The limits are read once, here: the settings do not change while the app runs.
     for endpoint, (setting, methods) in LIMITED_ENDPOINTS.items():
         limit = limiter.limit(app.config[setting], methods=methods)
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import uuid
 
 import pytest
@@ -14,6 +15,7 @@ from survey_app import create_app, database
 from survey_app.accounts import create_analyst
 from survey_app.extensions import db
 from survey_app.models import Survey
+from survey_app.ratelimits import STORAGE_TIMEOUT_SECONDS
 from survey_app.surveys import create_survey, open_survey, parse_definition
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
 from tests.unit.test_analyst import csrf_token
@@ -161,6 +163,47 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
         if storage == "unreachable redis":
             assert "falling back to in-memory storage" in caplog.text
     finally:
+        with app.app_context():
+            db.session.remove()
+            drop_everything()
+            db.engine.dispose()
+
+
+def test_a_redis_that_never_answers_does_not_hold_requests(database_url):
+    """Redis accepts connections but never replies (a hung server): after a short wait each
+    worker counts in memory; the requests do not hang on it."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)  # the kernel completes handshakes; nothing ever reads or answers
+    app = limited_app(
+        database_url, RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+    )
+    outcome: dict[str, object] = {}
+    try:
+        with app.app_context():
+            owner = create_analyst("silent@example.edu", "a long enough password")
+            created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
+            db.session.commit()
+            open_survey(created)
+            slug = created.slug
+        body = submission(app, slug)
+
+        def submit() -> None:
+            outcome["status"] = post_json(app.test_client(), slug, body).status_code
+
+        worker = threading.Thread(target=submit, daemon=True)
+        worker.start()
+        worker.join(timeout=60)  # a liveness bound, not a speed target: without timeouts, never
+        assert not worker.is_alive(), "the submission hangs on the silent rate-limit storage"
+        assert outcome["status"] == 201
+        # The wait is bounded by the app, not by the Redis client's defaults (which vary by
+        # version; older clients wait without limit).
+        (limiter,) = app.extensions["limiter"]
+        client_settings = limiter.storage.storage.connection_pool.connection_kwargs
+        assert client_settings["socket_timeout"] == STORAGE_TIMEOUT_SECONDS
+        assert client_settings["socket_connect_timeout"] == STORAGE_TIMEOUT_SECONDS
+    finally:
+        silent.close()
         with app.app_context():
             db.session.remove()
             drop_everything()
