@@ -492,23 +492,24 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     submission_id, answers = parse_submission(payload)
     mechanism = mechanism_of(slug)
     encoded = encode_answers(mechanism, answers)
-    row = submission_row(mechanism, submission_id, encoded)
     store = _store_on_sqlite if db.engine.dialect.name == "sqlite" else _store_on_postgresql
-    try:
-        stored = store(row)
-    except IntegrityError:
-        stored = False  # this submission_id is stored already: a retry, or a concurrent twin
-    if stored:
-        return submission_id, True
-    if _already_recorded(mechanism.survey_id, submission_id, encoded):
-        return submission_id, False  # a retry (perhaps arriving after the survey closed)
-    status = db.session.execute(
-        select(Survey.status).where(Survey.id == mechanism.survey_id)
-    ).scalar_one()
-    if status != SurveyStatus.OPEN:
-        raise _not_open(status)
-    if db.session.get(Submission, submission_id) is not None:
-        raise SubmissionRejected("this submission_id was already used with other answers", 409)
+    # A second try only when the survey was reopened between the store and the checks below.
+    for _attempt in range(2):
+        try:
+            stored = store(submission_row(mechanism, submission_id, encoded))
+        except IntegrityError:
+            stored = False  # this submission_id is stored already: a retry, or a concurrent twin
+        if stored:
+            return submission_id, True
+        if _already_recorded(mechanism.survey_id, submission_id, encoded):
+            return submission_id, False  # a retry (perhaps arriving after the survey closed)
+        status = db.session.execute(
+            select(Survey.status).where(Survey.id == mechanism.survey_id)
+        ).scalar_one()
+        if status != SurveyStatus.OPEN:
+            raise _not_open(status)
+        if db.session.get(Submission, submission_id) is not None:
+            raise SubmissionRejected("this submission_id was already used with other answers", 409)
     raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
 
 

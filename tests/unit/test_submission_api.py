@@ -711,3 +711,30 @@ def test_submission_api_is_csrf_exempt(csrf_app, token_header):
     assert response.status_code == 201, response.data
     assert response.get_json() == {"submission_id": submission_id, "status": "recorded"}
     assert respondents_of(csrf_app, slug) == 1
+
+
+def test_a_survey_reopened_while_a_submission_was_refused_takes_it(app, client, ctx, monkeypatch):
+    """The store sees the survey closed; the professor reopens it before the checks after it
+    read the status: the submission is stored on a second try, not lost to a server error."""
+    with app.app_context():
+        survey = db.session.execute(select(Survey).where(Survey.slug == ctx.slug)).scalar_one()
+        surveys.close_survey(survey)
+
+    def reopened_after(real_store):
+        def store(row):
+            stored = real_store(row)
+            with app.app_context():
+                reopened = db.session.execute(
+                    select(Survey).where(Survey.slug == ctx.slug)
+                ).scalar_one()
+                surveys.open_survey(reopened)
+            return stored
+
+        return store
+
+    for name in ("_store_on_sqlite", "_store_on_postgresql"):
+        monkeypatch.setattr(surveys, name, reopened_after(getattr(surveys, name)))
+    body = ctx.body()
+    response = post_json(client, ctx.slug, body)
+    assert response.status_code == 201, response.get_json()
+    assert respondents_of(app, ctx.slug) == 1
