@@ -1560,9 +1560,10 @@ def measure_served(
     )
     # The app and the bare endpoint take turns, so that a slow spell of a shared machine
     # falls on both rather than on one of them.
-    slices: dict[str, list[ThroughputFigures]] = {"app_throughput": [], "bare_throughput": []}
+    contenders = {"app_throughput": server, "bare_throughput": bare_server}
+    slices: dict[str, list[ThroughputFigures]] = {label: [] for label in contenders}
     for turn in range(THROUGHPUT_TURNS):
-        for label, target in (("app_throughput", server), ("bare_throughput", bare_server)):
+        for label, target in contenders.items():
             slices[label].append(
                 measure_throughput(
                     target.port,
@@ -1573,7 +1574,7 @@ def measure_served(
                     warm_up=turn == 0,
                 )
             )
-    for label, target in (("app_throughput", server), ("bare_throughput", bare_server)):
+    for label, target in contenders.items():
         throughput = combined(slices[label])
         setattr(figures, label, throughput)
         log(f"{name}: {target.name}: {throughput.per_second:,.0f} submissions/s")

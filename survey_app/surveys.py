@@ -508,7 +508,7 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
         ).scalar_one()
         if status != SurveyStatus.OPEN:
             raise _not_open(status)
-        if db.session.get(Submission, submission_id) is not None:
+        if db.session.get(Submission, submission_id) is not None:  # loaded just above
             raise SubmissionRejected("this submission_id was already used with other answers", 409)
     raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
 
@@ -519,9 +519,6 @@ def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
     # its first read (mechanism_of, on a cache miss), from before the concurrent twin's commit,
     # and would not see its row: an identical retry would be refused as a conflict (409).
     db.session.rollback()
-    stored = db.session.execute(
-        select(Submission.survey_id, Submission.answers).where(
-            Submission.submission_id == submission_id
-        )
-    ).one_or_none()
-    return stored is not None and tuple(stored) == (survey_id, encoded)
+    # Loaded as an entity: a conflict check after this finds it in the session, not by a query.
+    stored = db.session.get(Submission, submission_id)
+    return stored is not None and (stored.survey_id, stored.answers) == (survey_id, encoded)

@@ -6,9 +6,11 @@ import json
 import socket
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
-from flask import Response
+from flask import Flask, Response
 from sqlalchemy import event, select
 
 from survey_app import create_app, database
@@ -33,17 +35,25 @@ def submission(app, slug: str) -> dict[str, object]:
 # --------------------------------------------------------------------------- pooled connections
 
 
+def server_engine(app):
+    """The app's engine when its database is a server; None (having checked that no connection
+    check is installed) for SQLite, a file with no server to drop connections."""
+    with app.app_context():
+        engine = db.engine
+    if engine.dialect.name == "sqlite":
+        assert not event.contains(engine, "checkout", database.check_idle_connection)
+        return None
+    return engine
+
+
 def test_a_pooled_connection_the_server_closed_while_idle_is_replaced(
     app, client, survey, monkeypatch
 ):
     """The server ends idle sessions (a restart, a timeout): the next request still succeeds."""
     slug, _ = survey
-    with app.app_context():
-        engine = db.engine
-        if engine.dialect.name == "sqlite":
-            # A file has no server to drop connections: no check is installed, none is paid.
-            assert not event.contains(engine, "checkout", database.check_idle_connection)
-            return
+    engine = server_engine(app)
+    if engine is None:
+        return
     assert post_json(client, slug, submission(app, slug)).status_code == 201
     monkeypatch.setattr(database, "IDLE_CONNECTION_CHECK_SECONDS", 0.0)
     with app.app_context():
@@ -76,11 +86,9 @@ def test_a_connection_lost_in_use_costs_one_request_and_stores_nothing(
     """The server restarts under load: one submission fails (the browser retries it), and
     every other pooled connection is checked before its next use instead of failing in turn."""
     slug, _ = survey
-    with app.app_context():
-        engine = db.engine
-        if engine.dialect.name == "sqlite":
-            assert not event.contains(engine, "checkout", database.check_idle_connection)
-            return
+    engine = server_engine(app)
+    if engine is None:
+        return
     monkeypatch.setattr(database, "IDLE_CONNECTION_CHECK_SECONDS", 1e9)  # never checked
     for _ in range(3):
         assert post_json(client, slug, submission(app, slug)).status_code == 201
@@ -102,7 +110,9 @@ def test_a_connection_lost_in_use_costs_one_request_and_stores_nothing(
 # --------------------------------------------------------------------------- rate limits
 
 
-def limited_app(database_url: str, **settings):
+@contextmanager
+def limited_app(database_url: str, **settings) -> Iterator[tuple[Flask, str]]:
+    """An app with rate limits on (low ones) and an open sample survey: ``(app, slug)``."""
     app = create_app(
         {
             "TESTING": True,
@@ -114,10 +124,21 @@ def limited_app(database_url: str, **settings):
         }
         | settings
     )
-    with app.app_context():
-        drop_everything()
-        db.create_all()
-    return app
+    try:
+        with app.app_context():
+            drop_everything()
+            db.create_all()
+            owner = create_analyst("limits@example.edu", "a long enough password")
+            created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
+            db.session.commit()
+            open_survey(created)
+            slug = created.slug
+        yield app, slug
+    finally:
+        with app.app_context():
+            db.session.remove()
+            drop_everything()
+            db.engine.dispose()
 
 
 def closed_port() -> int:
@@ -147,26 +168,13 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
     settings = {"RATELIMIT_STORAGE_URI": "memory://"}
     if storage == "unreachable redis":
         settings = {"RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{closed_port()}/0"}
-    app = limited_app(database_url, **settings)
-    try:
-        with app.app_context():
-            owner = create_analyst("limits@example.edu", "a long enough password")
-            created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
-            db.session.commit()
-            open_survey(created)
-            slug = created.slug
+    with limited_app(database_url, **settings) as (app, slug):
         client = app.test_client()
-
         assert [wrong_sign_in(client) for _ in range(5)] == [401, 401, 401, 429, 429]
         statuses = [post_json(client, slug, submission(app, slug)).status_code for _ in range(6)]
         assert statuses == [201] * 4 + [429] * 2
         if storage == "unreachable redis":
             assert "falling back to in-memory storage" in caplog.text
-    finally:
-        with app.app_context():
-            db.session.remove()
-            drop_everything()
-            db.engine.dispose()
 
 
 def test_a_redis_that_never_answers_does_not_hold_requests(database_url):
@@ -175,39 +183,28 @@ def test_a_redis_that_never_answers_does_not_hold_requests(database_url):
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(64)  # the kernel completes handshakes; nothing ever reads or answers
-    app = limited_app(
-        database_url, RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
-    )
+    silent_url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
     outcome: dict[str, object] = {}
     try:
-        with app.app_context():
-            owner = create_analyst("silent@example.edu", "a long enough password")
-            created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
-            db.session.commit()
-            open_survey(created)
-            slug = created.slug
-        body = submission(app, slug)
+        with limited_app(database_url, RATELIMIT_STORAGE_URI=silent_url) as (app, slug):
+            body = submission(app, slug)
 
-        def submit() -> None:
-            outcome["status"] = post_json(app.test_client(), slug, body).status_code
+            def submit() -> None:
+                outcome["status"] = post_json(app.test_client(), slug, body).status_code
 
-        worker = threading.Thread(target=submit, daemon=True)
-        worker.start()
-        worker.join(timeout=60)  # a liveness bound, not a speed target: without timeouts, never
-        assert not worker.is_alive(), "the submission hangs on the silent rate-limit storage"
-        assert outcome["status"] == 201
-        # The wait is bounded by the app, not by the Redis client's defaults (which vary by
-        # version; older clients wait without limit).
-        (limiter,) = app.extensions["limiter"]
-        client_settings = limiter.storage.storage.connection_pool.connection_kwargs
-        assert client_settings["socket_timeout"] == STORAGE_TIMEOUT_SECONDS
-        assert client_settings["socket_connect_timeout"] == STORAGE_TIMEOUT_SECONDS
+            worker = threading.Thread(target=submit, daemon=True)
+            worker.start()
+            worker.join(timeout=60)  # a liveness bound, not a speed target
+            assert not worker.is_alive(), "the submission hangs on the silent rate-limit storage"
+            assert outcome["status"] == 201
+            # The wait is bounded by the app, not by the Redis client's defaults (which vary by
+            # version; older clients wait without limit).
+            (limiter,) = app.extensions["limiter"]
+            client_settings = limiter.storage.storage.connection_pool.connection_kwargs
+            assert client_settings["socket_timeout"] == STORAGE_TIMEOUT_SECONDS
+            assert client_settings["socket_connect_timeout"] == STORAGE_TIMEOUT_SECONDS
     finally:
         silent.close()
-        with app.app_context():
-            db.session.remove()
-            drop_everything()
-            db.engine.dispose()
 
 
 # --------------------------------------------------------------------------- sessions, headers
