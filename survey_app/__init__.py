@@ -41,20 +41,29 @@ def create_app(test_config: dict | None = None) -> Flask:
         WTF_CSRF_SSL_STRICT=False,
         JSON_SORT_KEYS=False,
     )
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # The instance folder holds the secret key and the database: its owner's alone.
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     # The instance key is read (or made) only when the caller gives no key of its own.
     given_key = test_config is not None and "SECRET_KEY" in test_config
     app.config.from_mapping(config.from_environment(app.instance_path, not given_key))
     if test_config is not None:
         app.config.from_mapping(test_config)
     config.check_secret_key(app.config["SECRET_KEY"])
+    # A signed session cookie older than a session may live is refused outright.
+    app.permanent_session_lifetime = app.config["SESSION_MAX_AGE"]
 
+    from survey_app.database import protect_database_file
     from survey_app.extensions import csrf, db, login, migrate
+
+    protect_database_file(app.config["SQLALCHEMY_DATABASE_URI"])
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PACKAGE_DIR / "migrations"))
     csrf.init_app(app)
     login.init_app(app)
+    from survey_app.accounts import load_session_analyst
+
+    login.user_loader(load_session_analyst)
     with app.app_context():
         from survey_app.database import configure_engine
 

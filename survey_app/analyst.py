@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 from flask import (
     Blueprint,
     abort,
+    current_app,
     flash,
     jsonify,
     redirect,
@@ -15,18 +16,29 @@ from flask import (
     session,
     url_for,
 )
-from flask_login import current_user, login_required, login_user, logout_user
+from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
 from sqlalchemy import select
 from wtforms import EmailField, HiddenField, PasswordField
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, Length, ValidationError
 
 from survey_app import planning
 from survey_app.access import owned_survey_or_404
-from survey_app.accounts import authenticate
+from survey_app.accounts import (
+    authenticate,
+    end_all_sessions,
+    end_session,
+    password_problem,
+    set_password,
+    sign_in_browser,
+    verify_password,
+)
 from survey_app.assets import mechanism_sha256
+from survey_app.database import begin_session_writes
 from survey_app.extensions import db
+from survey_app.links import external_url, has_public_url
 from survey_app.models import Survey
+from survey_app.ratelimits import sign_in_throttle
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, survey_results
 from survey_app.surveys import (
     MAX_QUESTIONS,
@@ -69,6 +81,20 @@ def safe_next(target: str | None) -> str:
     return target
 
 
+@bp.after_request
+def _never_cached(response):
+    # Analyst pages show survey results and carry session tokens: no browser or proxy cache
+    # keeps them, and the back button after signing out shows nothing of them.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _writes_next() -> None:
+    """End the transaction so far and begin a write transaction (SQLite: take the lock now)."""
+    db.session.commit()
+    begin_session_writes()
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     """Sign in with email and password."""
@@ -76,12 +102,25 @@ def login():
     if request.method == "GET":
         form.next.data = request.args.get("next", "")
     if form.validate_on_submit():
-        analyst = authenticate(form.email.data, form.password.data)
+        email = form.email.data
+        throttle = sign_in_throttle()
+        refused = throttle.attempt(email) if throttle is not None else None
+        db.session.commit()  # the attempt counts whatever follows; the lock is not held below
+        if refused is not None:
+            current_app.logger.warning(
+                "sign-in refused: too many attempts %s",
+                "from one address" if refused.reason == "address" else "on one account",
+            )
+            flash("Too many sign-in attempts. Please wait a minute and try again.", "error")
+            page = render_template("analyst/login.html", form=form)
+            return page, 429, {"Retry-After": str(refused.retry_after)}
+        analyst = authenticate(email, form.password.data)
         if analyst is not None:
-            # A new session at sign-in: nothing from before it carries over (no fixation).
-            session.clear()
-            login_user(analyst)
+            _writes_next()
+            sign_in_browser(analyst)
+            db.session.commit()
             return redirect(safe_next(form.next.data))
+        current_app.logger.warning("sign-in failed: wrong email or password")
         flash("That email and password do not match an account.", "error")
     status = 401 if request.method == "POST" else 200
     return render_template("analyst/login.html", form=form), status
@@ -90,11 +129,68 @@ def login():
 @bp.post("/logout")
 @login_required
 def logout():
-    """Sign out."""
+    """Sign out: this browser's session ends on the server too."""
     if not ActionForm().validate_on_submit():
         abort(400)
+    end_session(current_user.session_key)
+    db.session.commit()
     logout_user()
     session.clear()
+    return redirect(url_for("analyst.login"))
+
+
+class PasswordChangeForm(FlaskForm):
+    current_password = PasswordField(
+        "Current password", validators=[DataRequired(), Length(max=1000)]
+    )
+    new_password = PasswordField("New password", validators=[DataRequired(), Length(max=1000)])
+    repeat_password = PasswordField(
+        "New password again", validators=[DataRequired(), Length(max=1000)]
+    )
+
+    def validate_current_password(self, field) -> None:
+        if not verify_password(current_user, field.data):
+            raise ValidationError("That is not your current password.")
+
+    def validate_new_password(self, field) -> None:
+        problem = password_problem(field.data, current_user.email)
+        if problem is not None:
+            raise ValidationError(f"The new password {problem}.")
+
+    def validate_repeat_password(self, field) -> None:
+        if field.data != self.new_password.data:
+            raise ValidationError("The two new passwords differ.")
+
+
+@bp.route("/account", methods=["GET", "POST"])
+@login_required
+def account():
+    """Change the password; sign out on every device."""
+    form = PasswordChangeForm()
+    if form.validate_on_submit():
+        _writes_next()
+        analyst = current_user._get_current_object()
+        set_password(analyst, form.new_password.data)  # ends every session, this one too
+        sign_in_browser(analyst)  # ... so this browser gets a new one
+        db.session.commit()
+        current_app.logger.info("password changed; every other session ended")
+        flash("Password changed. Every other device was signed out.", "success")
+        return redirect(url_for("analyst.account"))
+    status = 400 if form.errors else 200
+    return render_template("analyst/account.html", form=form, action_form=ActionForm()), status
+
+
+@bp.post("/account/sign-out-everywhere")
+@login_required
+def sign_out_everywhere():
+    """End every session of this account, on every device, this one included."""
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    end_all_sessions(current_user)
+    db.session.commit()
+    logout_user()
+    session.clear()
+    flash("You were signed out on every device.", "success")
     return redirect(url_for("analyst.login"))
 
 
@@ -329,7 +425,8 @@ def dashboard(slug: str):
         plan=planning.plan_from_request(survey, confidence),
         explanation=privacy_explanation(survey),
         form=ActionForm(),
-        respondent_url=url_for("respondent.survey_page", slug=slug, _external=True),
+        respondent_url=external_url("respondent.survey_page", slug=slug),
+        public_url_known=has_public_url(),
     )
 
 

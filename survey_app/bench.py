@@ -606,6 +606,7 @@ def create_fixtures(app) -> Fixtures:
                 )
             )
         token = create_token(analyst)
+        db.session.commit()
         return Fixtures(token=token, seeded=shapes[0], live=shapes[1])
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import multiprocessing
+import re
 import secrets
 import sys
 from typing import NoReturn
@@ -73,6 +75,7 @@ def create_analyst_command(email: str, password_stdin: bool) -> None:
         create_analyst(email, password)
     except AccountError as error:
         fail(str(error))
+    db.session.commit()
     click.echo(f"Analyst {email.strip().lower()} created.")
 
 
@@ -132,16 +135,102 @@ def close_survey_command(slug: str) -> None:
     click.echo(f"Survey {slug} is closed.")
 
 
+#: "30d", "12h", "90 days": a token's lifetime on the command line.
+_DURATION = re.compile(r"^\s*(\d{1,5})\s*(h|hours?|d|days?)\s*$", re.IGNORECASE)
+
+
+def parse_duration(text: str) -> dt.timedelta:
+    """A lifetime such as ``30d`` or ``12h``; BadParameter otherwise."""
+    match = _DURATION.match(text)
+    if match is None or int(match.group(1)) == 0:
+        raise click.BadParameter(
+            f"expected a number of days or hours like 30d or 12h, got {text!r}"
+        )
+    amount = int(match.group(1))
+    if match.group(2).lower().startswith("h"):
+        return dt.timedelta(hours=amount)
+    return dt.timedelta(days=amount)
+
+
 @click.command("create-token")
 @click.argument("email")
+@click.option(
+    "--expires-in",
+    "lifetime",
+    default=None,
+    metavar="DURATION",
+    help="Stop working after this long (30d, 12h). Default: until revoked.",
+)
 @with_appcontext
-def create_token_command(email: str) -> None:
+def create_token_command(email: str, lifetime: str | None) -> None:
     """Print a new API token for the analyst EMAIL (shown once; only its hash is kept)."""
     from survey_app.accounts import create_token
+    from survey_app.models import utc_now
 
-    token = create_token(_find_analyst(email))
+    expires_at = None
+    if lifetime is not None:
+        try:
+            expires_at = utc_now() + parse_duration(lifetime)
+        except click.BadParameter as error:
+            fail(f"--expires-in: {error.message}")
+    token = create_token(_find_analyst(email), expires_at)
+    db.session.commit()
+    if expires_at is not None:
+        click.echo(f"It works until {expires_at:%Y-%m-%d %H:%M} UTC.")
     click.echo("Send it as 'Authorization: Bearer <token>'. It is shown only now:")
     click.echo(token)
+
+
+@click.command("list-tokens")
+@click.argument("email")
+@with_appcontext
+def list_tokens_command(email: str) -> None:
+    """List the API tokens of the analyst EMAIL: id, end of the token, created, expires."""
+    from survey_app.accounts import tokens_of
+    from survey_app.models import utc_now
+
+    tokens = tokens_of(_find_analyst(email))
+    if not tokens:
+        click.echo("No API tokens.")
+        return
+    now = utc_now()
+    click.echo(f"{'id':>6}  {'ends in':<9}  {'created (UTC)':<16}  expires (UTC)")
+    for token in tokens:
+        if token.expires_at is None:
+            expires = "never (until revoked)"
+        else:
+            expired = " (expired)" if token.expires_at <= now else ""
+            expires = f"{token.expires_at:%Y-%m-%d %H:%M}{expired}"
+        click.echo(
+            f"{token.id:>6}  {'…' + token.hint:<9}  {token.created_at:%Y-%m-%d %H:%M}  {expires}"
+        )
+
+
+@click.command("revoke-token")
+@click.argument("email")
+@click.argument("token_id", type=int)
+@with_appcontext
+def revoke_token_command(email: str, token_id: int) -> None:
+    """Revoke the API token TOKEN_ID (from list-tokens) of the analyst EMAIL."""
+    from survey_app.accounts import revoke_token
+
+    if not revoke_token(_find_analyst(email), token_id):
+        fail(f"{email} has no API token with the id {token_id} (see list-tokens)")
+    db.session.commit()
+    click.echo(f"Token {token_id} revoked: it no longer opens the API.")
+
+
+@click.command("forget-arrival-order")
+@with_appcontext
+def forget_arrival_order_command() -> None:
+    """Rewrite stored submissions so that nothing in storage follows their arrival order.
+
+    Closing a survey does this for it; run this for surveys still open (e.g. nightly).
+    """
+    from survey_app.database import forget_arrival_order
+
+    forget_arrival_order()
+    click.echo("Stored submissions rewritten in submission_id order.")
 
 
 def default_workers() -> int:
@@ -183,7 +272,9 @@ def quickstart_command(host: str, port: int, email: str) -> None:
         survey = create_survey(analyst, parse_definition(SAMPLE_SURVEY))
         db.session.commit()
         open_survey(survey)
-    base = f"http://{host}:{port}"
+    from survey_app.server import public_base
+
+    base = public_base(host, port)
     click.echo("")
     click.echo(f"  Database:        {_safe_url()}")
     click.echo(f"  Sign in at:      {base}/analyst/login")
@@ -220,6 +311,9 @@ COMMANDS = (
     open_survey_command,
     close_survey_command,
     create_token_command,
+    list_tokens_command,
+    revoke_token_command,
+    forget_arrival_order_command,
     serve_command,
     quickstart_command,
 )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 #: Keys that were ever published (tutorials, examples): serving with one of them is refused.
 PUBLISHED_SECRET_KEYS = frozenset({"", "dev", "secret", "changeme", "change-me", "development"})
@@ -45,6 +47,38 @@ def instance_secret_key(instance_path: str) -> str:
     return key
 
 
+def _hours(name: str, default: float) -> dt.timedelta:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return dt.timedelta(hours=default)
+    try:
+        hours = float(raw)
+    except ValueError:
+        hours = float("nan")
+    if not 0 < hours <= 24 * 366:
+        raise ConfigurationError(f"{name} must be a number of hours above 0, got {raw!r}")
+    return dt.timedelta(hours=hours)
+
+
+def public_url(value: str | None) -> str | None:
+    """The app's public base URL (``https://surveys.example.edu``), checked; None if unset."""
+    if value is None or value.strip() == "":
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigurationError(
+            f"SURVEY_APP_PUBLIC_URL must be an http(s) address like https://surveys.example.edu, "
+            f"got {value!r}"
+        )
+    return value.strip().rstrip("/")
+
+
+def _host_list(value: str | None) -> list[str] | None:
+    if value is None or value.strip() == "":
+        return None
+    return [host.strip() for host in value.split(",") if host.strip()]
+
+
 def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
     """Settings read from the environment, with their defaults."""
     env = os.environ
@@ -65,6 +99,11 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
         "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
         "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
+        "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),
+        "SESSION_MAX_AGE": _hours("SURVEY_APP_SESSION_MAX_HOURS", 24),
+        "PUBLIC_URL": public_url(env.get("SURVEY_APP_PUBLIC_URL")),
+        # Flask answers 400 to a request whose Host header is not one of these (None: any).
+        "TRUSTED_HOSTS": _host_list(env.get("SURVEY_APP_TRUSTED_HOSTS")),
     }
 
 

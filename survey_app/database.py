@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import event
+from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DisconnectionError
 
@@ -32,6 +32,29 @@ _IDLE_SINCE = "survey_app_idle_since"
 _TRUSTED_SINCE = "survey_app_trusted_since"
 #: When this process last saw a server connection lost (monotonic time).
 _last_disconnect = float("-inf")
+
+
+def protect_database_file(url: str) -> None:
+    """Create a SQLite database file readable and writable by its owner only (mode 600).
+
+    SQLite gives its -wal and -shm files the mode of the database file, so they follow. A
+    file made before with wider access is narrowed.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    if parsed.database.startswith("file:"):
+        return  # a URI filename: its owner decides
+    path = parsed.database
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        return  # SQLite will say that the folder is missing
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (path, path + "-wal", path + "-shm", path + ".write-lock"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            pass
 
 
 def configure_engine(engine: Engine) -> None:
@@ -206,3 +229,57 @@ def _leave_autocommit(connection) -> None:
             connection.driver_connection.autocommit = False
         except Exception as error:
             connection.invalidate(error)
+
+
+_SUBMISSION_COLUMNS = "submission_id, survey_id, submitted_on, answers"
+
+
+def forget_arrival_order(survey_id: int | None = None) -> None:
+    """Leave no trace of the order in which submissions arrived in the database's storage.
+
+    SQLite keeps submissions in a table without rowid, in submission_id (random) order; what
+    can still follow arrival is physical: the write-ahead log, and where rows sit inside each
+    page. Both go: the log is checkpointed and ``VACUUM`` rewrites the file in key order.
+
+    PostgreSQL appends rows to its heap in the order they arrive, and stamps each with the id
+    of the transaction that wrote it (``xmin``), which grows with time. Here the survey's
+    submissions (every survey's, for ``None``) are rewritten in one transaction in
+    submission_id order, so their physical order is the key's and they share one ``xmin``;
+    ``VACUUM`` then frees the old row versions for reuse.
+
+    Called when a survey closes, and by ``survey-app forget-arrival-order`` (for surveys
+    still open). A few seconds for a million submissions; writers wait meanwhile.
+    """
+    engine = db.engine
+    if engine.dialect.name == "sqlite":
+        with _writer_queue.turn(engine):
+            connection = engine.raw_connection()
+            try:
+                driver = connection.driver_connection
+                driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                driver.execute("VACUUM")
+                driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                connection.close()
+        return
+    which = "" if survey_id is None else "WHERE survey_id = :survey_id"
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "CREATE TEMPORARY TABLE submissions_in_key_order ON COMMIT DROP AS "
+                f"SELECT {_SUBMISSION_COLUMNS} FROM submissions {which}"
+            ),
+            {"survey_id": survey_id},
+        )
+        connection.execute(text(f"DELETE FROM submissions {which}"), {"survey_id": survey_id})
+        connection.execute(
+            text(
+                f"INSERT INTO submissions ({_SUBMISSION_COLUMNS}) "
+                f"SELECT {_SUBMISSION_COLUMNS} FROM submissions_in_key_order "
+                "ORDER BY submission_id"
+            )
+        )
+    with engine.connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+            "VACUUM submissions"
+        )

@@ -32,12 +32,3 @@ login = LoginManager()
 login.login_view = "analyst.login"
 login.login_message = "Please sign in to see that page."
 login.session_protection = "strong"
-
-
-@login.user_loader
-def _load_analyst(analyst_id: str):
-    from survey_app.models import Analyst
-
-    if not analyst_id.isdigit():
-        return None
-    return db.session.get(Analyst, int(analyst_id))

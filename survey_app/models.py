@@ -73,26 +73,70 @@ class Analyst(db.Model):
 
     surveys: Mapped[list[Survey]] = relationship(back_populates="owner")
 
-    # Flask-Login's interface.
+    # Flask-Login's interface. The id it keeps in the session cookie is the key of the
+    # signed-in session (accounts.start_session), not the analyst's id: a session ends when
+    # its row is deleted, whatever cookie a browser still holds.
     is_active = True
     is_authenticated = True
     is_anonymous = False
+    session_key = None  # set on the loaded instance: the key of the session it came from
 
     def get_id(self) -> str:
-        return str(self.id)
+        if not self.session_key:
+            raise RuntimeError("start_session() gives an analyst a session key first")
+        return self.session_key
 
 
 class ApiToken(db.Model):
-    """A bearer token for the results API and exports; only its SHA-256 is kept."""
+    """A bearer token for the results API and exports; only its SHA-256 is kept.
+
+    ``hint`` holds the token's last four characters, so that a list of tokens can tell them
+    apart without holding anything that opens the API.
+    """
 
     __tablename__ = "api_tokens"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     analyst_id: Mapped[int] = mapped_column(ForeignKey("analysts.id", ondelete="CASCADE"))
     token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    hint: Mapped[str] = mapped_column(String(8), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+    #: None: the token works until it is revoked.
+    expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 
     analyst: Mapped[Analyst] = relationship()
+
+
+class AnalystSession(db.Model):
+    """One signed-in browser of an analyst; signing out deletes it, which ends the session.
+
+    The browser's session cookie carries a random session key; only its SHA-256 is kept here,
+    so the table opens no session by itself. A cookie whose row is gone is refused.
+    """
+
+    __tablename__ = "analyst_sessions"
+
+    key_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    analyst_id: Mapped[int] = mapped_column(
+        ForeignKey("analysts.id", ondelete="CASCADE"), index=True
+    )
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+    analyst: Mapped[Analyst] = relationship()
+
+
+class SignInAttempts(db.Model):
+    """Sign-in attempts counted per throttling key and time window (shared by every worker).
+
+    ``bucket`` is a keyed hash of a client address or of an account's email, never either
+    itself; ``window`` numbers the window since the epoch (the time divided by its length).
+    """
+
+    __tablename__ = "sign_in_attempts"
+
+    bucket: Mapped[str] = mapped_column(String(40), primary_key=True)
+    window: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Survey(db.Model):
@@ -193,6 +237,9 @@ class Submission(db.Model):
     __table_args__ = (
         # Exports stream in submission_id order: random, not the order of arrival.
         Index("ix_submissions_survey_submission", "survey_id", "submission_id"),
+        # On SQLite the table is stored in submission_id order and has no rowid, which would
+        # count submissions in the order they arrived. (PostgreSQL: see reorder_submissions.)
+        {"sqlite_with_rowid": False},
     )
 
     submission_id: Mapped[str] = mapped_column(String(36), primary_key=True)

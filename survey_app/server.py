@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import os
 import re
+import socket
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.glogging import Logger
@@ -46,11 +49,56 @@ class SurveyServer(BaseApplication):
         return create_app()
 
 
+#: Bind addresses that mean "every interface": no one can reach the app by them.
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def lan_address() -> str:
+    """This machine's address on its local network (the interface of its default route).
+
+    A UDP socket "connected" to a documentation address sends nothing; it only makes the
+    kernel choose the interface it would use. Loopback when there is no network.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def public_base(host: str, port: int) -> str:
+    """The address people reach a server bound to ``host:port`` at (never 0.0.0.0).
+
+    ``SURVEY_APP_PUBLIC_URL`` when it is set; otherwise built from the bind address, with the
+    machine's LAN address for a wildcard bind.
+    """
+    configured = os.environ.get("SURVEY_APP_PUBLIC_URL", "").strip()
+    if configured:
+        return configured.rstrip("/")
+    name = lan_address() if host in WILDCARD_HOSTS else host.strip("[]")
+    try:
+        if ipaddress.ip_address(name).version == 6:
+            name = f"[{name}]"
+    except ValueError:
+        pass  # a host name
+    return f"http://{name}:{port}"
+
+
 def serve(host: str, port: int, workers: int) -> None:
-    """Serve until interrupted. No access log: it would record client addresses."""
+    """Serve until interrupted. No access log: it would record client addresses.
+
+    Links the app shows are built from the public address (``SURVEY_APP_PUBLIC_URL``, else
+    :func:`public_base`), never from a request's Host header. X-Forwarded-* headers are left
+    to the app, which trusts them only when ``SURVEY_APP_TRUSTED_PROXIES`` says so.
+    """
+    os.environ["SURVEY_APP_PUBLIC_URL"] = public_base(host, port)
     SurveyServer(
         {
             "bind": f"{host}:{port}",
+            # gunicorn would otherwise apply X-Forwarded-Proto (and more) from any client on
+            # loopback; the app's ProxyFix, set by SURVEY_APP_TRUSTED_PROXIES, decides instead.
+            "forwarded_allow_ips": "",
             "workers": workers,
             "accesslog": None,
             "errorlog": "-",

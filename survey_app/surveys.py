@@ -12,6 +12,7 @@ import json
 import numbers
 import random
 import tomllib
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,7 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from survey_app import privacy
-from survey_app.database import autocommit_cursor, write_transaction
+from survey_app.database import autocommit_cursor, forget_arrival_order, write_transaction
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
@@ -81,9 +82,48 @@ class SurveyDefinition:
     questions: tuple[QuestionDefinition, ...]
 
 
-def _text(field: str, value: object, max_length: int, required: bool = True) -> str:
+#: Characters that draw nothing yet are not control or format characters.
+_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
+_ZERO_WIDTH_JOINER = "\u200d"
+
+
+def _hidden_character(text: str, line_breaks: bool) -> tuple[int, str] | None:
+    """The first control or invisible character of ``text`` (position and code), if any.
+
+    Such characters make two options that look the same differ, hide text from the page or
+    turn it around (bidirectional overrides), and can break the CSV. Refused: control
+    characters (line breaks only where ``line_breaks``), format characters (zero-width spaces,
+    bidirectional controls, the byte-order mark...), surrogates, private-use and unassigned
+    code points, line and paragraph separators, and blank letters. A zero-width joiner is let
+    through between two pictographs, where it joins an emoji ("👩‍💻").
+    """
+    for position, char in enumerate(text):
+        if line_breaks and char in "\r\n":
+            continue
+        category = unicodedata.category(char)
+        if char == _ZERO_WIDTH_JOINER and 0 < position < len(text) - 1:
+            before, after = text[position - 1], text[position + 1]
+            if unicodedata.category(after) == "So" and (
+                unicodedata.category(before) in ("So", "Sk") or before == "\ufe0f"
+            ):
+                continue
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or char in _INVISIBLE:
+            return position, f"U+{ord(char):04X}"
+    return None
+
+
+def _text(
+    field: str, value: object, max_length: int, required: bool = True, line_breaks: bool = False
+) -> str:
     if not isinstance(value, str):
         raise SurveyDefinitionError(f"{field}: must be text, got {type(value).__name__}")
+    hidden = _hidden_character(value, line_breaks)
+    if hidden is not None:
+        position, code = hidden
+        raise SurveyDefinitionError(
+            f"{field}: contains an invisible or control character ({code}, character "
+            f"{position + 1}); type the text again without it"
+        )
     text = value.strip()
     if required and not text:
         raise SurveyDefinitionError(f"{field}: must not be empty")
@@ -120,7 +160,7 @@ def parse_question(index: int, raw: object) -> QuestionDefinition:
     unknown = set(raw) - {"text", "type", "options"}
     if unknown:
         raise SurveyDefinitionError(f"{field}: unknown field {sorted(unknown)[0]!r}")
-    text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH)
+    text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
     kind = raw.get("type")
     if kind == QuestionKind.YES_NO.value:
         if "options" in raw:
@@ -156,7 +196,7 @@ def parse_definition(raw: object) -> SurveyDefinition:
     if unknown:
         raise SurveyDefinitionError(f"{sorted(unknown)[0]}: unknown field")
     title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
-    intro = _text("intro", raw.get("intro", ""), MAX_INTRO_LENGTH, required=False)
+    intro = _text("intro", raw.get("intro", ""), MAX_INTRO_LENGTH, required=False, line_breaks=True)
     if "flip_probability" not in raw:
         raise SurveyDefinitionError("flip_probability: missing (a number in (0, 0.5), e.g. 0.25)")
     flip_probability = parse_flip_probability(raw["flip_probability"])
@@ -279,11 +319,17 @@ def open_survey(survey: Survey) -> None:
 
 
 def close_survey(survey: Survey) -> None:
-    """Stop accepting submissions, and commit. Results stay readable."""
+    """Stop accepting submissions, and commit. Results stay readable.
+
+    Then the storage forgets the order in which the survey's submissions arrived
+    (:func:`survey_app.database.forget_arrival_order`).
+    """
     if survey.is_draft:
         raise SurveyStateError("a draft has not opened, so it cannot close")
     survey.status = SurveyStatus.CLOSED
+    survey_id = survey.id
     db.session.commit()
+    forget_arrival_order(survey_id)
 
 
 def find_survey(slug: str) -> Survey | None:

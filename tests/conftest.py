@@ -72,9 +72,35 @@ def runner(app):
 
 
 @pytest.fixture
+def sign_in_as(app):
+    """``sign_in_as(client, email)``: a signed-in session as the sign-in form makes it.
+
+    The form itself (and its deliberately slow scrypt check) is tested in test_analyst.py; other
+    tests only need the session. The request context carries the client's address and user
+    agent, for Flask-Login's session protection.
+    """
+    from flask import session
+
+    from survey_app.accounts import find_analyst, sign_in_browser
+
+    def sign_in(client, email: str) -> None:
+        with app.test_request_context(environ_base=client.environ_base):
+            sign_in_browser(find_analyst(email))
+            db.session.commit()
+            values = dict(session)
+        with client.session_transaction() as client_session:
+            client_session.clear()
+            client_session.update(values)
+
+    return sign_in
+
+
+@pytest.fixture
 def analyst(app):
     with app.app_context():
-        return create_analyst("prof@example.edu", ANALYST_PASSWORD).email
+        email = create_analyst("prof@example.edu", ANALYST_PASSWORD).email
+        db.session.commit()
+        return email
 
 
 @pytest.fixture

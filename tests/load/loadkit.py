@@ -354,9 +354,18 @@ class Server:
         path: str,
         body: bytes | str | None = None,
         headers: dict[str, str] | None = None,
+        source: str | None = None,
     ) -> tuple[int, http.client.HTTPMessage, bytes]:
-        """One request on a new connection (the sync workers close after each response)."""
-        connection = http.client.HTTPConnection(HOST, self.port, timeout=REQUEST_TIMEOUT)
+        """One request on a new connection (the sync workers close after each response).
+
+        ``source``: another loopback address (127.0.0.2 ...) to send from, as another client.
+        """
+        connection = http.client.HTTPConnection(
+            HOST,
+            self.port,
+            timeout=REQUEST_TIMEOUT,
+            source_address=(source, 0) if source else None,
+        )
         try:
             connection.request(method, path, body=body, headers=CLIENT_HEADERS | (headers or {}))
             response = connection.getresponse()
@@ -426,9 +435,9 @@ LOGIN_PATH = "/analyst/login"
 CSRF_FIELD = re.compile(r'<input[^>]*name="csrf_token"[^>]*value="([^"]+)"')
 
 
-def login_form(server) -> tuple[str, str]:
+def login_form(server, source: str | None = None) -> tuple[str, str]:
     """A fresh session's (cookie header, CSRF token) from the sign-in page (GETs are free)."""
-    status, headers, body = server.request("GET", LOGIN_PATH)
+    status, headers, body = server.request("GET", LOGIN_PATH, source=source)
     assert status == 200, body
     cookies = SimpleCookie()
     for header in headers.get_all("Set-Cookie") or []:
@@ -439,7 +448,7 @@ def login_form(server) -> tuple[str, str]:
     return cookie, match.group(1)
 
 
-def sign_in(server, form: tuple[str, str], password: str) -> int:
+def sign_in(server, form: tuple[str, str], password: str, source: str | None = None) -> int:
     """POST the sign-in form (with its cookie and token) on a new connection; the status."""
     cookie, token = form
     body = urlencode(
@@ -450,6 +459,7 @@ def sign_in(server, form: tuple[str, str], password: str) -> int:
         LOGIN_PATH,
         body,
         {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie},
+        source=source,
     )
     return status
 

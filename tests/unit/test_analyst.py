@@ -14,8 +14,6 @@ from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
-from flask import session
-from flask_login import login_user
 from sqlalchemy import func, select
 
 from survey_app import planning, privacy
@@ -181,34 +179,22 @@ def svg_blocks(page: str) -> list[str]:
     return re.findall(r"<svg\b.*?</svg>", page, re.S)
 
 
-def quick_sign_in(app, client, email: str) -> None:
-    """Sign ``client`` in as Flask-Login does, without the (deliberately slow) scrypt check.
-
-    The sign-in form itself is tested below; the other tests only need a signed-in session.
-    """
-    # The same address and user agent as the client's, for Flask-Login's session protection.
-    with app.test_request_context(environ_base=client.environ_base):
-        login_user(find_analyst(email))
-        values = dict(session)
-    with client.session_transaction() as client_session:
-        client_session.update(values)
-
-
 @pytest.fixture
-def signed_in(app, client, analyst):
+def signed_in(client, analyst, sign_in_as):
     """The test client, signed in as the ``analyst`` fixture's account."""
-    quick_sign_in(app, client, analyst)
+    sign_in_as(client, analyst)
     assert is_signed_in(client)
     return client
 
 
 @pytest.fixture
-def other_analyst(app):
+def other_analyst(app, sign_in_as):
     """A second analyst, signed in on a client of their own."""
     with app.app_context():
         create_analyst(OTHER_EMAIL, OTHER_PASSWORD)
+        db.session.commit()
     other = app.test_client()
-    quick_sign_in(app, other, OTHER_EMAIL)
+    sign_in_as(other, OTHER_EMAIL)
     assert is_signed_in(other)
     return other
 

@@ -12,8 +12,6 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-from flask import session
-from flask_login import login_user
 from sqlalchemy import func, select
 
 from survey_app import privacy
@@ -75,16 +73,9 @@ def bearer(token: str) -> dict[str, str]:
 
 def new_token(app, email: str) -> str:
     with app.app_context():
-        return create_token(find_analyst(email))
-
-
-def sign_in_session(app, client, email: str) -> None:
-    """A signed-in session as Flask-Login makes it (the sign-in form is tested elsewhere)."""
-    with app.test_request_context(environ_base=client.environ_base):
-        login_user(find_analyst(email))
-        values = dict(session)
-    with client.session_transaction() as client_session:
-        client_session.update(values)
+        token = create_token(find_analyst(email))
+        db.session.commit()
+        return token
 
 
 def expected_document(app, slug: str, rows, confidence: float) -> dict:
@@ -164,6 +155,7 @@ def token(app, analyst) -> str:
 def other_token(app) -> str:
     with app.app_context():
         create_analyst(OTHER_EMAIL, "another long passphrase")
+        db.session.commit()
     return new_token(app, OTHER_EMAIL)
 
 
@@ -351,8 +343,8 @@ def test_bad_authorization_is_401(client, survey, token, header):
     )
 
 
-def test_bad_token_is_401_even_with_a_session(app, client, survey, analyst):
-    sign_in_session(app, client, analyst)
+def test_bad_token_is_401_even_with_a_session(app, client, survey, analyst, sign_in_as):
+    sign_in_as(client, analyst)
     assert client.get(results_url(survey[0])).status_code == 200
     assert_401(client.get(results_url(survey[0]), headers=bearer("sat_forged")))
 
@@ -364,8 +356,8 @@ def test_token_opens_the_owners_results(client, survey, token, scheme):
     assert response.get_json()["survey"] == survey[0]
 
 
-def test_session_opens_the_owners_results(app, client, survey, analyst):
-    sign_in_session(app, client, analyst)
+def test_session_opens_the_owners_results(app, client, survey, analyst, sign_in_as):
+    sign_in_as(client, analyst)
     response = client.get(results_url(survey[0]))
     assert response.status_code == 200
     assert response.get_json()["title"] == "Academic integrity"
@@ -386,8 +378,8 @@ def test_someone_elses_survey_is_404_by_token(client, survey, other_token):
     assert "Academic integrity" not in response.get_data(as_text=True)
 
 
-def test_someone_elses_survey_is_404_by_session(app, client, survey, other_token):
-    sign_in_session(app, client, OTHER_EMAIL)
+def test_someone_elses_survey_is_404_by_session(app, client, survey, other_token, sign_in_as):
+    sign_in_as(client, OTHER_EMAIL)
     response = client.get(results_url(survey[0]))
     assert response.status_code == 404
     assert "copied homework" not in response.get_data(as_text=True)

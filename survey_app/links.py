@@ -1,0 +1,30 @@
+"""Absolute links to the app, built from its configured public address, never from a request.
+
+A link shown to a professor (to hand to a class) or printed must not come from the request's
+Host header, which any client can set. With ``SURVEY_APP_PUBLIC_URL`` set, links start with it;
+without it, only a request to this machine's loopback names is trusted to name the app (local
+use), and otherwise the link is the path alone.
+"""
+
+from __future__ import annotations
+
+from flask import current_app, request, url_for
+
+#: Host names that can only have come from this machine.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def external_url(endpoint: str, **values: object) -> str:
+    """The absolute address of ``endpoint`` as people outside should use it."""
+    path = url_for(endpoint, **values)
+    base = current_app.config.get("PUBLIC_URL")
+    if base:
+        return base + path
+    if request.host.rsplit(":", 1)[0] in LOOPBACK_HOSTS or request.host in LOOPBACK_HOSTS:
+        return request.host_url.rstrip("/") + path
+    return path
+
+
+def has_public_url() -> bool:
+    """True when the app knows the address people reach it at."""
+    return bool(current_app.config.get("PUBLIC_URL"))
