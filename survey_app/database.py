@@ -232,6 +232,8 @@ def _leave_autocommit(connection) -> None:
 
 
 _SUBMISSION_COLUMNS = "submission_id, survey_id, submitted_on, answers"
+#: How long forgetting the arrival order waits for readers before a checkpoint gives up.
+CHECKPOINT_WAIT_MS = 2_000
 
 
 def forget_arrival_order(survey_id: int | None = None) -> None:
@@ -256,9 +258,15 @@ def forget_arrival_order(survey_id: int | None = None) -> None:
             connection = engine.raw_connection()
             try:
                 driver = connection.driver_connection
+                # A checkpoint waits for readers to finish with the log; a long export is not
+                # waited for (the log is then emptied at a later checkpoint).
+                driver.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
                 driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                driver.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
                 driver.execute("VACUUM")
+                driver.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
                 driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                driver.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             finally:
                 connection.close()
         return

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, SecurityError
 
 #: Plain words for the error pages people see.
 MESSAGES = {
@@ -34,6 +34,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
         status = error.code or 500
+        if isinstance(error, SecurityError):
+            # A Host header outside SURVEY_APP_TRUSTED_HOSTS: no page of this site can be
+            # built for it (its links would name that host), so a plain answer.
+            return Response("This address is not served here.\n", 400, mimetype="text/plain")
         if wants_json():
             response = json_error(_api_message(error), status)
             if status == 401:

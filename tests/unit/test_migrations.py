@@ -40,3 +40,44 @@ def test_init_db_upgrades_and_keeps_data(app, runner):
             versions = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
             assert len(versions.all()) == 1
     assert emails == ["keep@example.edu"]
+
+
+def test_upgrading_keeps_submissions_and_drops_their_arrival_order(app, runner):
+    """A database of the first release, with submissions, upgraded to this one."""
+    with app.app_context():
+        db.drop_all()
+    assert runner.invoke(args=["db", "upgrade", "b500ebf8be25"]).exit_code == 0
+    ids = [f"{index:08x}-0000-4000-8000-000000000000" for index in range(20)][::-1]
+    with app.app_context():
+        with db.engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO analysts (id, email, password_hash, created_at) "
+                "VALUES (1, 'old@example.edu', 'scrypt:x', '2026-11-01 00:00:00')"
+            )
+            connection.exec_driver_sql(
+                "INSERT INTO surveys (id, slug, owner_id, title, intro, status, "
+                "flip_probability, created_at) VALUES (1, 'old-survey', 1, 'Old', '', 'closed', "
+                "0.25, '2026-11-01 00:00:00')"
+            )
+            for submission_id in ids:  # arriving in reverse id order
+                connection.exec_driver_sql(
+                    "INSERT INTO submissions (submission_id, survey_id, submitted_on, answers) "
+                    f"VALUES ('{submission_id}', 1, '2026-11-02', '1')"
+                )
+    result = runner.invoke(args=["db", "upgrade"])
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        with db.engine.connect() as connection:
+            differences = compare_metadata(MigrationContext.configure(connection), db.metadata)
+            if db.engine.dialect.name == "sqlite":
+                stored = connection.exec_driver_sql(
+                    "SELECT submission_id, answers FROM submissions"
+                )
+                columns = connection.exec_driver_sql("PRAGMA table_list('submissions')").all()
+                assert columns[0][4] == 1  # table_list's "wr" column: WITHOUT ROWID
+            else:
+                stored = connection.exec_driver_sql(
+                    "SELECT submission_id, answers FROM submissions ORDER BY ctid"
+                )
+            assert [submission_id for submission_id, _ in stored] == sorted(ids)
+    assert differences == []
