@@ -51,6 +51,7 @@ class SurveyServer(BaseApplication):
 
 #: Bind addresses that mean "every interface": no one can reach the app by them.
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
+LOOPBACK_BINDS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def lan_address() -> str:
@@ -88,11 +89,15 @@ def public_base(host: str, port: int) -> str:
 def serve(host: str, port: int, workers: int) -> None:
     """Serve until interrupted. No access log: it would record client addresses.
 
-    Links the app shows are built from the public address (``SURVEY_APP_PUBLIC_URL``, else
-    :func:`public_base`), never from a request's Host header. X-Forwarded-* headers are left
-    to the app, which trusts them only when ``SURVEY_APP_TRUSTED_PROXIES`` says so.
+    Links the app shows are built from ``SURVEY_APP_PUBLIC_URL``, never from a request's Host
+    header. Unset, a server bound to a network address (or to all of them: the LAN address)
+    takes that address; one bound to loopback sits behind a proxy or serves this machine, and
+    the app shows whole links only to requests made on loopback (see survey_app.links).
+    X-Forwarded-* headers are left to the app, which trusts them only when
+    ``SURVEY_APP_TRUSTED_PROXIES`` says so.
     """
-    os.environ["SURVEY_APP_PUBLIC_URL"] = public_base(host, port)
+    if host.strip("[]") not in LOOPBACK_BINDS:
+        os.environ["SURVEY_APP_PUBLIC_URL"] = public_base(host, port)
     SurveyServer(
         {
             "bind": f"{host}:{port}",
