@@ -235,3 +235,15 @@ def test_guesses_at_one_account_from_many_addresses_are_throttled(deployment, st
     assert Counter(results) == Counter({401: LOGIN_LIMIT, 429: CONCURRENT_ATTEMPTS - LOGIN_LIMIT})
     fresh = "127.0.0.200"
     assert sign_in(server, login_form(server, fresh), ANALYST_PASSWORD, fresh) == 429
+
+
+def test_the_fallback_to_memory_is_in_the_servers_log(deployment, start_server):
+    """Redis unreachable: the workers say so in the server's log (and name no address)."""
+    unreachable = f"redis://{HOST}:{free_port()}/0"
+    server = start_server(deployment, workers=1, **with_limits(unreachable))
+    survey = deployment.survey
+    status, _ = server.submit(survey, new_id(), (0,) * len(survey.question_ids))
+    assert status == 201
+    log = server.stop()
+    assert "falling back to in-memory storage" in log
+    assert address_lines(log) == []
