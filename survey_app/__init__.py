@@ -72,13 +72,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     from survey_app import (
         analyst,
         api,
+        assets,
         errors,
         models,  # noqa: F401  (registers the tables)
         ratelimits,
         respondent,
         security,
     )
-    from survey_app.views import percent
+    from survey_app.views import format_epsilon, percent
 
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         from flask import request
@@ -100,6 +101,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     ratelimits.register(app)
 
     app.add_template_filter(percent)
+    app.add_template_filter(format_epsilon, "epsilon")
+    assets.register(app)
     errors.register(app)
     security.register(app)
 

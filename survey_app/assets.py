@@ -1,21 +1,85 @@
-"""Facts about the static files that pages publish."""
+"""Facts about the static files that pages load and publish: their hashes.
+
+Every script tag carries Subresource Integrity (``integrity="sha384-..."``), so a browser runs a
+script only if it is byte for byte the file this server hashed; the respondent page also
+publishes each script's SHA-256, which anyone can compare with the published source
+(``sha256sum``). Templates use the Jinja globals :func:`register` adds:
+
+    <script type="module" src="{{ script_url('js/analyst.js') }}"
+            integrity="{{ script_integrity('js/analyst.js') }}"></script>
+"""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from flask import current_app
+from flask import Flask, current_app, url_for
 
 MECHANISM_SCRIPT = "js/randomized-response.js"
 
+#: Characters of the SHA-256 (hex) in a script's ``?v=`` query.
+VERSION_LENGTH = 12
+
+
+@dataclass(frozen=True)
+class FileHashes:
+    """A file's SHA-256 (hex, as ``sha256sum`` prints it) and SHA-384 (base64, as SRI wants)."""
+
+    sha256: str
+    sha384: str
+
 
 @cache
-def _sha256_of(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def _hashes_of(path: str) -> FileHashes:
+    # Hashed once per process, from the bytes the static route serves: the pages keep the hash of
+    # the file as this server first served it, so a file changed underneath a running server
+    # (or on its way to the browser) is refused rather than trusted.
+    data = Path(path).read_bytes()
+    return FileHashes(
+        sha256=hashlib.sha256(data).hexdigest(),
+        sha384=base64.b64encode(hashlib.sha384(data).digest()).decode("ascii"),
+    )
+
+
+def static_hashes(filename: str) -> FileHashes:
+    """The hashes of ``filename`` (e.g. ``"js/survey.js"``) in the app's static folder."""
+    return _hashes_of(str(Path(current_app.static_folder) / filename))
+
+
+def script_integrity(filename: str) -> str:
+    """The ``integrity`` attribute value of a static script: ``sha384-<base64>``."""
+    return f"sha384-{static_hashes(filename).sha384}"
+
+
+def script_sha256(filename: str) -> str:
+    """A static script's SHA-256 in hex, for people to compare with the published source."""
+    return static_hashes(filename).sha256
+
+
+def script_url(filename: str, *, versioned: bool = True) -> str:
+    """The URL of a static script, by default with ``?v=`` and the start of its SHA-256.
+
+    A changed file gets a new URL, so a copy cached under the old one never meets the new
+    integrity value. A module imported by another (``import "./randomized-response.js"``) is
+    fetched at its plain URL, so its preload tag must use ``versioned=False`` to be the fetch the
+    import reuses.
+    """
+    if not versioned:
+        return url_for("static", filename=filename)
+    return url_for("static", filename=filename, v=script_sha256(filename)[:VERSION_LENGTH])
 
 
 def mechanism_sha256() -> str:
     """SHA-256 of the randomizing script as served, so anyone can check the one they ran."""
-    return _sha256_of(str(Path(current_app.static_folder) / MECHANISM_SCRIPT))
+    return script_sha256(MECHANISM_SCRIPT)
+
+
+def register(app: Flask) -> None:
+    """Make the script helpers Jinja globals."""
+    app.add_template_global(script_url)
+    app.add_template_global(script_integrity)
+    app.add_template_global(script_sha256)

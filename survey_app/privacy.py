@@ -21,9 +21,12 @@ holds when ``p`` is the probability of *keeping* the answer. Here ``p`` is the p
 flipping it, so the unbiased estimator is ``(mean - p) / (1 - 2p)``.
 
 The browser draws each Bernoulli event by comparing one uniform 32-bit word with an integer
-threshold ``T = round(probability * 2**32)``, so the probability it really uses is
-``T / 2**32``; :func:`browser_probability` gives that value, and the estimates for answers that
-came from the browser should be computed from it.
+threshold, so the probabilities it really uses are multiples of ``2**-32``. Its thresholds are
+rounded in the direction that never raises epsilon: it flips a yes/no answer when the word is
+below ``T = ceil(p * 2**32)`` (:func:`flip_threshold`), and keeps a choice when the word is below
+``K = floor(2**32 (2**32 - T) / (2**32 + (k - 2) T))`` (:func:`keep_threshold`), so its epsilon
+(:func:`browser_epsilon`) is at most the stated one. :func:`estimate_browser_frequencies`
+debiases answers that came from the browser with exactly those probabilities.
 
 References
 ----------
@@ -45,19 +48,21 @@ __all__ = [
     "BROWSER_RANDOM_WORDS",
     "MAX_OPTIONS",
     "Estimate",
-    "browser_choice_epsilon",
+    "browser_epsilon",
     "browser_flip_probability",
     "browser_keep_probabilities",
-    "browser_probability",
     "deniability",
     "epsilon_from_flip_probability",
+    "estimate_browser_frequencies",
     "estimate_frequencies",
+    "flip_threshold",
     "estimate_proportion",
     "estimate_yes_no",
     "flip_probability_from_epsilon",
     "half_width_for_choices",
     "half_width_for_yes_no",
     "keep_probabilities",
+    "keep_threshold",
     "odds_ratio",
     "randomize_bits",
     "randomize_choices",
@@ -206,58 +211,91 @@ def keep_probabilities(epsilon: float, k: int) -> tuple[float, float]:
     return keep, other
 
 
-def browser_probability(probability: float) -> float:
-    """The probability a browser really uses when asked for ``probability``.
+def flip_threshold(flip_probability: float) -> int:
+    """The browser's flip threshold ``T = ceil(p * 2**32)``.
 
-    The browser draws a uniform 32-bit word ``u`` and the event happens when ``u < T`` with
-    ``T = round(probability * 2**32)`` (ties away from zero, as JavaScript's ``Math.round`` for
-    positive numbers), so the event has probability exactly ``T / 2**32``.
+    ``randomizeBit(bit, p)`` flips when a uniform 32-bit word is below ``T``, so it flips with
+    probability ``p' = T / 2**32 >= p``. Rounding up, never to nearest, keeps its epsilon
+    ``ln((1 - p') / p')`` at or below the stated ``ln((1 - p) / p)``. ``p * 2**32`` is exact
+    (scaling by a power of two), so the ceiling is exact and equals JavaScript's
+    ``Math.ceil(p * 2 ** 32)``; ``0 < p < 1/2`` gives ``1 <= T <= 2**31``.
 
     Parameters
     ----------
-    probability : float
-        The probability asked for, in [0, 1].
+    flip_probability : float
+        p in (0, 0.5).
 
     Returns
     -------
-    float
-        ``T / 2**32``.
+    int
+        T.
     """
-    value = _check_probability(probability)
-    scaled = value * BROWSER_RANDOM_WORDS  # exact: scaling by a power of two
-    threshold = math.floor(scaled)
-    # Not floor(scaled + 0.5): that sum can round up (0.49999999999999994 + 0.5 == 1.0), where
-    # Math.round gives 0. The fractional part scaled - threshold is exact.
-    if scaled - threshold >= 0.5:
-        threshold += 1
-    return threshold / BROWSER_RANDOM_WORDS
+    p = _check_flip_probability(flip_probability)
+    return math.ceil(p * BROWSER_RANDOM_WORDS)
+
+
+def keep_threshold(flip_probability: float, k: int) -> int:
+    """The browser's keep threshold of k-option randomized response at the survey's epsilon.
+
+    At ``epsilon = ln((1 - p) / p)`` k-RR keeps the true option with probability
+    ``P = (1 - p) / (1 + (k - 2) p)``. The browser takes that formula at its own flip probability
+    ``p' = T / 2**32`` (:func:`flip_threshold`) and rounds down, in integers (BigInt in the
+    browser, so both sides agree bit for bit):
+
+        K = floor(2**32 (2**32 - T) / (2**32 + (k - 2) T)).
+
+    ``randomizeChoice(index, k, p)`` keeps the true option when a uniform 32-bit word is below
+    ``K``. ``k = 2`` gives ``K = 2**32 - T``, the yes/no mechanism.
+
+    Parameters
+    ----------
+    flip_probability : float
+        p in (0, 0.5).
+    k : int
+        Number of options, at least 2.
+
+    Returns
+    -------
+    int
+        K.
+    """
+    options = _check_option_count(k)
+    flips = flip_threshold(flip_probability)
+    words = BROWSER_RANDOM_WORDS
+    return words * (words - flips) // (words + (options - 2) * flips)
 
 
 def browser_flip_probability(flip_probability: float) -> float:
-    """The flip probability the browser's ``randomizeBit(bit, p)`` really uses."""
-    return browser_probability(_check_flip_probability(flip_probability))
+    """The flip probability the browser's ``randomizeBit(bit, p)`` really uses: ``T / 2**32``."""
+    return flip_threshold(flip_probability) / BROWSER_RANDOM_WORDS
 
 
-def browser_keep_probabilities(epsilon: float, k: int) -> tuple[float, float]:
-    """``(P, Q)`` as the browser's ``randomizeChoice(index, k, epsilon)`` really uses them.
+def browser_keep_probabilities(flip_probability: float, k: int) -> tuple[float, float]:
+    """``(P', Q')`` as the browser's ``randomizeChoice(index, k, p)`` really uses them.
 
-    The browser keeps the true option with probability ``P' = T / 2**32`` for
-    ``T = round(P * 2**32)``, and picks the other option exactly uniformly (rejection sampling),
-    so ``Q' = (1 - P') / (k - 1)``.
+    ``P' = K / 2**32`` with ``K`` from :func:`keep_threshold`; the other option is picked exactly
+    uniformly (rejection sampling), so ``Q' = (1 - P') / (k - 1)``. Since ``P'`` is at most
+    ``P`` at ``p'`` and ``P / Q`` grows with ``P``,
+
+        P' / Q' <= (1 - p') / p' <= (1 - p) / p = e^eps.
+
+    For ``k = 2`` this is ``(1 - p', p')``.
     """
-    keep, _ = keep_probabilities(epsilon, k)
-    browser_keep = browser_probability(keep)
-    return browser_keep, (1.0 - browser_keep) / (int(k) - 1)
+    options = _check_option_count(k)
+    keep = keep_threshold(flip_probability, options) / BROWSER_RANDOM_WORDS
+    return keep, (1.0 - keep) / (options - 1)
 
 
-def browser_choice_epsilon(epsilon: float, k: int) -> float:
-    """The epsilon of k-RR as the browser really runs it: ``ln(P' / Q')``.
+def browser_epsilon(flip_probability: float, k: int = 2) -> float:
+    """The epsilon the browser really spends on a question of k options (2: yes/no).
 
-    With ``P'`` and ``Q'`` from :func:`browser_keep_probabilities`; passing this epsilon to
-    :func:`estimate_frequencies` debiases with exactly the probabilities the browser used.
+    ``ln(P' / Q') = ln((k - 1) K / (2**32 - K))``, from the integers of :func:`keep_threshold`;
+    it never exceeds the stated :func:`epsilon_from_flip_probability` (see
+    :func:`browser_keep_probabilities`).
     """
-    keep, other = browser_keep_probabilities(epsilon, k)
-    return math.log(keep) - math.log(other)
+    options = _check_option_count(k)
+    keep = keep_threshold(flip_probability, options)
+    return math.log((options - 1) * keep) - math.log(BROWSER_RANDOM_WORDS - keep)
 
 
 def total_epsilon(epsilons: Iterable[float]) -> float:
@@ -370,6 +408,19 @@ class Estimate:
     def outside_unit_interval(self) -> bool:
         """True when noise pushed the unbiased estimate below 0 or above 1."""
         return self.estimate is not None and not 0.0 <= self.estimate <= 1.0
+
+    @property
+    def consistent_with_randomization(self) -> bool:
+        """False when the unclipped interval ``estimate -/+ half_width`` misses [0, 1] entirely.
+
+        Every true share lies in [0, 1], so randomized answers give such an estimate with
+        probability at most ``1 - confidence`` (Chebyshev); answers that were not randomized as
+        the browser does (sent without the survey page, say) give it easily. The clipped
+        interval would then shrink to the point 0 or 1. True when there are no answers.
+        """
+        if self.estimate is None or self.half_width is None:
+            return True
+        return self.estimate + self.half_width >= 0.0 and self.estimate - self.half_width <= 1.0
 
 
 def _chebyshev_half_width(variance: float, n: int, confidence: float, scale: float) -> float:
@@ -519,6 +570,35 @@ def estimate_frequencies(
     keep, other = keep_probabilities(eps, len(counts))
     n = sum(counts)
     return [_debias(count, n, keep, other, level, eps) for count in counts]
+
+
+def estimate_browser_frequencies(
+    noisy_counts: Sequence[int], flip_probability: float, confidence: float = 0.95
+) -> list[Estimate]:
+    """Debiased share of each value of a question answered in the browser at flip probability p.
+
+    A yes/no question (counts ``[no, yes]``) is the case ``k = 2``. The estimator and interval
+    are those of :func:`estimate_frequencies`, with the probabilities the browser really used,
+    ``(P', Q')`` of :func:`browser_keep_probabilities`, in place of ``(P, Q)``; each estimate's
+    epsilon is :func:`browser_epsilon`. For ``k = 2`` the "yes" entry equals
+    ``estimate_proportion(noisy_yes, n, browser_flip_probability(p))``.
+
+    The parameters and the result are those of :func:`estimate_frequencies`, with the survey's
+    ``flip_probability`` in place of ``epsilon``; it must leave ``P' > Q'`` (any p in
+    (0, 0.499999] does).
+    """
+    counts = _check_counts(noisy_counts)
+    level = _check_confidence(confidence)
+    options = len(counts)
+    if keep_threshold(flip_probability, options) * options <= BROWSER_RANDOM_WORDS:
+        raise ValueError(
+            f"flip_probability must leave the browser's keep probability above 1/{options}, "
+            f"got {flip_probability!r}"
+        )
+    keep, other = browser_keep_probabilities(flip_probability, options)
+    epsilon = browser_epsilon(flip_probability, options)
+    n = sum(counts)
+    return [_debias(count, n, keep, other, level, epsilon) for count in counts]
 
 
 # --------------------------------------------------------------------------- planning

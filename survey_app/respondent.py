@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
 
-from survey_app.assets import mechanism_sha256
 from survey_app.surveys import find_survey
 from survey_app.views import privacy_explanation
 
@@ -23,5 +22,4 @@ def survey_page(slug: str):
         "respondent/survey.html",
         survey=survey,
         explanation=privacy_explanation(survey),
-        mechanism_sha256=mechanism_sha256(),
     )

@@ -44,6 +44,11 @@ class QuestionResult:
         """Every option of a question shares one half-width."""
         return self.options[0].estimate.half_width if self.options else None
 
+    @property
+    def consistent_with_randomization(self) -> bool:
+        """False when some option's counts are not what randomized answers could give."""
+        return all(option.estimate.consistent_with_randomization for option in self.options)
+
 
 @dataclass(frozen=True)
 class SurveyResults:
@@ -72,14 +77,10 @@ def noisy_counts(survey: Survey) -> dict[int, list[int]]:
 
 
 def question_estimates(
-    survey: Survey, question: Question, counts: list[int], confidence: float
+    survey: Survey, counts: list[int], confidence: float
 ) -> list[privacy.Estimate]:
     """Debiased estimates of one question's options, with the probabilities the browser used."""
-    if question.kind == QuestionKind.YES_NO:
-        flip_probability = privacy.browser_flip_probability(survey.flip_probability)
-        return privacy.estimate_yes_no(counts[1], sum(counts), flip_probability, confidence)
-    epsilon = privacy.browser_choice_epsilon(survey.epsilon_per_question, question.option_count)
-    return privacy.estimate_frequencies(counts, epsilon, confidence)
+    return privacy.estimate_browser_frequencies(counts, survey.flip_probability, confidence)
 
 
 def survey_results(survey: Survey, confidence: float = DEFAULT_CONFIDENCE) -> SurveyResults:
@@ -87,7 +88,7 @@ def survey_results(survey: Survey, confidence: float = DEFAULT_CONFIDENCE) -> Su
     counts = noisy_counts(survey)
     questions = []
     for number, question in enumerate(survey.questions, start=1):
-        estimates = question_estimates(survey, question, counts[question.id], confidence)
+        estimates = question_estimates(survey, counts[question.id], confidence)
         questions.append(
             QuestionResult(
                 id=question.id,
@@ -142,6 +143,7 @@ def results_document(results: SurveyResults) -> dict:
                         "ci_low": option.estimate.ci_low,
                         "ci_high": option.estimate.ci_high,
                         "half_width": option.estimate.half_width,
+                        "consistent": option.estimate.consistent_with_randomization,
                     }
                     for option in question.options
                 ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from survey_app import privacy
 from survey_app.models import Survey
 
@@ -48,6 +50,20 @@ def privacy_explanation(survey: Survey) -> dict:
     }
 
 
+#: An epsilon within this of a hundredth shows as that hundredth: floating-point noise (ln 3 summed
+#: ten times, say) must not round 1.10 up to 1.11. It is far below any difference that matters.
+EPSILON_DISPLAY_TOLERANCE = 1e-9
+
+
+def format_epsilon(epsilon: float) -> str:
+    """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
+
+    Rounding up never shows less privacy loss than there is (up to EPSILON_DISPLAY_TOLERANCE).
+    """
+    hundredths = math.ceil((epsilon - EPSILON_DISPLAY_TOLERANCE) * 100)
+    return f"{hundredths / 100:.2f}"
+
+
 def _percent(share: float) -> str:
     """A share as a percentage with no needless decimals: 0.25 -> '25', 0.125 -> '12.5'."""
     return f"{share * 100:.1f}".rstrip("0").rstrip(".")
@@ -72,8 +88,8 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
         "deniability_percent": _percent(privacy.deniability(p)),
         "odds": privacy.odds_ratio(p),
         "summary": (
-            f"Each answer is flipped {_percent(p)}% of the time (ε = {epsilon:.2f} a question; "
-            f"{epsilon_total:.2f} for {question_count} "
+            f"Each answer is flipped {_percent(p)}% of the time (ε = {format_epsilon(epsilon)} "
+            f"a question; {format_epsilon(epsilon_total)} for {question_count} "
             f"question{'s' if question_count != 1 else ''}). Seeing a “yes”, an observer who "
             f"thought 50/50 can be at most {_percent(privacy.deniability(p))}% sure it is true."
         ),

@@ -2,16 +2,20 @@
 //
 // Dependency-free ES module; it runs as it is in browsers and in Node 20 (globalThis.crypto).
 //
-// Randomness comes only from crypto.getRandomValues. A Bernoulli event of probability q is
-// drawn by comparing one uniform 32-bit word u with the integer threshold
-//     T = Math.round(q * 2^32):   the event happens when u < T,
-// so its probability is exactly T / 2^32 (effectiveProbability(q)); the server computes epsilon
-// and its estimates from that same value. A uniform pick among m values uses rejection
-// sampling, so no value is favoured by a modulo bias.
+// Randomness comes only from crypto.getRandomValues. A Bernoulli event is drawn by comparing
+// one uniform 32-bit word u with an integer threshold, the event happening when u < threshold,
+// so its probability is exactly threshold / 2^32. The thresholds are rounded in the direction
+// that never raises epsilon, and survey_app/privacy.py computes the same integers (its
+// flip_threshold and keep_threshold) to debias with exactly these probabilities. A uniform pick
+// among m values uses rejection sampling, so no value is favoured by a modulo bias.
 //
-// Yes/no: the answer is flipped with probability p, 0 < p < 1/2; epsilon = ln((1 - p) / p).
-// k options: the true option is kept with probability P = e^eps / (e^eps + k - 1); otherwise
-// one of the other k - 1 options is reported, uniformly.
+// Yes/no: the answer is flipped when u < T = ceil(p * 2^32), 0 < p < 1/2: with probability
+// p' = T / 2^32 >= p, so epsilon' = ln((1 - p') / p') <= ln((1 - p) / p).
+// k options, at the same epsilon: the true option is kept when u < K, with
+//     K = floor(2^32 (2^32 - T) / (2^32 + (k - 2) T)),
+// the keep probability (1 - p) / (1 + (k - 2) p) of k-option randomized response taken at p' and
+// rounded down (in BigInt, exactly); otherwise one of the other k - 1 options is reported,
+// uniformly. k = 2 gives K = 2^32 - T, the yes/no mechanism.
 
 export const RANDOM_WORDS = 2 ** 32;
 
@@ -30,46 +34,23 @@ function checkFlipProbability(p) {
   if (!(p > 0 && p < 0.5)) fail(`flip_probability must be in (0, 0.5), got ${p}`);
 }
 
-function checkEpsilon(epsilon) {
-  checkFinite("epsilon", epsilon);
-  if (!(epsilon > 0)) fail(`epsilon must be a finite number > 0, got ${epsilon}`);
-}
-
 function checkOptionCount(k) {
   if (!Number.isInteger(k) || k < 2) fail(`k must be an integer >= 2, got ${String(k)}`);
 }
 
-/** Integer threshold T = round(q * 2^32) of a Bernoulli draw with probability q in [0, 1]. */
-export function threshold(probability) {
-  checkFinite("probability", probability);
-  if (!(probability >= 0 && probability <= 1)) {
-    fail(`probability must be in [0, 1], got ${probability}`);
-  }
-  return Math.round(probability * RANDOM_WORDS);
-}
-
-/** The probability really used for q: T / 2^32. */
-export function effectiveProbability(probability) {
-  return threshold(probability) / RANDOM_WORDS;
-}
-
-/** Threshold of the flip in randomizeBit(bit, p). */
+/** Flip threshold T = ceil(p * 2^32) of randomizeBit(bit, p); p * 2^32 is exact. */
 export function flipThreshold(p) {
   checkFlipProbability(p);
-  return threshold(p);
+  return Math.ceil(p * RANDOM_WORDS);
 }
 
-/** Keep probability P = e^eps / (e^eps + k - 1) of k-option randomized response. */
-export function keepProbability(k, epsilon) {
+/** Keep threshold K = floor(2^32 (2^32 - T) / (2^32 + (k - 2) T)) of randomizeChoice(index, k, p). */
+export function keepThreshold(k, p) {
   checkOptionCount(k);
-  checkEpsilon(epsilon);
-  // Written with e^-eps so that large epsilons do not overflow (as survey_app.privacy does).
-  return 1 / (1 + (k - 1) * Math.exp(-epsilon));
-}
-
-/** Threshold of keeping the true option in randomizeChoice(index, k, epsilon). */
-export function keepThreshold(k, epsilon) {
-  return threshold(keepProbability(k, epsilon));
+  const flips = BigInt(flipThreshold(p));
+  const words = BigInt(RANDOM_WORDS);
+  // BigInt division of positive numbers rounds down.
+  return Number((words * (words - flips)) / (words + BigInt(k - 2) * flips));
 }
 
 /** One uniform 32-bit word from crypto.getRandomValues. */
@@ -95,21 +76,21 @@ export function uniformBelow(m) {
 /** Report bit (0 or 1), flipped with probability flipThreshold(p) / 2^32. */
 export function randomizeBit(bit, p) {
   if (bit !== 0 && bit !== 1) fail(`bit must be 0 or 1, got ${String(bit)}`);
-  checkFlipProbability(p);
-  return randomWord() < flipThreshold(p) ? 1 - bit : bit;
+  const flip = flipThreshold(p); // checks p before any word is drawn
+  return randomWord() < flip ? 1 - bit : bit;
 }
 
 /**
- * Report option index (0 .. k - 1) by k-option randomized response: kept with probability
- * keepThreshold(k, epsilon) / 2^32, otherwise a uniform pick among the other k - 1 options.
+ * Report option index (0 .. k - 1) by k-option randomized response at the epsilon of flip
+ * probability p: kept with probability keepThreshold(k, p) / 2^32, otherwise a uniform pick
+ * among the other k - 1 options.
  */
-export function randomizeChoice(index, k, epsilon) {
-  checkOptionCount(k);
-  checkEpsilon(epsilon);
+export function randomizeChoice(index, k, p) {
+  const keep = keepThreshold(k, p); // checks k and p before any word is drawn
   if (!Number.isInteger(index) || index < 0 || index >= k) {
     fail(`index must be an integer in 0 .. ${k - 1}, got ${String(index)}`);
   }
-  if (randomWord() < keepThreshold(k, epsilon)) return index;
+  if (randomWord() < keep) return index;
   const other = uniformBelow(k - 1);
   return other >= index ? other + 1 : other;
 }

@@ -1,9 +1,13 @@
 // The respondent page: reads the true answers from the page, sends only randomized ones.
 //
 // Repeat protection: the first time this browser opens a survey it draws, once, the randomized
-// value for every possible true answer of every question, and keeps that table (which says
-// nothing about the true answers). Every later attempt (a retry, a reload) sends from the same
-// table with the same submission id, so repeating a submission reveals nothing new.
+// value for every possible true answer of every question, and keeps that table with a random
+// submission id until the server confirms the submission. Every attempt until then (a retry, a
+// reload) sends from the same table with the same id, so repeating reveals nothing new.
+//
+// Once the server has the submission, the table goes: it holds the randomized value of every
+// answer not given, and beside the export (which holds the id and the values sent) it would
+// tell which answer was true. Only {"submitted": true} stays, to say "already answered".
 
 import { randomizeBit, randomizeChoice } from "./randomized-response.js";
 
@@ -30,6 +34,21 @@ function saveState(slug, state) {
   }
 }
 
+/** After the server has the submission: keep only that it was answered, never the table. */
+function forgetTable(slug) {
+  const answered = { submitted: true };
+  try {
+    window.localStorage.setItem(storageKey(slug), JSON.stringify(answered));
+  } catch {
+    try {
+      window.localStorage.removeItem(storageKey(slug)); // could not overwrite: drop it all
+    } catch {
+      // storage unavailable: nothing was kept
+    }
+  }
+  return answered;
+}
+
 /** A random (version 4) UUID from crypto.getRandomValues; works on plain-HTTP pages too. */
 function randomUuid() {
   const bytes = new Uint8Array(16);
@@ -50,7 +69,7 @@ function readQuestions() {
 }
 
 /** For each question, the randomized value to send for each possible true value. */
-function drawTable(questions, flipProbability, epsilon) {
+function drawTable(questions, flipProbability) {
   const table = {};
   for (const question of questions) {
     const values = [];
@@ -58,7 +77,7 @@ function drawTable(questions, flipProbability, epsilon) {
       values.push(
         question.type === "yes_no"
           ? randomizeBit(trueValue, flipProbability)
-          : randomizeChoice(trueValue, question.optionCount, epsilon),
+          : randomizeChoice(trueValue, question.optionCount, flipProbability),
       );
     }
     table[question.id] = values;
@@ -126,26 +145,34 @@ async function send(url, body) {
   return { status: response.status, reply };
 }
 
+/** The true answers leave the page's controls once they are no longer needed. */
+function clearAnswers() {
+  for (const radio of root.querySelectorAll("input[type=radio]")) radio.checked = false;
+}
+
 function start() {
   if (!root) return;
+  // This script and the mechanism it imports loaded and passed their integrity checks.
+  const notice = document.getElementById("javascript-required");
+  if (notice) notice.hidden = true;
   const slug = root.dataset.slug;
   const flipProbability = Number(root.dataset.flipProbability);
-  const epsilon = Number(root.dataset.epsilon);
   const questions = readQuestions();
   const button = document.getElementById("submit-survey");
 
   let state = loadState(slug);
+  if (state && state.submitted === true) {
+    state = forgetTable(slug); // also drops a table an older version of this page kept
+    showDone("already-answered");
+    return;
+  }
   if (!state || typeof state.submissionId !== "string" || !tableFits(state.table, questions)) {
     state = {
       submissionId: randomUuid(),
-      table: drawTable(questions, flipProbability, epsilon),
+      table: drawTable(questions, flipProbability),
       submitted: false,
     };
     saveState(slug, state);
-  }
-  if (state.submitted) {
-    showDone("already-answered");
-    return;
   }
 
   button.disabled = false;
@@ -175,15 +202,15 @@ function start() {
         answers: randomized,
       });
       if (status === 200 || status === 201) {
-        state.submitted = true;
-        saveState(slug, state);
+        state = forgetTable(slug);
+        clearAnswers();
         showStatus("", false);
         showDone("thank-you");
         return;
       }
       if (status === 409 && /already used/.test(reply.error || "")) {
-        state.submitted = true;
-        saveState(slug, state);
+        state = forgetTable(slug);
+        clearAnswers();
         showDone("already-answered");
         return;
       }

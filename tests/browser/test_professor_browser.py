@@ -19,7 +19,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app.views import percent
+from survey_app.views import format_epsilon, percent
 
 pytestmark = pytest.mark.browser
 
@@ -119,7 +119,7 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     wait_for(
         prof, lambda d: "flipped 10% of the time" in readout_text(d), message=readout_text(prof)
     )
-    assert f"ε = {ln9:.2f} a question" in readout_text(prof)
+    assert f"ε = {format_epsilon(ln9)} a question" in readout_text(prof)
     assert "at most 90% sure" in readout_text(prof)
     assert find(prof, "html") == page
 
@@ -129,7 +129,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     assert find(prof, "#question-text-0").get_attribute("value") == YES_NO_TEXT
     assert find(prof, "#flip_probability").get_attribute("value") == "0.1"
     assert find(prof, "#question-type-1").get_attribute("value") == "choice"
-    assert f"{2 * ln9:.2f} for 2 questions" in readout_text(prof)
+    # 2 ln 9 = 4.394: rounded up
+    assert "4.40 for 2 questions" in readout_text(prof)
     assert find(prof, "#question-options-1").is_displayed()
     assert not find(prof, "#question-options-0").is_displayed()  # yes/no has no options
     type_into(prof, "#question-text-1", CHOICE_TEXT)
@@ -141,7 +142,10 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         prof, lambda d: "flipped 25% of the time" in readout_text(d), message=readout_text(prof)
     )
     readout = readout_text(prof)
-    assert f"ε = {ln3:.2f} a question; {2 * ln3:.2f} for 2 questions" in readout
+    assert (
+        f"ε = {format_epsilon(ln3)} a question; {format_epsilon(2 * ln3)} for 2 questions"
+        in readout
+    )
     assert "at most 75% sure" in readout
 
     type_into(prof, "#flip_probability", "0.7")

@@ -11,14 +11,13 @@ import pytest
 
 import survey_app.privacy as privacy
 from tests.browser.conftest import seeded_words
+from tests.unit.test_privacy import EPSILON_GRID, OPTION_COUNTS
 
 pytestmark = pytest.mark.browser
 
 MODULE_PATH = "/js/randomized-response.js"
 BLANK_PAGE = "/__tests__/blank.html"
 WORDS = 2**32
-LN3 = math.log(3)
-LN9 = math.log(9)
 DRAWS = 200_000
 RATE_SEED = 20_261_122
 
@@ -92,23 +91,23 @@ def test_bit_flip_rates_in_the_browser(seeded_rr_page, flip_probability):
 
 @pytest.mark.parametrize("k", [3, 5])
 def test_choice_rates_in_the_browser(seeded_rr_page, k):
-    epsilon = LN3
+    flip_probability = 0.25  # epsilon = ln 3
     counts = seeded_rr_page.execute_script(
         """
-        const [k, epsilon, draws] = arguments;
+        const [k, p, draws] = arguments;
         const counts = [];
         for (let index = 0; index < k; index++) {
           const row = new Array(k).fill(0);
-          for (let i = 0; i < draws; i++) row[window.rr.randomizeChoice(index, k, epsilon)]++;
+          for (let i = 0; i < draws; i++) row[window.rr.randomizeChoice(index, k, p)]++;
           counts.push(row);
         }
         return counts;
         """,
         k,
-        epsilon,
+        flip_probability,
         DRAWS,
     )
-    keep, other = privacy.browser_keep_probabilities(epsilon, k)
+    keep, other = privacy.browser_keep_probabilities(flip_probability, k)
     assert other == pytest.approx((1 - keep) / (k - 1))
     for index, row in enumerate(counts):
         assert sum(row) == DRAWS
@@ -131,8 +130,10 @@ crypto.getRandomValues = (array) => {
 """
 
 T_QUARTER = 2**30  # flip threshold of p = 0.25: 0.25 * 2^32
-T_TENTH = 429496730  # flip threshold of p = 0.1: 0.1 * 2^32 = 429496729.6 rounded
-T_KEEP_4_LN9 = 3 * 2**30  # keep threshold of k = 4, eps = ln 9: 0.75 * 2^32
+T_TENTH = 429496730  # flip threshold of p = 0.1: 0.1 * 2^32 = 429496729.6 rounded up
+# Keep threshold of k = 4, p = 0.1 (eps = ln 9): floor(2^32 (2^32 - T) / (2^32 + 2 T)), just
+# under 0.75 * 2^32 (tests/unit/test_privacy.py derives it).
+T_KEEP_4_TENTH = 3221225471
 
 # (function, arguments, words handed out, expected output, words drawn)
 STUBBED_CASES = [
@@ -142,12 +143,12 @@ STUBBED_CASES = [
     ("randomizeBit", [0, 0.25], [T_QUARTER], 0, 1),
     ("randomizeBit", [1, 0.1], [T_TENTH - 1], 0, 1),
     ("randomizeBit", [0, 0.1], [T_TENTH], 0, 1),
-    ("randomizeChoice", [2, 4, LN9], [T_KEEP_4_LN9 - 1], 2, 1),  # below T: kept
+    ("randomizeChoice", [2, 4, 0.1], [T_KEEP_4_TENTH - 1], 2, 1),  # below T: kept
     # At T: one of the 3 others, word % 3, moved past the true index 2.
-    ("randomizeChoice", [2, 4, LN9], [T_KEEP_4_LN9, 4], 1, 2),  # 4 % 3 = 1 -> 1
-    ("randomizeChoice", [2, 4, LN9], [T_KEEP_4_LN9, 5], 3, 2),  # 5 % 3 = 2 -> 3
+    ("randomizeChoice", [2, 4, 0.1], [T_KEEP_4_TENTH, 4], 1, 2),  # 4 % 3 = 1 -> 1
+    ("randomizeChoice", [2, 4, 0.1], [T_KEEP_4_TENTH, 5], 3, 2),  # 5 % 3 = 2 -> 3
     # 2^32 % 3 = 1: the word 2^32 - 1 is rejected and drawn again; 9 % 3 = 0 -> 0.
-    ("randomizeChoice", [2, 4, LN9], [T_KEEP_4_LN9, WORDS - 1, 9], 0, 3),
+    ("randomizeChoice", [2, 4, 0.1], [T_KEEP_4_TENTH, WORDS - 1, 9], 0, 3),
 ]
 
 
@@ -169,25 +170,21 @@ def test_outputs_for_chosen_words(rr_page):
 
 
 def test_thresholds_in_the_browser_match_python(rr_page):
-    flip_probabilities = [0.1, 0.25, 0.4, 1 / 3]
-    choices = [(3, LN3), (5, LN3), (4, LN9), (12, 0.5)]
+    ks = list(OPTION_COUNTS)
     result = rr_page.execute_script(
         """
-        const [ps, choices] = arguments;
-        return {
-          flips: ps.map((p) => window.rr.flipThreshold(p)),
-          keeps: choices.map(([k, eps]) => window.rr.keepThreshold(k, eps)),
-        };
+        const [ps, ks] = arguments;
+        const { flipThreshold, keepThreshold } = window.rr;
+        return ps.map((p) => [flipThreshold(p), ks.map((k) => keepThreshold(k, p))]);
         """,
-        flip_probabilities,
-        choices,
+        EPSILON_GRID,
+        ks,
     )
-    assert [t / WORDS for t in result["flips"]] == [
-        privacy.browser_flip_probability(p) for p in flip_probabilities
+    assert result == [
+        [privacy.flip_threshold(p), [privacy.keep_threshold(p, k) for k in ks]]
+        for p in EPSILON_GRID
     ]
-    assert [t / WORDS for t in result["keeps"]] == [
-        privacy.browser_keep_probabilities(eps, k)[0] for k, eps in choices
-    ]
+    assert privacy.keep_threshold(0.1, 4) == T_KEEP_4_TENTH
 
 
 def test_bad_arguments_throw_range_errors_in_the_browser(rr_page):
@@ -196,9 +193,9 @@ def test_bad_arguments_throw_range_errors_in_the_browser(rr_page):
         const calls = [
           () => window.rr.randomizeBit(1, 0.5),
           () => window.rr.randomizeBit(2, 0.25),
-          () => window.rr.randomizeChoice(0, 1, 1),
+          () => window.rr.randomizeChoice(0, 1, 0.25),
           () => window.rr.randomizeChoice(0, 3, 0),
-          () => window.rr.randomizeChoice(3, 3, 1),
+          () => window.rr.randomizeChoice(3, 3, 0.25),
         ];
         return calls.map((call) => {
           try {
@@ -210,7 +207,7 @@ def test_bad_arguments_throw_range_errors_in_the_browser(rr_page):
         });
         """
     )
-    parameters = ["flip_probability", "bit", "k", "epsilon", "index"]
+    parameters = ["flip_probability", "bit", "k", "flip_probability", "index"]
     for parameter, error in zip(parameters, errors, strict=True):
         assert error.startswith(f"RangeError: {parameter} must "), error
 
@@ -250,7 +247,7 @@ def test_module_works_with_math_random_disabled(chromium, static_server):
         """
         const bits = [], choices = [];
         for (let i = 0; i < 4000; i++) bits.push(window.rr.randomizeBit(i % 2, 0.25));
-        for (let i = 0; i < 4000; i++) choices.push(window.rr.randomizeChoice(i % 5, 5, 1));
+        for (let i = 0; i < 4000; i++) choices.push(window.rr.randomizeChoice(i % 5, 5, 0.25));
         return { bits, choices, mathRandomCalls: window.mathRandomCalls };
         """
     )

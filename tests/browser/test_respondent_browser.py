@@ -14,6 +14,10 @@ from __future__ import annotations
 import base64
 import json
 import math
+import shutil
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -27,7 +31,7 @@ from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey, Tally
 from survey_app.surveys import close_survey, find_survey, open_survey
-from tests.browser.conftest import seeded_words
+from tests.browser.conftest import STATIC_DIR, seeded_words
 
 pytestmark = pytest.mark.browser
 
@@ -425,29 +429,123 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
 # --------------------------------------------------------------------------- 5. storage
 
 
+def everything_the_page_stored(driver) -> dict:
+    """localStorage and sessionStorage (key -> value), cookies, IndexedDB and Cache Storage
+    names, as the page's origin sees them."""
+    return driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        const entries = (store) => Object.fromEntries(Object.keys(store).map((k) => [k, store[k]]));
+        Promise.all([indexedDB.databases(), caches.keys()]).then(([databases, cacheNames]) => done({
+          local: entries(localStorage),
+          session: entries(sessionStorage),
+          cookie: document.cookie,
+          databases: databases.map((d) => d.name),
+          caches: cacheNames,
+        }));
+        """
+    )
+
+
 def test_browser_storage_keeps_no_true_answer(driver, live_app, survey):
     slug, (yes_no, choice) = survey
     open_page(driver, live_app, slug)
     before = saved_state(driver, slug)
-
+    # Until the send succeeds the table is kept: it covers every possible true answer, drawn
+    # before any was chosen, so it cannot depend on (or reveal) the answers clicked since.
+    assert set(before) == {"submissionId", "table", "submitted"}
+    assert before["submitted"] is False
+    assert set(before["table"]) == {str(yes_no), str(choice)}
+    assert [len(before["table"][str(qid)]) for qid in (yes_no, choice)] == [2, 3]
     answer(driver, {yes_no: YES, choice: 2})
+    assert saved_state(driver, slug) == before
+
     submit_and_wait(driver)
 
-    local = driver.execute_script(
-        "return Object.fromEntries(Object.keys(localStorage).map(k => [k, localStorage[k]]));"
-    )
-    assert list(local) == [f"survey-app:{slug}"]
-    after = json.loads(local[f"survey-app:{slug}"])
-    assert set(after) == {"submissionId", "table", "submitted"}
-    assert after["submitted"] is True
-    # The table covers every possible true answer, drawn before any was chosen: it is what was
-    # saved on page load, so it cannot depend on (or reveal) the answers clicked since.
-    assert after == {**before, "submitted": True}
-    assert set(after["table"]) == {str(yes_no), str(choice)}
-    assert [len(after["table"][str(qid)]) for qid in (yes_no, choice)] == [2, 3]
-    assert driver.execute_script("return sessionStorage.length;") == 0
-    assert driver.execute_script("return document.cookie;") == ""
+    stored = everything_the_page_stored(driver)
+    assert stored["local"] == {f"survey-app:{slug}": '{"submitted":true}'}
+    assert stored["session"] == {} and stored["cookie"] == ""
+    assert stored["databases"] == [] and stored["caches"] == []
     assert driver.get_cookies() == []
+    # Nor are the true answers left in the page's controls.
+    assert driver.execute_script("return document.querySelectorAll('input:checked').length;") == 0
+
+
+@pytest.mark.parametrize("server_had", ["nothing", "the same answers", "other answers"])
+def test_after_sending_the_device_keeps_nothing_that_decodes_the_answer(
+    driver, live_app, survey, server_had
+):
+    """SECURITY.md "device": whoever holds the device and the export must not learn the true
+    answer. The export holds the submission id and the values sent; the table held, for every
+    answer not given, the value that would have been sent. Kept beside the id, the unsent
+    entries say which answer was true whenever they differ from the sent one (at p = 1/4 a
+    yes/no answer exactly, with probability (1 - p)^2 + p^2 = 0.625)."""
+    slug, (yes_no, choice) = survey
+    true_answers = {yes_no: YES, choice: 2}
+    open_page(driver, live_app, slug)
+    state = saved_state(driver, slug)
+    sent = sent_values(state, true_answers)
+    unsent = {
+        str(qid): [v for value, v in enumerate(state["table"][str(qid)]) if value != given]
+        for qid, given in true_answers.items()
+    }
+    assert all(unsent.values())
+    # The server may already hold this submission id: the same answers (the browser's first
+    # send arrived but its reply was lost: 200) or other ones (409 "already used").
+    if server_had != "nothing":
+        answers = (
+            sent
+            if server_had == "the same answers"
+            else {
+                str(yes_no): 1 - sent[str(yes_no)],
+                str(choice): sent[str(choice)],
+            }
+        )
+        assert post_submission(live_app, slug, state["submissionId"], answers) == 201
+
+    answer(driver, true_answers)
+    submit_and_wait(driver, "already-answered" if server_had == "other answers" else "thank-you")
+
+    stored = everything_the_page_stored(driver)
+    kept = json.loads(stored["local"][f"survey-app:{slug}"])
+    assert kept == {"submitted": True}, kept
+    everything = json.dumps(stored)
+    assert state["submissionId"] not in everything
+    assert "table" not in everything
+    # Reloading says "already answered" from that alone, and sends nothing.
+    open_page(driver, live_app, slug)
+    assert driver.find_element(By.ID, "already-answered").is_displayed()
+    assert saved_state(driver, slug) == {"submitted": True}
+    assert len(stored_submissions(live_app, slug)) == 1
+
+
+def test_a_page_that_kept_a_table_after_sending_forgets_it(driver, live_app, survey):
+    """A browser that answered before this fix still holds the whole table: the next visit
+    drops it."""
+    slug, _ = survey
+    open_page(driver, live_app, slug)
+    old = {**saved_state(driver, slug), "submitted": True}
+    driver.execute_script(
+        "localStorage.setItem(arguments[0], arguments[1]);", f"survey-app:{slug}", json.dumps(old)
+    )
+    open_page(driver, live_app, slug)
+    assert driver.find_element(By.ID, "already-answered").is_displayed()
+    assert saved_state(driver, slug) == {"submitted": True}
+
+
+def post_submission(live_app, slug: str, submission_id: str, answers: dict[str, int]) -> int:
+    """POST a submission to the live app as any API client could; the HTTP status."""
+    request = urllib.request.Request(
+        live_app.url(responses_path(slug)),
+        data=json.dumps({"submission_id": submission_id, "answers": answers}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 # --------------------------------------------------------------------------- 6. randomness
@@ -484,10 +582,16 @@ STUB_RANDOMNESS = """
 """
 
 
-def js_round(x: float) -> int:
-    """Math.round for x >= 0: halves go up."""
-    whole = math.floor(x)
-    return whole + 1 if x - whole >= 0.5 else whole
+def flip_threshold(p: float) -> int:
+    """T = ceil(p * 2^32), rounded up so that the browser flips at least as often as asked."""
+    return math.ceil(p * WORDS)
+
+
+def keep_threshold(k: int, p: float) -> int:
+    """K = floor(2^32 (2^32 - T) / (2^32 + (k - 2) T)): k-RR's keep probability
+    (1 - p) / (1 + (k - 2) p) at the browser's flip probability T / 2^32, rounded down."""
+    flips = flip_threshold(p)
+    return WORDS * (WORDS - flips) // (WORDS + (k - 2) * flips)
 
 
 class WordStream:
@@ -514,16 +618,15 @@ def expected_uuid(stream: WordStream) -> str:
 
 
 def expected_bit(stream: WordStream, bit: int, p: float) -> int:
-    """randomizeBit: flipped when the word is below T = round(p * 2^32)."""
-    return 1 - bit if stream.next() < js_round(p * WORDS) else bit
+    """randomizeBit: flipped when the word is below T = ceil(p * 2^32)."""
+    return 1 - bit if stream.next() < flip_threshold(p) else bit
 
 
-def expected_choice(stream: WordStream, index: int, k: int, epsilon: float) -> int:
-    """randomizeChoice: kept when the word is below round(P * 2^32); otherwise a pick among
+def expected_choice(stream: WordStream, index: int, k: int, p: float) -> int:
+    """randomizeChoice: kept when the word is below K (keep_threshold); otherwise a pick among
     the other k - 1 by rejection (words at or above the largest multiple of k - 1 not above
     2^32 are drawn again), skipping past the true index."""
-    keep = 1 / (1 + (k - 1) * math.exp(-epsilon))
-    if stream.next() < js_round(keep * WORDS):
+    if stream.next() < keep_threshold(k, p):
         return index
     limit = WORDS - WORDS % (k - 1)
     while (word := stream.next()) >= limit:
@@ -537,14 +640,13 @@ def expected_state(words: list[int], cycle: bool, kinds: list[tuple[int, str, in
     questions given as (id, type, option count): the UUID first, then each question in
     order, each true value 0 .. k - 1 in order."""
     stream = WordStream(words, cycle)
-    epsilon = privacy.epsilon_from_flip_probability(p)
     submission_id = expected_uuid(stream)
     table = {}
     for qid, kind, k in kinds:
         if kind == "yes_no":
             table[str(qid)] = [expected_bit(stream, value, p) for value in range(k)]
         else:
-            table[str(qid)] = [expected_choice(stream, value, k, epsilon) for value in range(k)]
+            table[str(qid)] = [expected_choice(stream, value, k, p) for value in range(k)]
     return submission_id, table, stream.used
 
 
@@ -600,9 +702,13 @@ def test_draws_consume_words_in_order_with_rejection(
             ],
         }
     )
-    flip_t = WORDS // 4  # round(0.25 * 2^32), exact
-    keep3_t = js_round(0.6 * WORDS)  # P = e^eps / (e^eps + 2) = 3 / 5 at eps = ln 3
-    keep4_t = WORDS // 2  # P = 3 / (3 + 3) = 1 / 2
+    flip_t = WORDS // 4  # ceil(0.25 * 2^32), exact
+    keep3_t = math.floor(0.6 * WORDS)  # P = (1 - p) / (1 + p) = 3 / 5 at p = 1/4, rounded down
+    keep4_t = WORDS // 2  # P = (1 - p) / (1 + 2p) = 1 / 2, exact
+    assert (keep_threshold(3, FLIP_PROBABILITY), keep_threshold(4, FLIP_PROBABILITY)) == (
+        keep3_t,
+        keep4_t,
+    )
     words = [0x12345600 + 17 * i for i in range(16)]  # the UUID's bytes: 0x00, 0x11, ...
     words += [flip_t - 1, flip_t]  # yes/no, true 0 and 1: flipped, then kept: [1, 1]
     words += [keep3_t - 1]  # k = 3, true 0: kept -> 0
@@ -765,6 +871,7 @@ def test_a_phone_sized_page_works_with_the_keyboard(driver, live_app, make_surve
     )
     driver.set_window_size(360, 740)
     open_page(driver, live_app, slug)
+    state = saved_state(driver, slug)  # the table the answers will be sent from
     width = driver.execute_script("return window.innerWidth;")
     assert width <= 360
     assert driver.execute_script("return document.documentElement.scrollWidth;") <= width
@@ -813,7 +920,6 @@ def test_a_phone_sized_page_works_with_the_keyboard(driver, live_app, make_surve
     assert driver.switch_to.active_element == driver.find_element(By.ID, "thank-you")
     assert driver.execute_script("return document.documentElement.scrollWidth;") <= width
 
-    state = saved_state(driver, slug)
     (submission,) = stored_submissions(live_app, slug)
     assert submission.answers == encoded(
         sent_values(state, {yes_no: YES, choice: 1}), [yes_no, choice]
@@ -834,3 +940,89 @@ def test_a_long_word_in_the_intro_does_not_widen_a_phone_page(driver, live_app, 
     width = driver.execute_script("return window.innerWidth;")
     assert width <= 360
     assert driver.execute_script("return document.documentElement.scrollWidth;") <= width
+
+
+# --------------------------------------------------------------------------- 9. script integrity
+
+# Records, from before the page's own scripts, every script or preload that fails to load (a
+# failed integrity check included): element error events do not bubble, but they are seen on
+# the way down.
+RECORD_LOAD_ERRORS = """
+window.__loadErrors = [];
+document.addEventListener("error", (event) => {
+  const element = event.target;
+  if (element instanceof HTMLScriptElement || element instanceof HTMLLinkElement) {
+    window.__loadErrors.push(element.src || element.href);
+  }
+}, true);
+"""
+
+# A mechanism that keeps every answer as it is: what a tampered copy might do.
+HONEST_FLIP = "return randomWord() < flip ? 1 - bit : bit;"
+
+
+@pytest.mark.parametrize("altered", ["js/randomized-response.js", "js/survey.js"])
+def test_a_script_changed_after_its_hash_was_published_is_refused(
+    make_chromium, live_app, survey, tmp_path, altered
+):
+    """Every script the page loads carries Subresource Integrity, the module survey.js imports
+    included (through its modulepreload): a copy that differs from the one the page's hashes were
+    computed from does not run, and the page says that nothing can be sent."""
+    slug, (yes_no, choice) = survey
+    static = tmp_path / "static"
+    shutil.copytree(STATIC_DIR, static)
+    live_app.app.static_folder = str(static)
+    # The page is rendered (and the scripts hashed) once, with the files intact ...
+    with live_app.app.test_client() as client:
+        assert client.get(f"/s/{slug}").status_code == 200
+    # ... and then a file changes under the running server.
+    script = static / altered
+    source = script.read_text(encoding="utf-8")
+    if altered == "js/randomized-response.js":
+        assert HONEST_FLIP in source
+        script.write_text(source.replace(HONEST_FLIP, "return bit;"), encoding="utf-8")
+    else:
+        script.write_text(source + "\n// changed\n", encoding="utf-8")
+
+    driver = make_chromium(performance_log=True)
+    network = NetworkLog(driver)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_LOAD_ERRORS})
+    driver.get(survey_url(live_app, slug))
+    # survey.js fails: its own integrity, or that of the module it imports.
+    wait(driver).until(
+        lambda d: any(
+            "/static/js/survey.js" in url for url in d.execute_script("return window.__loadErrors;")
+        )
+    )
+    errors = driver.execute_script("return window.__loadErrors;")
+    if altered == "js/randomized-response.js":
+        assert any(url.endswith("/static/js/randomized-response.js") for url in errors), errors
+
+    notice = driver.find_element(By.ID, "javascript-required")
+    assert notice.is_displayed()
+    assert "nothing can be sent" in notice.text
+    button = driver.find_element(By.ID, "submit-survey")
+    assert not button.is_enabled()
+    answer(driver, {yes_no: YES, choice: 1})
+    ActionChains(driver).move_to_element(button).click().perform()
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    driver.get(live_app.url("/static/css/app.css"))  # anything in flight has arrived by now
+
+    assert stored_submissions(live_app, slug) == []
+    posts = [r for r in network.requests() if r["method"] != "GET"]
+    assert posts == []
+    # The altered file was fetched once, for the preload or the script tag, and refused; no
+    # fetch without an integrity check (the import's own, say) replaced it.
+    fetched = [
+        r["url"]
+        for r in network.requests()
+        if urllib.parse.urlsplit(r["url"]).path == f"/static/{altered}"
+    ]
+    assert len(fetched) == 1, fetched
+
+
+def test_the_scripts_that_load_hide_the_notice(driver, live_app, survey):
+    slug, _ = survey
+    open_page(driver, live_app, slug)
+    assert not driver.find_element(By.ID, "javascript-required").is_displayed()
+    assert driver.find_element(By.ID, "submit-survey").is_enabled()

@@ -230,3 +230,62 @@ def test_choice_likelihood_ratio_is_at_most_e_to_the_epsilon(k, epsilon):
                     answer,
                     other_answer,
                 )
+
+
+# --------------------------------------------------------------------------- the browser's draws
+
+WORDS = 2**32
+
+
+def _words(rng: np.random.Generator, shape) -> np.ndarray:
+    return rng.integers(0, WORDS, size=shape, dtype=np.uint64)
+
+
+def _as_the_browser_draws(
+    true_indices: np.ndarray, flip_probability: float, k: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Answers randomized word for word as static/js/randomized-response.js does: a yes/no
+    answer flipped when a 32-bit word is below T (randomizeBit), a choice kept when it is
+    below K, else one of the other k - 1 by rejection sampling (randomizeChoice)."""
+    if k == 2:
+        flipped = _words(rng, true_indices.shape) < privacy.flip_threshold(flip_probability)
+        return np.where(flipped, 1 - true_indices, true_indices)
+    kept = _words(rng, true_indices.shape) < privacy.keep_threshold(flip_probability, k)
+    others = k - 1
+    limit = WORDS - WORDS % others
+    picks = _words(rng, true_indices.shape)
+    while (rejected := picks >= limit).any():
+        picks[rejected] = _words(rng, int(rejected.sum()))
+    other = (picks % others).astype(np.int64)
+    return np.where(kept, true_indices, other + (other >= true_indices))
+
+
+@pytest.mark.parametrize(("k", "flip_probability"), [(2, 0.1), (3, 0.25), (5, 0.25), (5, 0.4)])
+def test_browser_draws_are_debiased_and_covered(k, flip_probability):
+    shares = [1 - YES_SHARE, YES_SHARE] if k == 2 else CHOICE_SHARES[k]
+    population = _population_bits() if k == 2 else _population_choices(k)
+    rng = np.random.default_rng([2024, 10, k, round(flip_probability * 1000)])
+    noisy = _as_the_browser_draws(
+        np.broadcast_to(population, (REPETITIONS, N)), flip_probability, k, rng
+    )
+    labels = noisy + k * np.arange(REPETITIONS)[:, None]
+    counts = np.bincount(labels.ravel(), minlength=REPETITIONS * k).reshape(REPETITIONS, k)
+    results = [
+        privacy.estimate_browser_frequencies(row.tolist(), flip_probability) for row in counts
+    ]
+    keep, other = privacy.browser_keep_probabilities(flip_probability, k)
+    for option, share in enumerate(shares):
+        estimates = np.array([r[option].estimate for r in results])
+        # As in test_choice_estimates_are_unbiased, with the browser's P' and Q': the mean of
+        # 4000 estimates misses the truth by 4 standard errors with probability about 6e-5.
+        count_variance = N * (share * keep * (1 - keep) + (1 - share) * other * (1 - other))
+        standard_error = math.sqrt(count_variance) / (N * (keep - other)) / math.sqrt(REPETITIONS)
+        assert abs(estimates.mean() - share) <= 4 * standard_error, option
+        # Chebyshev's 95 % intervals cover at least 95 % (4 binomial standard errors of slack).
+        covered = np.mean([r[option].ci_low <= share <= r[option].ci_high for r in results])
+        assert covered >= 0.95 - _binomial_slack(0.95), option
+    # The simulation draws what the browser draws: a true option is reported with P'.
+    first = noisy[:, population == 0]
+    reported = np.mean(first == 0)
+    # 4000 x (N * share) draws: 5 binomial standard deviations.
+    assert abs(reported - keep) <= 5 * math.sqrt(keep * (1 - keep) / first.size)

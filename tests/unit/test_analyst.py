@@ -22,7 +22,7 @@ from survey_app.extensions import db
 from survey_app.models import Analyst, Question, Survey, SurveyStatus, Tally
 from survey_app.results import survey_results
 from survey_app.surveys import create_survey, find_survey, parse_definition, record_submission
-from survey_app.views import percent
+from survey_app.views import format_epsilon, percent
 
 #: The account the ``analyst`` fixture creates (tests/conftest.py).
 ANALYST_EMAIL = "prof@example.edu"
@@ -845,8 +845,16 @@ def test_readout_figures(signed_in, flip_probability, questions):
     # With a 50/50 prior, an observer seeing "yes" is at most 1 - p sure.
     assert float(readout["deniability_percent"]) == pytest.approx(100 * (1 - flip_probability))
     assert float(readout["flip_percent"]) == pytest.approx(100 * flip_probability)
-    assert f"{epsilon:.2f} a question" in readout["summary"]
-    assert f"{questions * epsilon:.2f} for {questions} question" in readout["summary"]
+    summary = readout["summary"]
+    assert f"ε = {format_epsilon(epsilon)} a question" in summary
+    assert f"{format_epsilon(readout['epsilon_total'])} for {questions} question" in summary
+
+
+def test_readout_rounds_epsilon_up(signed_in):
+    # ln(0.79 / 0.21) = 1.32493...: never shown as the smaller 1.32
+    readout = signed_in.get("/analyst/privacy-readout?flip_probability=0.21&questions=1").json
+    assert readout["epsilon"] == pytest.approx(1.3249, abs=1e-4)
+    assert "ε = 1.33 a question; 1.33 for 1 question" in readout["summary"]
 
 
 def test_readout_at_a_quarter_is_ln3(signed_in):
@@ -927,7 +935,7 @@ def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_
     for row, p in zip(rows, planning.TRADE_OFF_FLIP_PROBABILITIES, strict=True):
         assert row[0].startswith(percent(p))
         assert ("(this survey)" in row[0]) == (p == 0.25)
-        assert row[1] == f"{privacy.epsilon_from_flip_probability(p):.2f}"
+        assert row[1] == format_epsilon(privacy.epsilon_from_flip_probability(p))
         margins = [
             f"±{percent(privacy.half_width_for_yes_no(size, p, confidence))}"
             for size in planning.TRADE_OFF_SIZES
@@ -1011,8 +1019,8 @@ def test_dashboard_figures_equal_the_results(app, signed_in, survey, confidence)
     assert results["respondents"] == 7
     assert_results_shown(page, results, confidence)
     assert f'<option value="{confidence}" selected>' in page
-    assert f"<strong>ε = {results['epsilon']:.2f}</strong> per question" in page
-    assert f"<strong>ε = {results['epsilon_total']:.2f}</strong> for all" in page
+    assert f"<strong>ε = {format_epsilon(results['epsilon'])}</strong> per question" in page
+    assert f"<strong>ε = {format_epsilon(results['epsilon_total'])}</strong> for all" in page
     # The plain words give the estimate clipped to [0, 1] and the interval.
     yes = results["questions"][0]["options"][1][2]
     assert (
@@ -1108,6 +1116,42 @@ def test_estimates_outside_zero_one_are_said_in_plain_words(
     assert f"pushed the raw estimate to {percent(yes.estimate)}" in page
     assert f"the true share is simply close to {near}" in page
     assert f"About <strong>{near}</strong> would truly answer" in page
+
+
+INCONSISTENT_WORDS = "not consistent with the randomization"
+
+
+def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_in, make_survey):
+    # 100 randomized "yes" of 100 at p = 1/4: the estimate 1.5 lies further above 1 than the
+    # half-width 0.387 (95 %): clipped, the interval would read "between 100% and 100%".
+    slug = yes_no_survey(make_survey, 0.25)
+    submit(app, slug, [(1,)] * 100)
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    yes = results_of(app, slug)["questions"][0]["options"][1][2]
+    assert yes.ci_low == yes.ci_high == 1.0
+    assert not yes.consistent_with_randomization
+    assert "between 100% and 100%" not in page
+    assert INCONSISTENT_WORDS in page
+    assert "sent without the survey page" in page or "sent straight to the API" in page
+    assert f"The raw\n      estimate, {percent(yes.estimate)}" in page
+    assert f"the ±{percent(yes.half_width)}" in page
+    # The table says so too, and the chart draws no whisker for it.
+    (question,) = results_of(app, slug)["questions"]
+    assert [row[-1] for row in table_rows(section(page, question["id"]))] == [
+        "not consistent",
+        "not consistent",
+    ]
+    assert 'class="whisker"' not in svg_blocks(page)[0]
+    # At 99 % the half-width (0.866) reaches back into [0, 1]: an ordinary, wide range.
+    page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.99").text
+    assert INCONSISTENT_WORDS not in page
+    assert "between 63.4% and 100%, guaranteed at least 99%" in page
+
+
+def test_consistent_answers_are_not_flagged(app, signed_in, survey):
+    slug = survey[0]
+    submit(app, slug, [(1, 0), (1, 2), (0, 2), (1, 1)])
+    assert INCONSISTENT_WORDS not in signed_in.get(f"/analyst/surveys/{slug}").text
 
 
 def test_chart_bars_and_whiskers_follow_the_estimates(app, signed_in, survey):

@@ -5,6 +5,7 @@ so a test fails if the code drifts from its contract.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -81,42 +82,154 @@ def test_deniability_with_a_skewed_prior():
 # --------------------------------------------------------------------------- the browser's draws
 
 
-def test_browser_probability_of_one_quarter_is_exact():
-    # 0.25 * 2^32 = 2^30 exactly, so T / 2^32 = 0.25
-    assert privacy.browser_probability(0.25) == 0.25
+def test_flip_threshold_of_one_quarter_is_exact():
+    # 0.25 * 2^32 = 2^30 exactly: nothing to round
+    assert privacy.flip_threshold(0.25) == 2**30
     assert privacy.browser_flip_probability(0.25) == 0.25
 
 
-def test_browser_probability_of_one_tenth_rounds_to_the_nearest_word():
-    # 0.1 * 2^32 = 429496729.6, rounded to T = 429496730
-    assert math.floor(0.1 * WORDS + 0.5) == 429496730
-    assert privacy.browser_probability(0.1) == 429496730 / WORDS
-    assert privacy.browser_flip_probability(0.1) == 429496730 / WORDS
+def test_flip_threshold_rounds_up_never_to_nearest():
+    # 2^32 / 3 = 1431655765.33...: rounding to nearest would give 1431655765, which flips less
+    # often than asked and raises epsilon; rounding up gives 1431655766.
+    assert math.floor(WORDS / 3 + 0.5) == 1431655765
+    assert privacy.flip_threshold(1 / 3) == 1431655766
+    # 0.1 * 2^32 = 429496729.6 -> 429496730; 1e-6 * 2^32 = 4294.967296 -> 4295
+    assert privacy.flip_threshold(0.1) == 429496730
+    assert privacy.flip_threshold(1e-6) == 4295
+    assert privacy.browser_flip_probability(1e-6) == 4295 / WORDS
+    # Just above a whole word still rounds up: 2^30 + 2^-22 words -> 2^30 + 1
+    assert privacy.flip_threshold(0.25 + 2**-54) == 2**30 + 1
 
 
-def test_browser_probability_rounds_halves_up_like_math_round():
-    # 3.5 / 2^32 -> T = 4; 2.5 / 2^32 -> T = 3 (Math.round rounds x.5 up, not to even)
-    assert privacy.browser_probability(3.5 / WORDS) == 4 / WORDS
-    assert privacy.browser_probability(2.5 / WORDS) == 3 / WORDS
-    # Just below one half of a word: Math.round(0.49999999999999994) is 0. The naive
-    # floor(x + 0.5) gives 1 here because 0.49999999999999994 + 0.5 rounds to 1.0.
-    assert privacy.browser_probability(0.49999999999999994 / WORDS) == 0.0
+def test_keep_thresholds_by_hand():
+    # k = 3, p = 1/4 (eps = ln 3): P = (3/4) / (5/4) = 3/5, and T = 2^30 exactly, so
+    # K = floor(2^32 * 3 * 2^30 / (2^32 + 2^30)) = floor(0.6 * 2^32) = floor(2576980377.6)
+    assert privacy.keep_threshold(0.25, 3) == 2576980377
+    keep, other = privacy.browser_keep_probabilities(0.25, 3)
+    assert keep == 2576980377 / WORDS
+    assert other == (1 - 2576980377 / WORDS) / 2
+    # k = 4, p = 1/4: P = (3/4) / (6/4) = 1/2 exactly
+    assert privacy.keep_threshold(0.25, 4) == 2**31
+    # k = 4, p = 0.1 (eps = ln 9): P = 0.9 / 1.2 = 3/4, taken at p' = T / 2^32 with
+    # T = 0.1 * 2^32 + 0.4: 2^32 (0.9 * 2^32 - 0.4) / (1.2 * 2^32 + 0.8) = 0.75 * 2^32 - 5/6 + tiny
+    t = 429496730
+    assert privacy.keep_threshold(0.1, 4) == WORDS * (WORDS - t) // (WORDS + 2 * t) == 3221225471
+    assert 0.75 * WORDS == 3221225472
 
 
-def test_browser_probability_covers_the_closed_unit_interval():
-    assert privacy.browser_probability(0.0) == 0.0
-    assert privacy.browser_probability(1.0) == 1.0
+@pytest.mark.parametrize("flip_probability", [1e-6, 0.1, 0.25, 1 / 3, 0.499999])
+def test_two_options_keep_exactly_when_yes_no_does_not_flip(flip_probability):
+    flips = privacy.flip_threshold(flip_probability)
+    assert privacy.keep_threshold(flip_probability, 2) == WORDS - flips
+    assert privacy.browser_keep_probabilities(flip_probability, 2) == (
+        1 - flips / WORDS,
+        flips / WORDS,
+    )
 
 
-def test_browser_keep_probabilities_round_the_keep_probability():
-    # k = 4, eps = ln 9: P = 0.75 = 3 * 2^30 / 2^32 exactly; Q' = 0.25 / 3
-    keep, other = privacy.browser_keep_probabilities(LN9, 4)
-    assert keep == 0.75
-    assert other == pytest.approx(0.25 / 3, rel=1e-15)
-    # k = 3, eps = ln 3: P = 3/5 = 0.6; 0.6 * 2^32 = 2576980377.6 -> T = 2576980378
-    keep, other = privacy.browser_keep_probabilities(LN3, 3)
-    assert keep == 2576980378 / WORDS
-    assert other == (1 - 2576980378 / WORDS) / 2
+# The grid of the epsilon checks: the survey's bounds (surveys.MIN/MAX_FLIP_PROBABILITY), values
+# just inside them, round values, values whose scaling to 2^32 words has a fractional part
+# just above or below a whole word, and 200 spread over the whole range.
+EPSILON_GRID = sorted(
+    {
+        0.000001,
+        0.0000010001,
+        0.00001,
+        0.001,
+        0.01,
+        0.05,
+        0.1,
+        0.123456789,
+        0.2,
+        0.25,
+        0.25 + 2**-54,
+        0.3,
+        1 / 3,
+        0.4,
+        0.45,
+        0.49,
+        0.4999,
+        0.49999899,
+        0.499999,
+        *np.random.default_rng(20_241_010).uniform(0.000001, 0.499999, 200).tolist(),
+    }
+)
+OPTION_COUNTS = range(2, 13)
+
+
+def test_the_browser_never_spends_more_epsilon_than_stated():
+    """Exactly, in rationals: (k - 1) K / (2^32 - K) <= (1 - p) / p for every p and k."""
+    for p in EPSILON_GRID:
+        stated_odds = (1 - Fraction(p)) / Fraction(p)  # Fraction(p): the float's exact value
+        stated = privacy.epsilon_from_flip_probability(p)
+        flips = privacy.flip_threshold(p)
+        assert Fraction(flips, WORDS) >= Fraction(p), p
+        for k in OPTION_COUNTS:
+            keep = privacy.keep_threshold(p, k)
+            assert Fraction((k - 1) * keep, WORDS - keep) <= stated_odds, (p, k)
+            # The floats agree to rounding; an epsilon that equals the stated one exactly
+            # (p = 1/4, k = 2) may come out one unit in the last place either side.
+            real = privacy.browser_epsilon(p, k)
+            assert real <= stated * (1 + 1e-12), (p, k)
+            # And it gives up almost nothing: rounding p by at most one word of 2^32 moves
+            # epsilon by at most 2^-32 / (p (1 - p)) (its derivative), about 2.4e-4 at the
+            # smallest p; rounding K down by under one word moves it by far less.
+            assert stated - real <= 2 * 2**-32 / (p * (1 - p)) + 1e-9 * k, (p, k)
+
+
+def test_rounding_to_nearest_would_have_understated_epsilon():
+    """The check above has teeth: round(p * 2^32), as the browser once did, exceeds the stated
+    epsilon wherever p * 2^32 has a fractional part of one half or more."""
+    p = 0.4  # 0.4 * 2^32 = 1717986918.4 rounds down to nearest, up to 1717986919
+    nearest = round(p * WORDS)
+    assert nearest == 1717986918
+    assert Fraction(WORDS - nearest, nearest) > (1 - Fraction(p)) / Fraction(p)
+    assert privacy.flip_threshold(p) == 1717986919
+
+
+def test_browser_epsilon_of_one_quarter_and_four_options_is_ln3():
+    # k = 4, p = 1/4: K = 2^31, so P' = 1/2, Q' = 1/6 and P' / Q' = 3 exactly
+    assert privacy.browser_epsilon(0.25, 4) == pytest.approx(LN3, rel=1e-15)
+    assert privacy.browser_epsilon(0.25) == pytest.approx(LN3, rel=1e-15)
+
+
+def test_browser_frequencies_use_the_browsers_probabilities():
+    # k = 3, p = 1/4: P' = 2576980377 / 2^32, Q' = (1 - P') / 2
+    keep = 2576980377 / WORDS
+    other = (1 - keep) / 2
+    counts = [500, 300, 200]
+    results = privacy.estimate_browser_frequencies(counts, 0.25, 0.9)
+    half_width = math.sqrt(keep * (1 - keep) / (1000 * 0.1)) / (keep - other)
+    for count, result in zip(counts, results, strict=True):
+        assert result.estimate == pytest.approx((count / 1000 - other) / (keep - other), rel=1e-15)
+        assert result.half_width == pytest.approx(half_width, rel=1e-15)
+        assert result.epsilon == privacy.browser_epsilon(0.25, 3)
+    # Not the textbook P = 0.6: the two differ in the tenth decimal.
+    textbook = privacy.estimate_frequencies(counts, LN3, 0.9)
+    assert results[0].estimate != textbook[0].estimate
+    assert results[0].estimate == pytest.approx(textbook[0].estimate, rel=1e-9)
+
+
+@pytest.mark.parametrize("flip_probability", [1e-6, 0.1, 0.25, 1 / 3, 0.499999])
+@pytest.mark.parametrize("noisy_yes", [0, 37, 100])
+def test_browser_frequencies_of_yes_no_are_the_yes_no_estimate(flip_probability, noisy_yes):
+    no, yes = privacy.estimate_browser_frequencies([100 - noisy_yes, noisy_yes], flip_probability)
+    expected = privacy.estimate_yes_no(
+        noisy_yes, 100, privacy.browser_flip_probability(flip_probability)
+    )
+    for result, wanted in zip((no, yes), expected, strict=True):
+        assert (result.estimate, result.ci_low, result.ci_high, result.half_width) == (
+            wanted.estimate,
+            wanted.ci_low,
+            wanted.ci_high,
+            wanted.half_width,
+        )
+
+
+def test_browser_frequencies_refuse_a_flip_probability_that_tells_nothing_apart():
+    # p = 1/2 - 2^-33 rounds up to T = 2^31: p' = 1/2, the browser's answers say nothing
+    with pytest.raises(ValueError, match="^flip_probability "):
+        privacy.estimate_browser_frequencies([3, 4], 0.5 - 2**-33)
 
 
 # --------------------------------------------------------------------------- yes/no estimates
@@ -264,6 +377,38 @@ def test_interval_near_the_edge_is_clipped_only_on_that_side():
     assert not result.outside_unit_interval
 
 
+@pytest.mark.parametrize(("noisy_ones", "side"), [(1000, "above"), (0, "below")])
+def test_an_estimate_beyond_its_half_width_outside_zero_one_is_not_consistent(noisy_ones, side):
+    # Every answer the same: (1 - 0.25) / 0.5 = 1.5 or (0 - 0.25) / 0.5 = -0.5, and
+    # h = sqrt(0.1875 / (1000 * 0.05)) / 0.5 = 0.122: the interval 1.5 -/+ 0.122 misses [0, 1],
+    # and clipped it would be the single point 1 (or 0).
+    result = privacy.estimate_proportion(noisy_ones, 1000, 0.25)
+    assert result.half_width == pytest.approx(0.12247448713915887)
+    assert result.ci_low == result.ci_high == (1.0 if side == "above" else 0.0)
+    assert not result.consistent_with_randomization
+
+
+def test_an_estimate_outside_zero_one_within_its_half_width_is_consistent():
+    # (90 / 100 - 0.25) / 0.5 = 1.3, h = 0.387: the interval [0.913, 1.687] meets [0, 1]
+    result = privacy.estimate_proportion(90, 100, 0.25)
+    assert result.outside_unit_interval
+    assert result.consistent_with_randomization
+
+
+def test_consistency_at_the_edge_of_the_half_width():
+    # n = 1000, p = 1/4, confidence 0.95: h = 0.12247; the estimate is 1 + h when the noisy
+    # share is 0.25 + 0.5 (1 + h) = 0.81124. 811 "yes" give 1.122 (inside), 812 give 1.124.
+    inside = privacy.estimate_proportion(811, 1000, 0.25)
+    outside = privacy.estimate_proportion(812, 1000, 0.25)
+    assert inside.estimate - inside.half_width <= 1.0 < outside.estimate - outside.half_width
+    assert inside.consistent_with_randomization
+    assert not outside.consistent_with_randomization
+
+
+def test_no_answers_are_consistent():
+    assert privacy.estimate_proportion(0, 0, 0.25).consistent_with_randomization
+
+
 @pytest.mark.parametrize("noisy_ones", range(0, 1001, 50))
 def test_every_interval_lies_in_the_unit_interval(noisy_ones):
     result = privacy.estimate_proportion(noisy_ones, 1000, 0.1, 0.5)
@@ -356,6 +501,9 @@ def _bad_calls():
         yield "epsilon_from_flip_probability", (p,), "flip_probability"
         yield "estimate_proportion", (5, 10, p), "flip_probability"
         yield "browser_flip_probability", (p,), "flip_probability"
+        yield "flip_threshold", (p,), "flip_probability"
+        yield "keep_threshold", (p, 3), "flip_probability"
+        yield "estimate_browser_frequencies", ([1, 2, 3], p), "flip_probability"
         yield "required_sample_size", (0.1, p), "flip_probability"
         yield "half_width_for_yes_no", (10, p), "flip_probability"
         yield "deniability", (p,), "flip_probability"
@@ -367,13 +515,16 @@ def _bad_calls():
     for k in [1, 0, -3, 2.0, 3.5, True, False, "3", None]:
         yield "keep_probabilities", (LN3, k), "k"
         yield "half_width_for_choices", (100, LN3, k), "k"
-        yield "browser_keep_probabilities", (LN3, k), "k"
+        yield "browser_keep_probabilities", (0.25, k), "k"
+        yield "keep_threshold", (0.25, k), "k"
+        yield "browser_epsilon", (0.25, k), "k"
         yield "required_sample_size_for_choices", (0.1, LN3, k), "k"
     yield "estimate_frequencies", ([5], LN3), "k"
     yield "estimate_frequencies", ([], LN3), "k"
     for level in [0, 1, 1.5, -0.5, math.nan, math.inf, True]:
         yield "estimate_proportion", (5, 10, 0.25, level), "confidence"
         yield "estimate_frequencies", ([1, 2], LN3, level), "confidence"
+        yield "estimate_browser_frequencies", ([1, 2], 0.25, level), "confidence"
         yield "half_width_for_yes_no", (10, 0.25, level), "confidence"
         yield "required_sample_size", (0.1, 0.25, level), "confidence"
     for count in [-1, 2.5, "3", True, None, 3.0]:
@@ -396,8 +547,6 @@ def _bad_calls():
         yield "required_sample_size_for_choices", (margin, LN3, 3), "margin"
     for counts in ["123", b"12", 12, None, {1: 2, 3: 4}]:
         yield "estimate_frequencies", (counts, LN3), "noisy_counts"
-    for probability in [-0.1, 1.1, math.nan, True]:
-        yield "browser_probability", (probability,), "probability"
     for prior in [-0.1, 1.1, math.nan, True]:
         yield "deniability", (0.25, prior), "prior"
 

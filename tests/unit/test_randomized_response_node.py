@@ -10,16 +10,16 @@ import json
 import math
 import shutil
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 import survey_app.privacy as privacy
+from tests.unit.test_privacy import EPSILON_GRID, OPTION_COUNTS
 
 MODULE = Path(__file__).resolve().parents[2] / "static" / "js" / "randomized-response.js"
 WORDS = 2**32
-LN3 = math.log(3)
-LN9 = math.log(9)
 
 # Replaces crypto.getRandomValues with one that fills the array from `queue` (set per case),
 # records every call, and throws when the queue runs dry, so an extra draw cannot go unnoticed.
@@ -66,73 +66,55 @@ def run_node(tmp_path: Path, body: str):
 
 # --------------------------------------------------------------------------- thresholds
 
-FLIP_PROBABILITIES = [0.1, 0.25, 0.4, 1 / 3, 0.01, 0.3, 0.45, 0.499, 1e-6]
-CHOICE_PARAMETERS = [(2, LN3), (3, LN3), (4, LN9), (5, LN3), (5, 1.0), (12, 0.5), (7, 3.7), (3, 40)]
 
-
-def test_flip_thresholds_match_python(tmp_path):
+def test_thresholds_match_python_bit_for_bit_over_the_grid(tmp_path):
+    """flipThreshold(p) and keepThreshold(k, p) are the integers privacy.py debiases with, for
+    every p of the epsilon grid (the survey's bounds included) and every k = 2 .. 12."""
+    ks = list(OPTION_COUNTS)
     result = run_node(
         tmp_path,
         f"""
-        const ps = {json.dumps(FLIP_PROBABILITIES)};
+        const ps = {json.dumps(EPSILON_GRID)};
+        const ks = {json.dumps(ks)};
         console.log(JSON.stringify(ps.map((p) => ({{
-          threshold: rr.flipThreshold(p),
-          effective: rr.effectiveProbability(p),
+          flip: rr.flipThreshold(p),
+          keep: ks.map((k) => rr.keepThreshold(k, p)),
         }}))));
         """,
     )
-    for p, js in zip(FLIP_PROBABILITIES, result, strict=True):
-        expected = privacy.browser_flip_probability(p)
-        assert js["threshold"] / WORDS == expected, p
-        assert js["effective"] == expected, p
-        assert js["threshold"] == math.floor(p * WORDS + 0.5), p
+    assert len(result) == len(EPSILON_GRID) > 200
+    for p, js in zip(EPSILON_GRID, result, strict=True):
+        assert js["flip"] == privacy.flip_threshold(p), p
+        assert js["keep"] == [privacy.keep_threshold(p, k) for k in ks], p
+        # What the browser does is what privacy.py bounds: its epsilon is at most the stated one.
+        for k, keep in zip(ks, js["keep"], strict=True):
+            assert Fraction((k - 1) * keep, WORDS - keep) <= (1 - Fraction(p)) / Fraction(p)
 
 
-def test_hand_computed_flip_thresholds(tmp_path):
-    result = run_node(tmp_path, "console.log(JSON.stringify([0.25, 0.1].map(rr.flipThreshold)));")
-    # 0.25 * 2^32 = 2^30; 0.1 * 2^32 = 429496729.6 -> 429496730
-    assert result == [2**30, 429496730]
-
-
-def test_keep_thresholds_match_python(tmp_path):
+def test_hand_computed_thresholds(tmp_path):
     result = run_node(
         tmp_path,
-        f"""
-        const cases = {json.dumps(CHOICE_PARAMETERS)};
-        console.log(JSON.stringify(cases.map(([k, eps]) => ({{
-          keep: rr.keepProbability(k, eps),
-          threshold: rr.keepThreshold(k, eps),
-          effective: rr.effectiveProbability(rr.keepProbability(k, eps)),
-        }}))));
-        """,
+        """console.log(JSON.stringify({
+          flips: [0.25, 0.1, 1 / 3, 0.4].map(rr.flipThreshold),
+          keeps: [[3, 0.25], [4, 0.25], [4, 0.1], [2, 0.1]].map(([k, p]) => rr.keepThreshold(k, p)),
+        }));""",
     )
-    for (k, epsilon), js in zip(CHOICE_PARAMETERS, result, strict=True):
-        keep, _ = privacy.keep_probabilities(epsilon, k)
-        browser_keep, browser_other = privacy.browser_keep_probabilities(epsilon, k)
-        assert js["keep"] == pytest.approx(keep, rel=1e-15), (k, epsilon)
-        assert js["threshold"] / WORDS == browser_keep, (k, epsilon)
-        assert js["effective"] == browser_keep, (k, epsilon)
-        assert (1 - js["threshold"] / WORDS) / (k - 1) == browser_other, (k, epsilon)
-
-
-def test_thresholds_round_like_python_at_the_edges(tmp_path):
-    # Exact halves round up; just below one half of a word rounds down (the case where a naive
-    # floor(x + 0.5) in Python would disagree with Math.round).
-    probabilities = [0.0, 1.0, 2.5 / WORDS, 3.5 / WORDS, 0.49999999999999994 / WORDS, 0.75]
-    result = run_node(
-        tmp_path,
-        f"console.log(JSON.stringify({json.dumps(probabilities)}.map(rr.effectiveProbability)));",
-    )
-    assert result == [privacy.browser_probability(q) for q in probabilities]
-    assert result == [0.0, 1.0, 3 / WORDS, 4 / WORDS, 0.0, 0.75]
+    # 0.25 * 2^32 = 2^30; 0.1 * 2^32 = 429496729.6 -> 429496730; 2^32 / 3 = 1431655765.33 and
+    # 0.4 * 2^32 = 1717986918.4 round up (to nearest they would round down, raising epsilon).
+    assert result["flips"] == [2**30, 429496730, 1431655766, 1717986919]
+    # k = 3, p = 1/4: floor(0.6 * 2^32); k = 4, p = 1/4: 2^31; k = 4, p = 0.1: see test_privacy;
+    # k = 2: 2^32 - T.
+    assert result["keeps"] == [T_KEEP_3_QUARTER, 2**31, T_KEEP_4_TENTH, WORDS - 429496730]
 
 
 # --------------------------------------------------------------------------- stubbed words
 
 T_QUARTER = 2**30  # flip threshold of p = 0.25
-T_TENTH = 429496730  # flip threshold of p = 0.1
-T_KEEP_4_LN9 = 3 * 2**30  # keep threshold of k = 4, eps = ln 9: 0.75 * 2^32
-T_KEEP_3_LN3 = 2576980378  # keep threshold of k = 3, eps = ln 3: 0.6 * 2^32 rounded
+T_TENTH = 429496730  # flip threshold of p = 0.1: 0.1 * 2^32 = 429496729.6 rounded up
+# Keep thresholds: k = 4, p = 0.1 (eps = ln 9), 0.75 * 2^32 - 5/6 rounded down; k = 3, p = 0.25
+# (eps = ln 3), 0.6 * 2^32 rounded down.
+T_KEEP_4_TENTH = 3221225471
+T_KEEP_3_QUARTER = 2576980377
 
 # (JavaScript call, words handed out, expected output, words drawn)
 STUBBED_CASES = [
@@ -147,29 +129,29 @@ STUBBED_CASES = [
     ("rr.randomizeBit(1, 0.1)", [T_TENTH], 1, 1),
     ("rr.randomizeBit(0, 0.1)", [T_TENTH - 1], 1, 1),
     ("rr.randomizeBit(0, 0.1)", [T_TENTH], 0, 1),
-    # randomizeChoice keeps the true option when the first word is below T, with one draw.
-    ("rr.randomizeChoice(2, 4, Math.log(9))", [T_KEEP_4_LN9 - 1], 2, 1),
-    ("rr.randomizeChoice(0, 4, Math.log(9))", [0], 0, 1),
+    # randomizeChoice keeps the true option when the first word is below K, with one draw.
+    ("rr.randomizeChoice(2, 4, 0.1)", [T_KEEP_4_TENTH - 1], 2, 1),
+    ("rr.randomizeChoice(0, 4, 0.1)", [0], 0, 1),
     # Otherwise it picks one of the k - 1 = 3 others: uniformBelow(3) gives word % 3, and
     # values at or above the true index move up by one.
-    ("rr.randomizeChoice(2, 4, Math.log(9))", [T_KEEP_4_LN9, 0], 0, 2),  # 0 % 3 = 0 -> 0
-    ("rr.randomizeChoice(2, 4, Math.log(9))", [T_KEEP_4_LN9, 4], 1, 2),  # 4 % 3 = 1 -> 1
-    ("rr.randomizeChoice(2, 4, Math.log(9))", [T_KEEP_4_LN9, 5], 3, 2),  # 5 % 3 = 2 -> 3
-    ("rr.randomizeChoice(0, 4, Math.log(9))", [T_KEEP_4_LN9, 3], 1, 2),  # 3 % 3 = 0 -> 1
-    ("rr.randomizeChoice(3, 4, Math.log(9))", [WORDS - 2, 7], 1, 2),  # 7 % 3 = 1 -> 1
+    ("rr.randomizeChoice(2, 4, 0.1)", [T_KEEP_4_TENTH, 0], 0, 2),  # 0 % 3 = 0 -> 0
+    ("rr.randomizeChoice(2, 4, 0.1)", [T_KEEP_4_TENTH, 4], 1, 2),  # 4 % 3 = 1 -> 1
+    ("rr.randomizeChoice(2, 4, 0.1)", [T_KEEP_4_TENTH, 5], 3, 2),  # 5 % 3 = 2 -> 3
+    ("rr.randomizeChoice(0, 4, 0.1)", [T_KEEP_4_TENTH, 3], 1, 2),  # 3 % 3 = 0 -> 1
+    ("rr.randomizeChoice(3, 4, 0.1)", [WORDS - 2, 7], 1, 2),  # 7 % 3 = 1 -> 1
     # Rejection: 2^32 % 3 = 1, so the limit is 2^32 - 1 and the word 2^32 - 1 is drawn again;
     # 2^32 - 2 is accepted: (2^32 - 2) % 3 = 2 -> 3 (true index 1).
-    ("rr.randomizeChoice(1, 4, Math.log(9))", [T_KEEP_4_LN9, WORDS - 1, WORDS - 2], 3, 3),
-    ("rr.randomizeChoice(1, 4, Math.log(9))", [T_KEEP_4_LN9, WORDS - 1, WORDS - 1, 6], 0, 4),
-    # k = 3, eps = ln 3: kept at T - 1, not at T; the single other option needs no rejection
-    # (m = 2 divides 2^32): word % 2.
-    ("rr.randomizeChoice(1, 3, Math.log(3))", [T_KEEP_3_LN3 - 1], 1, 1),
-    ("rr.randomizeChoice(1, 3, Math.log(3))", [T_KEEP_3_LN3, 0], 0, 2),
-    ("rr.randomizeChoice(1, 3, Math.log(3))", [T_KEEP_3_LN3, WORDS - 1], 2, 2),
+    ("rr.randomizeChoice(1, 4, 0.1)", [T_KEEP_4_TENTH, WORDS - 1, WORDS - 2], 3, 3),
+    ("rr.randomizeChoice(1, 4, 0.1)", [T_KEEP_4_TENTH, WORDS - 1, WORDS - 1, 6], 0, 4),
+    # k = 3, p = 0.25 (eps = ln 3): kept at K - 1, not at K; the single other option needs no
+    # rejection (m = 2 divides 2^32): word % 2.
+    ("rr.randomizeChoice(1, 3, 0.25)", [T_KEEP_3_QUARTER - 1], 1, 1),
+    ("rr.randomizeChoice(1, 3, 0.25)", [T_KEEP_3_QUARTER, 0], 0, 2),
+    ("rr.randomizeChoice(1, 3, 0.25)", [T_KEEP_3_QUARTER, WORDS - 1], 2, 2),
     # k = 8, m = 7: 2^32 % 7 = 4, limit 2^32 - 4; the words 2^32 - 4 .. 2^32 - 1 are rejected
     # and 2^32 - 5 = 7 * 613566756 + 6 gives 6 -> 7 (true index 0).
-    ("rr.randomizeChoice(0, 8, 0.5)", [WORDS - 1, WORDS - 1, WORDS - 4, WORDS - 5], 7, 4),
-    ("rr.randomizeChoice(0, 8, 0.5)", [WORDS - 1, WORDS - 3, WORDS - 2, 13], 7, 4),
+    ("rr.randomizeChoice(0, 8, 0.3)", [WORDS - 1, WORDS - 1, WORDS - 4, WORDS - 5], 7, 4),
+    ("rr.randomizeChoice(0, 8, 0.3)", [WORDS - 1, WORDS - 3, WORDS - 2, 13], 7, 4),
     # uniformBelow on its own.
     ("rr.uniformBelow(7)", [WORDS - 4, WORDS - 5], 6, 2),
     ("rr.uniformBelow(7)", [WORDS - 6], 5, 1),
@@ -179,8 +161,15 @@ STUBBED_CASES = [
 
 def test_hand_computed_arithmetic_of_the_stubbed_cases():
     """The literals above, derived once more in Python."""
-    assert 0.75 * WORDS == T_KEEP_4_LN9
-    assert math.floor(0.6 * WORDS + 0.5) == T_KEEP_3_LN3
+    assert math.ceil(0.1 * WORDS) == T_TENTH
+    assert WORDS * (WORDS - T_TENTH) // (WORDS + 2 * T_TENTH) == T_KEEP_4_TENTH
+    assert math.floor(0.6 * WORDS) == T_KEEP_3_QUARTER
+    assert (privacy.keep_threshold(0.1, 4), privacy.keep_threshold(0.25, 3)) == (
+        T_KEEP_4_TENTH,
+        T_KEEP_3_QUARTER,
+    )
+    # k = 8, p = 0.3: P = 0.7 / 2.8 = 1/4, so the words 2^32 - 5 and above are never kept.
+    assert privacy.keep_threshold(0.3, 8) < WORDS - 5
     assert (WORDS % 3, WORDS % 7) == (1, 4)
     assert ((WORDS - 2) % 3, (WORDS - 5) % 7, (WORDS - 6) % 7) == (2, 6, 5)
 
@@ -229,26 +218,26 @@ BAD_CALLS = [
     ("rr.randomizeBit(1, true)", "flip_probability"),
     ("rr.randomizeBit(1)", "flip_probability"),
     ("rr.flipThreshold(0.5)", "flip_probability"),
-    ("rr.randomizeChoice(0, 1, 1)", "k"),
-    ("rr.randomizeChoice(0, 2.5, 1)", "k"),
-    ('rr.randomizeChoice(0, "3", 1)', "k"),
-    ("rr.randomizeChoice(0, true, 1)", "k"),
-    ("rr.randomizeChoice(0, NaN, 1)", "k"),
-    ("rr.randomizeChoice(0, 3, 0)", "epsilon"),
-    ("rr.randomizeChoice(0, 3, -1)", "epsilon"),
-    ("rr.randomizeChoice(0, 3, NaN)", "epsilon"),
-    ("rr.randomizeChoice(0, 3, Infinity)", "epsilon"),
-    ('rr.randomizeChoice(0, 3, "1")', "epsilon"),
-    ("rr.randomizeChoice(3, 3, 1)", "index"),
-    ("rr.randomizeChoice(-1, 3, 1)", "index"),
-    ("rr.randomizeChoice(0.5, 3, 1)", "index"),
-    ("rr.randomizeChoice(true, 3, 1)", "index"),
-    ("rr.keepProbability(1, 1)", "k"),
-    ("rr.keepProbability(3, 0)", "epsilon"),
-    ("rr.threshold(1.5)", "probability"),
-    ("rr.threshold(-0.1)", "probability"),
-    ("rr.threshold(NaN)", "probability"),
-    ("rr.effectiveProbability(2)", "probability"),
+    ("rr.randomizeChoice(0, 1, 0.25)", "k"),
+    ("rr.randomizeChoice(0, 2.5, 0.25)", "k"),
+    ('rr.randomizeChoice(0, "3", 0.25)', "k"),
+    ("rr.randomizeChoice(0, true, 0.25)", "k"),
+    ("rr.randomizeChoice(0, NaN, 0.25)", "k"),
+    ("rr.randomizeChoice(0, 3, 0)", "flip_probability"),
+    ("rr.randomizeChoice(0, 3, -1)", "flip_probability"),
+    ("rr.randomizeChoice(0, 3, 0.5)", "flip_probability"),
+    ("rr.randomizeChoice(0, 3, Math.log(3))", "flip_probability"),
+    ("rr.randomizeChoice(0, 3, NaN)", "flip_probability"),
+    ("rr.randomizeChoice(0, 3, Infinity)", "flip_probability"),
+    ('rr.randomizeChoice(0, 3, "0.25")', "flip_probability"),
+    ("rr.randomizeChoice(0, 3)", "flip_probability"),
+    ("rr.randomizeChoice(3, 3, 0.25)", "index"),
+    ("rr.randomizeChoice(-1, 3, 0.25)", "index"),
+    ("rr.randomizeChoice(0.5, 3, 0.25)", "index"),
+    ("rr.randomizeChoice(true, 3, 0.25)", "index"),
+    ("rr.keepThreshold(1, 0.25)", "k"),
+    ("rr.keepThreshold(3, 0)", "flip_probability"),
+    ("rr.keepThreshold(3, 0.5)", "flip_probability"),
     ("rr.uniformBelow(0)", "m"),
     ("rr.uniformBelow(1.5)", "m"),
     ("rr.uniformBelow(2 ** 32 + 1)", "m"),
@@ -292,7 +281,7 @@ def test_module_works_with_real_crypto_and_math_random_disabled(tmp_path):
         """
         Math.random = () => { throw new Error("Math.random was called"); };
         const bits = Array.from({ length: 2000 }, (_, i) => rr.randomizeBit(i % 2, 0.25));
-        const choices = Array.from({ length: 2000 }, (_, i) => rr.randomizeChoice(i % 5, 5, 1));
+        const choices = Array.from({ length: 2000 }, (_, i) => rr.randomizeChoice(i % 5, 5, 0.25));
         console.log(JSON.stringify({ bits, choices }));
         """,
     )

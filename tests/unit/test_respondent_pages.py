@@ -10,7 +10,9 @@ import re
 import uuid
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlsplit
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import inspect
@@ -18,6 +20,7 @@ from sqlalchemy import inspect
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import new_slug
+from survey_app.views import EPSILON_DISPLAY_TOLERANCE, format_epsilon
 
 NASTY_TAG = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKER = '" onmouseover="x'
@@ -157,15 +160,18 @@ def test_text_from_the_analyst_is_escaped(client, make_survey):
     ("flip_probability", "question_count", "expected", "absent"),
     [
         (0.25, 2, ["25%", "1 time in 4", "3 times surer", "ε = 1.10", "ε = 2.20"], []),
-        (0.1, 3, ["10%", "1 time in 10", "9 times surer", "ε = 2.20", "ε = 6.59"], []),
+        # 3 ln 9 = 6.5917: rounded up, never to the nearer 6.59
+        (0.1, 3, ["10%", "1 time in 10", "9 times surer", "ε = 2.20", "ε = 6.60"], ["6.59"]),
         (
             0.3,
             1,
             ["30%", "2.33 times surer", "ε = 0.85", "whole survey of 1 question."],
             ["1 time in"],
         ),
+        # ln(0.79 / 0.21) = 1.32493...: 1.33, not 1.32; twice that, 2.64986...: 2.65
+        (0.21, 2, ["ε = 1.33 a question", "ε = 2.65 for the whole survey"], ["1.32", "2.64"]),
     ],
-    ids=["p=0.25", "p=0.1", "p=0.3"],
+    ids=["p=0.25", "p=0.1", "p=0.3", "p=0.21"],
 )
 def test_privacy_account_is_computed_from_p(
     client, make_survey, flip_probability, question_count, expected, absent
@@ -186,42 +192,131 @@ def test_privacy_account_is_computed_from_p(
     # The same figures as privacy.py gives (not a number copied into the template).
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
     total = privacy.total_epsilon([epsilon] * question_count)
-    assert f"ε = {epsilon:.2f}" in text
-    assert f"ε = {total:.2f}" in text
+    assert f"ε = {format_epsilon(epsilon)}" in text
+    assert f"ε = {format_epsilon(total)}" in text
     assert f"{privacy.odds_ratio(flip_probability):.3g} times surer" in text
 
 
 def test_p_one_quarter_pins_the_textbook_values():
-    assert f"{privacy.epsilon_from_flip_probability(0.25):.2f}" == "1.10"
+    assert format_epsilon(privacy.epsilon_from_flip_probability(0.25)) == "1.10"
     assert privacy.epsilon_from_flip_probability(0.25) == pytest.approx(math.log(3))
 
 
-def test_page_publishes_the_sha256_of_the_mechanism_script(app, client, survey):
-    slug, _ = survey
-    script_path = Path(app.static_folder) / "js" / "randomized-response.js"
-    expected = hashlib.sha256(script_path.read_bytes()).hexdigest()
+@pytest.mark.parametrize(
+    ("epsilon", "shown"),
+    [
+        (1.3249, "1.33"),  # to nearest it would be 1.32: less privacy loss than there is
+        (1.3201, "1.33"),
+        (1.32, "1.32"),
+        (1.1, "1.10"),  # 1.1 * 100 is 110.00000000000001 in floating point: still 1.10
+        (0.1 + 0.2, "0.30"),  # 0.30000000000000004
+        (math.fsum([math.log(3)] * 10), "10.99"),
+        (math.log(3), "1.10"),
+        (1.1 + 5e-10, "1.10"),  # within the stated tolerance (1e-9) of 1.10
+        (1.1 + 2e-9, "1.11"),  # beyond it: rounded up
+        (0.000004, "0.01"),  # p = 0.499999 still costs something
+        (13.815510557964274, "13.82"),  # p = 0.000001
+    ],
+)
+def test_epsilons_are_shown_rounded_up(epsilon, shown):
+    assert format_epsilon(epsilon) == shown
+    assert float(shown) >= epsilon - EPSILON_DISPLAY_TOLERANCE
 
+
+def test_an_epsilon_is_never_shown_below_itself():
+    rng = np.random.default_rng(20_241_011)
+    for epsilon in rng.uniform(0.000004, 14, 2000):
+        shown = float(format_epsilon(epsilon))
+        assert epsilon - EPSILON_DISPLAY_TOLERANCE <= shown < epsilon + 0.01, epsilon
+
+
+def loaded_scripts(page: Page) -> list[tuple[str, str | None]]:
+    """(URL, integrity) of every script the page loads: script tags and module preloads."""
+    scripts = [(attrs["src"], attrs.get("integrity")) for attrs, _ in page.scripts]
+    preloads = [
+        (attrs["href"], attrs.get("integrity"))
+        for tag, attrs, _ in page.elements
+        if tag == "link" and attrs.get("rel") in ("modulepreload", "preload")
+    ]
+    return scripts + preloads
+
+
+def sri_sha384(data: bytes) -> str:
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode("ascii")
+
+
+def test_every_script_the_page_loads_carries_its_integrity(client, survey):
+    slug, _ = survey
+    _, page = get_page(client, slug)
+    loaded = loaded_scripts(page)
+    assert sorted(urlsplit(url).path for url, _ in loaded) == [
+        "/static/js/randomized-response.js",
+        "/static/js/survey.js",
+    ]
+    for url, integrity in loaded:
+        served = client.get(url)
+        assert served.status_code == 200, url
+        # The hash of the file exactly as served.
+        assert integrity == sri_sha384(served.data), url
+        version = parse_qs(urlsplit(url).query).get("v")
+        if version:  # a changed file gets a new URL
+            assert version == [hashlib.sha256(served.data).hexdigest()[:12]]
+        served.close()
+
+
+def test_the_module_survey_js_imports_is_the_one_preloaded_with_integrity(client, survey):
+    """A module's static imports carry no integrity of their own: the import reuses the
+    preload's fetch only when it asks for the very same URL."""
+    slug, _ = survey
+    _, page = get_page(client, slug)
+    ((attributes, _),) = page.scripts
+    survey_url = attributes["src"]
+    assert urlsplit(survey_url).path == "/static/js/survey.js"
+    source = client.get(survey_url).get_data(as_text=True)
+    imports = re.findall(r'^import\s.*?from\s+"([^"]+)";', source, flags=re.MULTILINE | re.DOTALL)
+    assert imports == ["./randomized-response.js"]
+    preloaded = {
+        attrs["href"]: attrs.get("integrity")
+        for tag, attrs, _ in page.elements
+        if tag == "link" and attrs.get("rel") == "modulepreload"
+    }
+    for specifier in imports:
+        resolved = urljoin(survey_url, specifier)
+        assert resolved in preloaded, (resolved, preloaded)
+        assert preloaded[resolved].startswith("sha384-")
+    # randomized-response.js itself imports nothing.
+    mechanism = client.get("/static/js/randomized-response.js").get_data(as_text=True)
+    assert not re.search(r"^\s*import\b", mechanism, flags=re.MULTILINE)
+
+
+def test_page_publishes_the_sha256_of_every_script(app, client, survey):
+    slug, _ = survey
     response, page = get_page(client, slug)
     hashes = [
         data.strip() for open_tags, data in page.texts if open_tags and open_tags[-1] == "code"
     ]
-    assert expected in hashes
-    assert expected in response.get_data(as_text=True)
+    for url, _ in loaded_scripts(page):
+        path = urlsplit(url).path
+        file = Path(app.static_folder) / path.removeprefix("/static/")
+        expected = hashlib.sha256(file.read_bytes()).hexdigest()
+        assert expected in hashes, path
+        served = client.get(path)
+        assert hashlib.sha256(served.data).hexdigest() == expected
+        served.close()
+    assert len(hashes) == 2
+    assert "Check the scripts" in page.text("h3")
 
-    served = client.get("/static/js/randomized-response.js")
-    assert served.status_code == 200
-    assert hashlib.sha256(served.data).hexdigest() == expected
-    served.close()
 
-
-def test_page_explains_that_javascript_is_needed(client, survey):
+def test_page_explains_that_nothing_can_be_sent_until_its_script_runs(client, survey):
     slug, _ = survey
     _, page = get_page(client, slug)
-    tag, _, open_tags = page.by_id("javascript-required")
-    assert "noscript" in open_tags
-    notice = page.text("noscript")
-    assert "needs JavaScript" in notice
-    assert "nothing can be sent" in notice
+    _, attributes, open_tags = page.by_id("javascript-required")
+    # Shown by default (survey.js hides it when it starts), so it also shows when JavaScript is
+    # on but a script did not load or failed its integrity check: not inside <noscript>.
+    assert "noscript" not in open_tags and "hidden" not in attributes
+    text = page.text("p")
+    assert "This survey needs JavaScript, and its script has not started" in text
+    assert "nothing can be sent from this page" in text
 
 
 # --------------------------------------------------------------------------- true-answer controls

@@ -94,9 +94,7 @@ def expected_document(app, slug: str, rows, confidence: float) -> dict:
                     counts[1], n, privacy.browser_flip_probability(p), confidence
                 )
             else:
-                estimates = privacy.estimate_frequencies(
-                    counts, privacy.browser_choice_epsilon(epsilon, k), confidence
-                )
+                estimates = privacy.estimate_browser_frequencies(counts, p, confidence)
             questions.append(
                 {
                     "id": question.id,
