@@ -252,6 +252,38 @@ def test_results_are_not_cached(client, survey, token):
     assert "no-store" in response.headers["Cache-Control"]
 
 
+def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, make_survey, token):
+    # 100 randomized "yes" out of 100 at p = 1/4: (1 - 0.25) / 0.5 = 1.5, and at 95 % the
+    # half-width is sqrt(0.1875 / (100 * 0.05)) / 0.5 = 0.387, so 1.5 -/+ 0.387 misses [0, 1].
+    definition = {
+        "title": "All yes",
+        "flip_probability": 0.25,
+        "questions": [{"text": "Did you?", "type": "yes_no"}],
+    }
+    slug, _ = make_survey(definition)
+    submit(app, slug, [(1,)] * 100)
+    document = client.get(results_url(slug), headers=bearer(token)).get_json()
+    no, yes = document["questions"][0]["options"]
+    assert yes["estimate"] == pytest.approx(1.5)
+    assert yes["half_width"] == pytest.approx(math.sqrt(0.1875 / 5) / 0.5)
+    assert (no["consistent"], yes["consistent"]) == (False, False)
+    # The interval fields keep their meaning (the contract): clipped, here to a point.
+    assert yes["ci_low"] == yes["ci_high"] == 1.0
+    assert no["ci_low"] == no["ci_high"] == 0.0
+    # At 99 % the half-width is 0.866: 1.5 - 0.866 < 1, which randomized answers can give.
+    document = client.get(results_url(slug, 0.99), headers=bearer(token)).get_json()
+    assert [o["consistent"] for o in document["questions"][0]["options"]] == [True, True]
+
+
+def test_ordinary_answers_are_consistent(app, client, survey, token):
+    slug, _ = survey
+    submit(app, slug, [(1, 0), (1, 2), (0, 2), (0, 1)])
+    document = client.get(results_url(slug), headers=bearer(token)).get_json()
+    options = [o for q in document["questions"] for o in q["options"]]
+    assert len(options) == 5
+    assert all(o["consistent"] is True for o in options)
+
+
 # --------------------------------------------------------------------------- confidence
 
 
