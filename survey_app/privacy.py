@@ -55,10 +55,10 @@ __all__ = [
     "epsilon_from_flip_probability",
     "estimate_browser_frequencies",
     "estimate_frequencies",
-    "flip_threshold",
     "estimate_proportion",
     "estimate_yes_no",
     "flip_probability_from_epsilon",
+    "flip_threshold",
     "half_width_for_choices",
     "half_width_for_yes_no",
     "keep_probabilities",
@@ -132,13 +132,6 @@ def _check_margin(margin: object) -> float:
     value = _real("margin", margin)
     if not 0.0 < value:
         raise ValueError(f"margin must be a number > 0, got {margin!r}")
-    return value
-
-
-def _check_probability(probability: object) -> float:
-    value = _real("probability", probability)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"probability must be in [0, 1], got {probability!r}")
     return value
 
 
