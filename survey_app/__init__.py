@@ -79,7 +79,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         respondent,
         security,
     )
-    from survey_app.views import format_epsilon, percent
+    from survey_app.views import format_epsilon, format_upper_bound, percent
 
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         from flask import request
@@ -102,6 +102,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     app.add_template_filter(percent)
     app.add_template_filter(format_epsilon, "epsilon")
+    app.add_template_filter(format_upper_bound, "upper_bound")
     assets.register(app)
     errors.register(app)
     security.register(app)

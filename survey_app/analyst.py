@@ -33,7 +33,6 @@ from survey_app.accounts import (
     sign_in_browser,
     verify_password,
 )
-from survey_app.assets import mechanism_sha256
 from survey_app.database import begin_session_writes
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url
@@ -391,7 +390,6 @@ def preview(slug: str):
         "respondent/survey.html",
         survey=survey,
         explanation=privacy_explanation(survey),
-        mechanism_sha256=mechanism_sha256(),
         preview=True,
     )
 

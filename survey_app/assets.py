@@ -19,8 +19,6 @@ from pathlib import Path
 
 from flask import Flask, current_app, url_for
 
-MECHANISM_SCRIPT = "js/randomized-response.js"
-
 #: Characters of the SHA-256 (hex) in a script's ``?v=`` query.
 VERSION_LENGTH = 12
 
@@ -71,11 +69,6 @@ def script_url(filename: str, *, versioned: bool = True) -> str:
     if not versioned:
         return url_for("static", filename=filename)
     return url_for("static", filename=filename, v=script_sha256(filename)[:VERSION_LENGTH])
-
-
-def mechanism_sha256() -> str:
-    """SHA-256 of the randomizing script as served, so anyone can check the one they ran."""
-    return script_sha256(MECHANISM_SCRIPT)
 
 
 def register(app: Flask) -> None:

@@ -64,6 +64,20 @@ def format_epsilon(epsilon: float) -> str:
     return f"{hundredths / 100:.2f}"
 
 
+def format_upper_bound(value: float) -> str:
+    """A bound for people, rounded up to three significant digits: 7/3 -> '2.34', 3 -> '3'.
+
+    For figures such as "at most N times surer", which rounding to nearest would understate.
+    """
+    if not value > 0 or not math.isfinite(value):
+        return f"{value:g}"
+    exponent = math.floor(math.log10(value))
+    step = 10.0 ** (exponent - 2)
+    rounded = math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step
+    text = f"{rounded:.{max(0, 2 - exponent)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _percent(share: float) -> str:
     """A share as a percentage with no needless decimals: 0.25 -> '25', 0.125 -> '12.5'."""
     return f"{share * 100:.1f}".rstrip("0").rstrip(".")

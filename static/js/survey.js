@@ -153,8 +153,8 @@ function clearAnswers() {
 function start() {
   if (!root) return;
   // This script and the mechanism it imports loaded and passed their integrity checks.
-  const notice = document.getElementById("javascript-required");
-  if (notice) notice.hidden = true;
+  const notice = document.getElementById("script-not-started");
+  if (notice) notice.remove();
   const slug = root.dataset.slug;
   const flipProbability = Number(root.dataset.flipProbability);
   const questions = readQuestions();

@@ -310,6 +310,8 @@ def test_without_javascript_nothing_is_sent_or_stored(make_chromium, live_app, s
     notice = driver.find_element(By.ID, "javascript-required")
     assert notice.is_displayed()
     assert "needs JavaScript" in notice.text
+    # The other notice (for a script that did not start) stays out of the way: one is enough.
+    assert not driver.find_element(By.ID, "script-not-started").is_displayed()
     button = driver.find_element(By.ID, "submit-survey")
     assert not button.is_enabled()
     # The true-answer controls are in no form that could submit them.
@@ -995,8 +997,9 @@ def test_a_script_changed_after_its_hash_was_published_is_refused(
     if altered == "js/randomized-response.js":
         assert any(url.endswith("/static/js/randomized-response.js") for url in errors), errors
 
-    notice = driver.find_element(By.ID, "javascript-required")
-    assert notice.is_displayed()
+    # The notice appears once the script has had its few seconds to start.
+    notice = driver.find_element(By.ID, "script-not-started")
+    wait(driver).until(lambda _: notice.is_displayed())
     assert "nothing can be sent" in notice.text
     button = driver.find_element(By.ID, "submit-survey")
     assert not button.is_enabled()
@@ -1021,5 +1024,6 @@ def test_a_script_changed_after_its_hash_was_published_is_refused(
 def test_the_scripts_that_load_hide_the_notice(driver, live_app, survey):
     slug, _ = survey
     open_page(driver, live_app, slug)
-    assert not driver.find_element(By.ID, "javascript-required").is_displayed()
+    assert driver.find_elements(By.ID, "script-not-started") == []  # removed by survey.js
+    assert driver.find_elements(By.ID, "javascript-required") == []  # in <noscript>: inert
     assert driver.find_element(By.ID, "submit-survey").is_enabled()

@@ -1054,7 +1054,11 @@ def test_results_panel_shows_the_same_figures(app, signed_in, survey):
 def test_dashboard_refreshes_itself_only_while_open(signed_in, make_survey, status, refreshes):
     slug, _ = make_survey(status=status)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
-    assert '<script type="module" src="/static/js/analyst.js"></script>' in page
+    assert re.search(
+        r'<script type="module" src="/static/js/analyst\.js\?v=[0-9a-f]+" '
+        r'integrity="sha384-[A-Za-z0-9+/=]+"></script>',
+        page,
+    )
     assert f'data-status="{status}"' in page
     assert ("updates itself every 10 seconds" in page) is refreshes
 

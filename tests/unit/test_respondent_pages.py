@@ -20,7 +20,7 @@ from sqlalchemy import inspect
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import new_slug
-from survey_app.views import EPSILON_DISPLAY_TOLERANCE, format_epsilon
+from survey_app.views import EPSILON_DISPLAY_TOLERANCE, format_epsilon, format_upper_bound
 
 NASTY_TAG = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKER = '" onmouseover="x'
@@ -165,8 +165,9 @@ def test_text_from_the_analyst_is_escaped(client, make_survey):
         (
             0.3,
             1,
-            ["30%", "2.33 times surer", "ε = 0.85", "whole survey of 1 question."],
-            ["1 time in"],
+            # 0.7 / 0.3 = 2.333...: an upper bound, so rounded up, never to the nearer 2.33
+            ["30%", "2.34 times surer", "ε = 0.85", "whole survey of 1 question."],
+            ["1 time in", "2.33 times"],
         ),
         # ln(0.79 / 0.21) = 1.32493...: 1.33, not 1.32; twice that, 2.64986...: 2.65
         (0.21, 2, ["ε = 1.33 a question", "ε = 2.65 for the whole survey"], ["1.32", "2.64"]),
@@ -194,7 +195,22 @@ def test_privacy_account_is_computed_from_p(
     total = privacy.total_epsilon([epsilon] * question_count)
     assert f"ε = {format_epsilon(epsilon)}" in text
     assert f"ε = {format_epsilon(total)}" in text
-    assert f"{privacy.odds_ratio(flip_probability):.3g} times surer" in text
+    assert f"{format_upper_bound(privacy.odds_ratio(flip_probability))} times surer" in text
+
+
+@pytest.mark.parametrize(
+    ("bound", "shown"),
+    [
+        (3.0, "3"),
+        (7 / 3, "2.34"),
+        (19.0, "19"),
+        (1.5, "1.5"),
+        (4.0000000000001, "4"),
+        (99.01, "99.1"),
+    ],
+)
+def test_bounds_are_shown_rounded_up(bound, shown):
+    assert format_upper_bound(bound) == shown
 
 
 def test_p_one_quarter_pins_the_textbook_values():
@@ -310,13 +326,22 @@ def test_page_publishes_the_sha256_of_every_script(app, client, survey):
 def test_page_explains_that_nothing_can_be_sent_until_its_script_runs(client, survey):
     slug, _ = survey
     _, page = get_page(client, slug)
-    _, attributes, open_tags = page.by_id("javascript-required")
-    # Shown by default (survey.js hides it when it starts), so it also shows when JavaScript is
-    # on but a script did not load or failed its integrity check: not inside <noscript>.
+    # JavaScript off: a <noscript> notice, at once.
+    _, _, open_tags = page.by_id("javascript-required")
+    assert "noscript" in open_tags
+    # JavaScript on but the script did not start (not loaded, or failed its integrity check):
+    # a notice outside <noscript> that CSS shows only after a few seconds, and that survey.js
+    # removes when it starts.
+    _, attributes, open_tags = page.by_id("script-not-started")
     assert "noscript" not in open_tags and "hidden" not in attributes
+    assert "script-not-started" in attributes.get("class", "")
     text = page.text("p")
-    assert "This survey needs JavaScript, and its script has not started" in text
-    assert "nothing can be sent from this page" in text
+    assert "needs JavaScript" in text
+    assert "The page's script has not started, so nothing can be sent from this page" in text
+    stylesheet = client.get("/static/css/app.css").get_data(as_text=True)
+    assert re.search(
+        r"\.script-not-started \{ animation: appear-late 0s linear \d+s both; \}", stylesheet
+    )
 
 
 # --------------------------------------------------------------------------- true-answer controls
