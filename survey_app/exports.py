@@ -37,6 +37,10 @@ RESULTS_HEADER = (
     "ci_high",
     "confidence",
     "epsilon",
+    # The exact guaranteed interval (ci_low, ci_high are the Chebyshev one); empty when the
+    # counts are not consistent with the randomization.
+    "exact_ci_low",
+    "exact_ci_high",
 )
 
 
@@ -131,7 +135,7 @@ def _response_lines(header_line: str, query) -> Iterator[str]:
 
 
 def results_csv(results: SurveyResults) -> Iterator[str]:
-    """One row a question option: the noisy count, the estimate and its interval."""
+    """One row a question option: the noisy count, the estimate and both its intervals."""
     rows = (
         (
             question.id,
@@ -145,6 +149,8 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
             _number(option.estimate.ci_high),
             _number(results.confidence),
             _number(results.epsilon_per_question),
+            _number(option.estimate.exact_low),
+            _number(option.estimate.exact_high),
         )
         for question in results.questions
         for option in question.options

@@ -225,6 +225,11 @@ class Question(db.Model):
     def option_count(self) -> int:
         return len(self.option_labels)
 
+    @property
+    def mechanism(self) -> privacy.RandomizedResponse:
+        """What the browser does to an answer to this question (yes/no is the case k = 2)."""
+        return privacy.RandomizedResponse(self.survey.flip_probability, self.option_count)
+
 
 class Submission(db.Model):
     """One respondent's randomized answers to a whole survey.

@@ -1,11 +1,14 @@
 """Counts from the database -> :mod:`survey_app.privacy` -> result tables.
 
 Results come from the tallies kept up to date with every submission (one small query however
-many submissions there are); nothing here loads submissions into Python.
+many submissions there are); nothing here loads submissions into Python. Several surveys with
+the same questions and flip probability (sections of one course, say) can be pooled: their
+noisy counts add, question by question.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -17,6 +20,12 @@ from survey_app.models import Question, QuestionKind, Survey, Tally
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
+#: Below this many answers a question shows its count and says it is too early for shares.
+MIN_ANSWERS_FOR_SHARES = 10
+
+
+class PoolingError(ValueError):
+    """Surveys that cannot be pooled (other questions or flip probability); says which."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +33,10 @@ class OptionResult:
     value: int
     label: str
     estimate: privacy.Estimate
+    #: The share shown in words and charts: the estimates projected onto shares that are
+    #: >= 0 and add up to 100% over the question (privacy.project_to_simplex). The API and
+    #: CSV keep the unbiased, unclipped ``estimate.estimate``.
+    shown_share: float | None
 
     @property
     def noisy_count(self) -> int:
@@ -41,8 +54,23 @@ class QuestionResult:
 
     @property
     def half_width(self) -> float | None:
-        """Every option of a question shares one half-width."""
+        """Every option of a question shares one Chebyshev half-width."""
         return self.options[0].estimate.half_width if self.options else None
+
+    @property
+    def widest_exact_half_width(self) -> float | None:
+        """Half the widest exact interval among the options (None before any answer)."""
+        widths = [
+            (option.estimate.exact_high - option.estimate.exact_low) / 2.0
+            for option in self.options
+            if option.estimate.exact_low is not None
+        ]
+        return max(widths) if widths else None
+
+    @property
+    def too_early(self) -> bool:
+        """True while too few have answered for shares to mean anything (but some have)."""
+        return 0 < self.n < MIN_ANSWERS_FOR_SHARES
 
     @property
     def consistent_with_randomization(self) -> bool:
@@ -58,6 +86,12 @@ class SurveyResults:
     epsilon_per_question: float
     epsilon_total: float
     questions: list[QuestionResult]
+    #: Every survey whose answers are counted: one, or several pooled.
+    surveys: tuple[Survey, ...] = ()
+
+    @property
+    def pooled(self) -> bool:
+        return len(self.surveys) > 1
 
 
 def noisy_counts(survey: Survey) -> dict[int, list[int]]:
@@ -76,50 +110,96 @@ def noisy_counts(survey: Survey) -> dict[int, list[int]]:
     return counts
 
 
-def question_estimates(
-    survey: Survey, counts: list[int], confidence: float
-) -> list[privacy.Estimate]:
-    """Debiased estimates of one question's options, with the probabilities the browser used."""
-    return privacy.estimate_browser_frequencies(counts, survey.flip_probability, confidence)
+def shape_of(survey: Survey) -> tuple:
+    """What must be the same for answers to be pooled: p, and each question's text and options."""
+    return (
+        survey.flip_probability,
+        tuple((q.kind, q.text, tuple(q.option_labels)) for q in survey.questions),
+    )
 
 
-def survey_results(survey: Survey, confidence: float = DEFAULT_CONFIDENCE) -> SurveyResults:
-    """Every question's debiased estimates and Chebyshev intervals at ``confidence``."""
-    counts = noisy_counts(survey)
+def check_poolable(surveys: Sequence[Survey]) -> None:
+    """Refuse surveys whose answers cannot be added up (PoolingError saying why)."""
+    first = surveys[0]
+    for other in surveys[1:]:
+        if other.flip_probability != first.flip_probability:
+            raise PoolingError(
+                f"“{other.title}” randomizes with another flip probability "
+                f"({other.flip_probability} instead of {first.flip_probability})"
+            )
+        if shape_of(other) != shape_of(first):
+            raise PoolingError(f"“{other.title}” does not ask the same questions and options")
+
+
+def survey_results(
+    survey: Survey | Sequence[Survey], confidence: float = DEFAULT_CONFIDENCE
+) -> SurveyResults:
+    """Every question's estimates, Chebyshev and exact intervals at ``confidence``.
+
+    Given several surveys (identical questions and p), their noisy counts are added question by
+    question and the results are those of the pooled answers; questions keep the first
+    survey's ids.
+    """
+    surveys = (survey,) if isinstance(survey, Survey) else tuple(survey)
+    if not surveys:
+        raise PoolingError("no survey to show")
+    check_poolable(surveys)
+    first = surveys[0]
+    pooled: dict[int, list[int]] = {}
+    for each in surveys:
+        counts = noisy_counts(each)
+        for position, question in enumerate(each.questions):
+            key = first.questions[position].id
+            so_far = pooled.get(key, [0] * question.option_count)
+            pooled[key] = [a + b for a, b in zip(so_far, counts[question.id], strict=True)]
     questions = []
-    for number, question in enumerate(survey.questions, start=1):
-        estimates = question_estimates(survey, counts[question.id], confidence)
+    for number, question in enumerate(first.questions, start=1):
+        counts = pooled[question.id]
+        estimates = question.mechanism.estimate(counts, confidence)
+        n = sum(counts)
+        shown = (
+            privacy.project_to_simplex([e.estimate for e in estimates])
+            if n
+            else [None] * len(estimates)
+        )
         questions.append(
             QuestionResult(
                 id=question.id,
                 number=number,
                 text=question.text,
                 kind=question.kind,
-                n=sum(counts[question.id]),
+                n=n,
                 options=[
-                    OptionResult(value, label, estimate)
-                    for value, (label, estimate) in enumerate(
-                        zip(question.option_labels, estimates, strict=True)
+                    OptionResult(value, label, estimate, share)
+                    for value, (label, estimate, share) in enumerate(
+                        zip(question.option_labels, estimates, shown, strict=True)
                     )
                 ],
             )
         )
     return SurveyResults(
-        survey=survey,
+        survey=first,
         # Everyone answers every question: any question's n counts the respondents.
         respondents=questions[0].n if questions else 0,
         confidence=confidence,
-        epsilon_per_question=survey.epsilon_per_question,
-        epsilon_total=survey.epsilon_total,
+        epsilon_per_question=first.epsilon_per_question,
+        epsilon_total=first.epsilon_total,
         questions=questions,
+        surveys=surveys,
     )
 
 
 def results_document(results: SurveyResults) -> dict:
-    """The results as the JSON API returns them."""
+    """The results as the JSON API returns them.
+
+    ``ci_low``, ``ci_high`` and ``half_width`` are the Chebyshev interval (as ever);
+    ``exact_ci_low`` and ``exact_ci_high`` the exact one (None when the counts are not
+    consistent with the randomization). Pooled results name every survey in ``surveys``.
+    """
     survey = results.survey
     return {
         "survey": survey.slug,
+        "surveys": [each.slug for each in results.surveys],
         "title": survey.title,
         "status": survey.status.value,
         "respondents": results.respondents,
@@ -130,6 +210,7 @@ def results_document(results: SurveyResults) -> dict:
         "questions": [
             {
                 "id": question.id,
+                "number": question.number,
                 "text": question.text,
                 "type": question.kind.value,
                 "n": question.n,
@@ -143,6 +224,8 @@ def results_document(results: SurveyResults) -> dict:
                         "ci_low": option.estimate.ci_low,
                         "ci_high": option.estimate.ci_high,
                         "half_width": option.estimate.half_width,
+                        "exact_ci_low": option.estimate.exact_low,
+                        "exact_ci_high": option.estimate.exact_high,
                         "consistent": option.estimate.consistent_with_randomization,
                     }
                     for option in question.options

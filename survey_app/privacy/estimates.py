@@ -1,350 +1,47 @@
-"""The privacy math: randomized response, its debiased estimates and Chebyshev intervals.
+"""Debiased estimates with Chebyshev intervals, their planning figures, and simulation.
 
-This module is the only place in the project that does this math. It imports NumPy and
-nothing of Flask or the database, so it can be read, tested and reused on its own.
-
-Conventions
------------
-``flip_probability`` (``p``) is the probability that a respondent's browser *flips* a yes/no
-answer, with ``0 < p < 1/2``. The mechanism is epsilon-differentially private with
-
-    epsilon = ln((1 - p) / p).
-
-A multiple-choice question with ``k`` options uses k-option generalized randomized response
-(k-RR): the true option is kept with probability ``P = e^eps / (e^eps + k - 1)``; otherwise one of
-the other ``k - 1`` options is reported, uniformly, so each of them has probability
-``Q = 1 / (e^eps + k - 1)``. For ``k = 2`` this is the yes/no mechanism with ``P = 1 - p`` and
-``Q = p``.
-
-Note that some lecture notes write the estimator as ``(mean - (1 - p)) / (2p - 1)``; that form
-holds when ``p`` is the probability of *keeping* the answer. Here ``p`` is the probability of
-flipping it, so the unbiased estimator is ``(mean - p) / (1 - 2p)``.
-
-The browser draws each Bernoulli event by comparing one uniform 32-bit word with an integer
-threshold, so the probabilities it really uses are multiples of ``2**-32``. Its thresholds are
-rounded in the direction that never raises epsilon: it flips a yes/no answer when the word is
-below ``T = ceil(p * 2**32)`` (:func:`flip_threshold`), and keeps a choice when the word is below
-``K = floor(2**32 (2**32 - T) / (2**32 + (k - 2) T))`` (:func:`keep_threshold`), so its epsilon
-(:func:`browser_epsilon`) is at most the stated one. :func:`estimate_browser_frequencies`
-debiases answers that came from the browser with exactly those probabilities.
-
-References
-----------
-S. L. Warner, "Randomized response: a survey technique for eliminating evasive answer bias",
-JASA 60 (1965). P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local differential
-privacy", NeurIPS 2014 (k-RR). Chebyshev's inequality: Pr[|X - mu| >= k sigma] <= 1 / k^2.
+The formulas are in each function's docstring; :mod:`survey_app.privacy.exact` adds the exact
+intervals and :mod:`survey_app.privacy.mechanisms` puts both behind one type per mechanism.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from survey_app.privacy.parameters import (
+    BROWSER_RANDOM_WORDS,
+    _check_confidence,
+    _check_epsilon,
+    _check_flip_probability,
+    _check_margin,
+    _check_option_count,
+    _count,
+    browser_epsilon,
+    browser_keep_probabilities,
+    epsilon_from_flip_probability,
+    keep_probabilities,
+    keep_threshold,
+)
+
 __all__ = [
-    "BROWSER_RANDOM_WORDS",
-    "MAX_OPTIONS",
     "Estimate",
-    "browser_epsilon",
-    "browser_flip_probability",
-    "browser_keep_probabilities",
-    "deniability",
-    "epsilon_from_flip_probability",
     "estimate_browser_frequencies",
     "estimate_frequencies",
     "estimate_proportion",
     "estimate_yes_no",
-    "flip_probability_from_epsilon",
-    "flip_threshold",
     "half_width_for_choices",
     "half_width_for_yes_no",
-    "keep_probabilities",
-    "keep_threshold",
-    "odds_ratio",
+    "project_to_simplex",
     "randomize_bits",
     "randomize_choices",
     "required_sample_size",
     "required_sample_size_for_choices",
-    "total_epsilon",
 ]
-
-#: The browser's uniform draws are 32-bit words: there are this many of them.
-BROWSER_RANDOM_WORDS = 2**32
-
-#: The largest number of options a multiple-choice question may have.
-MAX_OPTIONS = 12
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _real(name: str, value: object) -> float:
-    """Return ``value`` as a finite float, refusing booleans, NaN and infinities."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return number
-
-
-def _count(name: str, value: object) -> int:
-    """Return ``value`` as a non-negative int, refusing booleans and non-integers."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    count = int(value)
-    if count < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return count
-
-
-def _check_flip_probability(flip_probability: object) -> float:
-    p = _real("flip_probability", flip_probability)
-    if not 0.0 < p < 0.5:
-        raise ValueError(f"flip_probability must be in (0, 0.5), got {flip_probability!r}")
-    return p
-
-
-def _check_epsilon(epsilon: object) -> float:
-    eps = _real("epsilon", epsilon)
-    if eps <= 0.0:
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    return eps
-
-
-def _check_option_count(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) < 2:
-        raise ValueError(f"k (the number of options) must be an integer >= 2, got {k!r}")
-    return int(k)
-
-
-def _check_confidence(confidence: object) -> float:
-    level = _real("confidence", confidence)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    return level
-
-
-def _check_margin(margin: object) -> float:
-    value = _real("margin", margin)
-    if not 0.0 < value:
-        raise ValueError(f"margin must be a number > 0, got {margin!r}")
-    return value
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-def epsilon_from_flip_probability(flip_probability: float) -> float:
-    """Privacy loss of yes/no randomized response that flips with probability ``p``.
-
-    ``epsilon = ln((1 - p) / p)``, for ``0 < p < 1/2``; ``p = 0.25`` gives ``ln 3``.
-
-    Parameters
-    ----------
-    flip_probability : float
-        Probability that the browser reports the opposite answer, in (0, 0.5).
-
-    Returns
-    -------
-    float
-        epsilon > 0.
-    """
-    p = _check_flip_probability(flip_probability)
-    return math.log1p(-p) - math.log(p)
-
-
-def flip_probability_from_epsilon(epsilon: float) -> float:
-    """Flip probability of yes/no randomized response with privacy loss ``epsilon``.
-
-    ``p = 1 / (1 + e^eps)``, the inverse of :func:`epsilon_from_flip_probability`.
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy loss, a finite number > 0.
-
-    Returns
-    -------
-    float
-        p in (0, 0.5).
-    """
-    eps = _check_epsilon(epsilon)
-    return 1.0 / (1.0 + math.exp(eps))
-
-
-def keep_probabilities(epsilon: float, k: int) -> tuple[float, float]:
-    """Probabilities of k-option generalized randomized response.
-
-    ``P = e^eps / (e^eps + k - 1)`` is the probability of reporting the true option and
-    ``Q = 1 / (e^eps + k - 1)`` that of reporting any one given other option, so
-    ``P + (k - 1) Q = 1`` and ``P / Q = e^eps``. ``k = 4``, ``eps = ln 9`` gives ``P = 0.75``.
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy loss, a finite number > 0.
-    k : int
-        Number of options, at least 2.
-
-    Returns
-    -------
-    tuple of float
-        ``(P, Q)``.
-    """
-    eps = _check_epsilon(epsilon)
-    options = _check_option_count(k)
-    # Written with e^-eps so that large epsilons do not overflow.
-    other_weight = (options - 1) * math.exp(-eps)
-    keep = 1.0 / (1.0 + other_weight)
-    other = math.exp(-eps) / (1.0 + other_weight)
-    return keep, other
-
-
-def flip_threshold(flip_probability: float) -> int:
-    """The browser's flip threshold ``T = ceil(p * 2**32)``.
-
-    ``randomizeBit(bit, p)`` flips when a uniform 32-bit word is below ``T``, so it flips with
-    probability ``p' = T / 2**32 >= p``. Rounding up, never to nearest, keeps its epsilon
-    ``ln((1 - p') / p')`` at or below the stated ``ln((1 - p) / p)``. ``p * 2**32`` is exact
-    (scaling by a power of two), so the ceiling is exact and equals JavaScript's
-    ``Math.ceil(p * 2 ** 32)``; ``0 < p < 1/2`` gives ``1 <= T <= 2**31``.
-
-    Parameters
-    ----------
-    flip_probability : float
-        p in (0, 0.5).
-
-    Returns
-    -------
-    int
-        T.
-    """
-    p = _check_flip_probability(flip_probability)
-    return math.ceil(p * BROWSER_RANDOM_WORDS)
-
-
-def keep_threshold(flip_probability: float, k: int) -> int:
-    """The browser's keep threshold of k-option randomized response at the survey's epsilon.
-
-    At ``epsilon = ln((1 - p) / p)`` k-RR keeps the true option with probability
-    ``P = (1 - p) / (1 + (k - 2) p)``. The browser takes that formula at its own flip probability
-    ``p' = T / 2**32`` (:func:`flip_threshold`) and rounds down, in integers (BigInt in the
-    browser, so both sides agree bit for bit):
-
-        K = floor(2**32 (2**32 - T) / (2**32 + (k - 2) T)).
-
-    ``randomizeChoice(index, k, p)`` keeps the true option when a uniform 32-bit word is below
-    ``K``. ``k = 2`` gives ``K = 2**32 - T``, the yes/no mechanism.
-
-    Parameters
-    ----------
-    flip_probability : float
-        p in (0, 0.5).
-    k : int
-        Number of options, at least 2.
-
-    Returns
-    -------
-    int
-        K.
-    """
-    options = _check_option_count(k)
-    flips = flip_threshold(flip_probability)
-    words = BROWSER_RANDOM_WORDS
-    return words * (words - flips) // (words + (options - 2) * flips)
-
-
-def browser_flip_probability(flip_probability: float) -> float:
-    """The flip probability the browser's ``randomizeBit(bit, p)`` really uses: ``T / 2**32``."""
-    return flip_threshold(flip_probability) / BROWSER_RANDOM_WORDS
-
-
-def browser_keep_probabilities(flip_probability: float, k: int) -> tuple[float, float]:
-    """``(P', Q')`` as the browser's ``randomizeChoice(index, k, p)`` really uses them.
-
-    ``P' = K / 2**32`` with ``K`` from :func:`keep_threshold`; the other option is picked exactly
-    uniformly (rejection sampling), so ``Q' = (1 - P') / (k - 1)``. Since ``P'`` is at most
-    ``P`` at ``p'`` and ``P / Q`` grows with ``P``,
-
-        P' / Q' <= (1 - p') / p' <= (1 - p) / p = e^eps.
-
-    For ``k = 2`` this is ``(1 - p', p')``.
-    """
-    options = _check_option_count(k)
-    keep = keep_threshold(flip_probability, options) / BROWSER_RANDOM_WORDS
-    return keep, (1.0 - keep) / (options - 1)
-
-
-def browser_epsilon(flip_probability: float, k: int = 2) -> float:
-    """The epsilon the browser really spends on a question of k options (2: yes/no).
-
-    ``ln(P' / Q') = ln((k - 1) K / (2**32 - K))``, from the integers of :func:`keep_threshold`;
-    it never exceeds the stated :func:`epsilon_from_flip_probability` (see
-    :func:`browser_keep_probabilities`).
-    """
-    options = _check_option_count(k)
-    keep = keep_threshold(flip_probability, options)
-    return math.log((options - 1) * keep) - math.log(BROWSER_RANDOM_WORDS - keep)
-
-
-def total_epsilon(epsilons: Iterable[float]) -> float:
-    """Privacy loss of answering several questions: the sum (basic composition).
-
-    A respondent who answers m questions at ``eps_1, ..., eps_m`` is
-    ``(eps_1 + ... + eps_m)``-differentially private.
-
-    Parameters
-    ----------
-    epsilons : iterable of float
-        Each a finite number > 0.
-
-    Returns
-    -------
-    float
-        The sum; 0.0 for no questions.
-    """
-    return math.fsum(_check_epsilon(eps) for eps in epsilons)
-
-
-def deniability(flip_probability: float, prior: float = 0.5) -> float:
-    """How sure an observer can be of a "yes" after seeing the browser send "yes".
-
-    By Bayes' rule, ``Pr[yes | sent yes] = prior (1 - p) / (prior (1 - p) + (1 - prior) p)``;
-    with a 50/50 prior this is ``1 - p``.
-
-    Parameters
-    ----------
-    flip_probability : float
-        p in (0, 0.5).
-    prior : float
-        The observer's belief in "yes" before seeing anything, in [0, 1].
-
-    Returns
-    -------
-    float
-        The observer's belief in "yes" afterwards.
-    """
-    p = _check_flip_probability(flip_probability)
-    belief = _real("prior", prior)
-    if not 0.0 <= belief <= 1.0:
-        raise ValueError(f"prior must be in [0, 1], got {prior!r}")
-    sent_yes = belief * (1.0 - p) + (1.0 - belief) * p
-    return belief * (1.0 - p) / sent_yes
-
-
-def odds_ratio(flip_probability: float) -> float:
-    """The most an observer's odds on any answer can grow from seeing what was sent.
-
-    ``Pr[sent | answer] / Pr[sent | other answer] <= (1 - p) / p = e^eps``: "someone who sees
-    what your browser sent can't be more than (1 - p) / p times surer of your real answer".
-    """
-    p = _check_flip_probability(flip_probability)
-    return (1.0 - p) / p
-
 
 # --------------------------------------------------------------------------- estimates
 
@@ -371,6 +68,12 @@ class Estimate:
         The interval's guaranteed coverage, in (0, 1).
     epsilon : float
         Privacy loss of the mechanism the answers came from.
+    exact_low, exact_high : float or None
+        The exact guaranteed interval (:func:`~survey_app.privacy.exact.exact_interval`), when
+        it was computed and the counts are consistent with the randomization; else ``None``.
+    exact_method : str or None
+        ``"exact law"`` or ``"Berry-Esseen bound"`` (many answers): how the exact interval was
+        computed; ``None`` when it was not.
     """
 
     n: int
@@ -381,6 +84,15 @@ class Estimate:
     half_width: float | None
     confidence: float
     epsilon: float
+    exact_low: float | None = None
+    exact_high: float | None = None
+    exact_method: str | None = None
+
+    def with_exact(self, interval: tuple[float, float] | None, from_exact_law: bool) -> Estimate:
+        """This estimate with its exact interval (None: no share is consistent with the count)."""
+        low, high = interval if interval is not None else (None, None)
+        method = "exact law" if from_exact_law else "Berry-Esseen bound"
+        return dataclasses.replace(self, exact_low=low, exact_high=high, exact_method=method)
 
     @property
     def has_data(self) -> bool:
@@ -409,10 +121,14 @@ class Estimate:
         Every true share lies in [0, 1], so randomized answers give such an estimate with
         probability at most ``1 - confidence`` (Chebyshev); answers that were not randomized as
         the browser does (sent without the survey page, say) give it easily. The clipped
-        interval would then shrink to the point 0 or 1. True when there are no answers.
+        interval would then shrink to the point 0 or 1. Also False when the exact interval was
+        computed and is empty (again probability at most ``1 - confidence``). True when there
+        are no answers.
         """
         if self.estimate is None or self.half_width is None:
             return True
+        if self.exact_method is not None and self.exact_low is None:
+            return False  # no share gives this count with probability above 1 - confidence
         return self.estimate + self.half_width >= 0.0 and self.estimate - self.half_width <= 1.0
 
 
@@ -592,6 +308,27 @@ def estimate_browser_frequencies(
     epsilon = browser_epsilon(flip_probability, options)
     n = sum(counts)
     return [_debias(count, n, keep, other, level, epsilon) for count in counts]
+
+
+def project_to_simplex(values: Sequence[float]) -> list[float]:
+    """The shares closest to ``values`` (in squared distance) that are >= 0 and sum to 1.
+
+    The unbiased estimates of a choice question sum to 1 but can fall below 0 or above 1; this
+    is the consistent picture shown beside them: the Euclidean projection onto the probability
+    simplex, ``max(v_i - tau, 0)`` with the one ``tau`` that makes the sum 1 (W. Wang and
+    M. A. Carreira-Perpinan, "Projection onto the probability simplex", arXiv:1309.1541, 2013).
+    Shares already in the simplex are returned as they are.
+    """
+    vector = np.asarray([float(value) for value in values], dtype=np.float64)
+    if vector.size == 0 or not np.all(np.isfinite(vector)):
+        raise ValueError(f"values must be a non-empty sequence of finite numbers, got {values!r}")
+    ordered = np.sort(vector)[::-1]
+    cumulative = np.cumsum(ordered) - 1.0
+    ranks = np.arange(1, vector.size + 1)
+    last = int(np.nonzero(ordered - cumulative / ranks > 0)[0][-1])
+    tau = cumulative[last] / (last + 1)
+    projected = np.maximum(vector - tau, 0.0)
+    return [float(share) for share in projected / projected.sum()]
 
 
 # --------------------------------------------------------------------------- planning

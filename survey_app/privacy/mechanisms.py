@@ -1,0 +1,244 @@
+"""One type per mechanism: what a question's answers went through, and what they can tell.
+
+:class:`RandomizedResponse` is k-option randomized response as the browser runs it at a
+survey's flip probability p; yes/no is the case k = 2. It owns the probabilities the browser
+really uses, the epsilon, the estimates with both intervals, and the planning figures, so that
+callers never ask which kind of question they hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from survey_app.privacy.estimates import (
+    Estimate,
+    _chebyshev_half_width,
+    _check_counts,
+    _debias,
+    _smallest_n,
+)
+from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
+from survey_app.privacy.parameters import (
+    BROWSER_RANDOM_WORDS,
+    _check_confidence,
+    _check_flip_probability,
+    _check_margin,
+    _check_option_count,
+    _count,
+    browser_epsilon,
+    browser_keep_probabilities,
+    epsilon_from_flip_probability,
+    keep_threshold,
+)
+
+__all__ = [
+    "MAX_SUGGESTED_FLIP_PROBABILITY",
+    "MIN_SUGGESTED_FLIP_PROBABILITY",
+    "PLANNING_SHARES",
+    "RandomizedResponse",
+    "suggest_flip_probability",
+]
+
+#: Planning figures are the widest expected interval over these true shares.
+PLANNING_SHARES = (0.3, 0.5, 0.7)
+#: The most respondents a planning search considers.
+MAX_PLANNED_RESPONDENTS = 1_000_000
+#: Suggestions never go below this flip probability (epsilon = ln 19 = 2.94 a question) ...
+MIN_SUGGESTED_FLIP_PROBABILITY = 0.05
+#: ... nor above this one, beyond which a class learns next to nothing.
+MAX_SUGGESTED_FLIP_PROBABILITY = 0.45
+
+
+@dataclass(frozen=True)
+class RandomizedResponse:
+    """k-option randomized response as the browser runs it at flip probability p.
+
+    The true option is reported with probability ``P`` and each other option with ``Q``
+    (:func:`~survey_app.privacy.parameters.browser_keep_probabilities`: the browser's integer
+    thresholds); for yes/no (k = 2) ``P = 1 - p'`` and ``Q = p'``, ``p'`` the flip probability
+    the browser really uses. The stated epsilon is ``ln((1 - p) / p)`` for every k, never below
+    the real one (:attr:`browser_epsilon`).
+
+    Parameters
+    ----------
+    flip_probability : float
+        The survey's p, in (0, 0.5), leaving ``P > Q`` (any p up to 0.499999 does).
+    options : int
+        k, the number of values a respondent can report: 2 for yes/no.
+    """
+
+    flip_probability: float
+    options: int = 2
+
+    def __post_init__(self) -> None:
+        p = _check_flip_probability(self.flip_probability)
+        k = _check_option_count(self.options)
+        if keep_threshold(p, k) * k <= BROWSER_RANDOM_WORDS:
+            raise ValueError(
+                f"flip_probability must leave the browser's keep probability above 1/{k}, "
+                f"got {self.flip_probability!r}"
+            )
+
+    # ---------------------------------------------------------------- the mechanism
+
+    @cached_property
+    def probabilities(self) -> tuple[float, float]:
+        """``(P, Q)``: the probabilities of reporting the true option and one given other."""
+        return browser_keep_probabilities(self.flip_probability, self.options)
+
+    @property
+    def keep(self) -> float:
+        return self.probabilities[0]
+
+    @property
+    def other(self) -> float:
+        return self.probabilities[1]
+
+    @cached_property
+    def epsilon(self) -> float:
+        """The stated epsilon, ``ln((1 - p) / p)``: what pages and the API say."""
+        return epsilon_from_flip_probability(self.flip_probability)
+
+    @cached_property
+    def browser_epsilon(self) -> float:
+        """The epsilon of the probabilities the browser uses: never above :attr:`epsilon`."""
+        return browser_epsilon(self.flip_probability, self.options)
+
+    @property
+    def _variance(self) -> float:
+        """The largest variance of one report's indicator, ``max(P(1 - P), Q(1 - Q))``."""
+        keep, other = self.probabilities
+        return max(keep * (1.0 - keep), other * (1.0 - other))
+
+    # ---------------------------------------------------------------- estimates
+
+    def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
+        """The debiased share of each value, with its Chebyshev and exact intervals.
+
+        ``noisy_counts`` holds how many reports gave each value, in value order (``[no, yes]``
+        for yes/no). The estimate is ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the
+        Chebyshev interval is that of :func:`~survey_app.privacy.estimates.estimate_frequencies`
+        and the exact one that of :func:`~survey_app.privacy.exact.exact_interval`.
+        """
+        counts = _check_counts(noisy_counts)
+        if len(counts) != self.options:
+            raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
+        level = _check_confidence(confidence)
+        keep, other = self.probabilities
+        n = sum(counts)
+        estimates = []
+        for count in counts:
+            estimate = _debias(count, n, keep, other, level, self.browser_epsilon)
+            if n > 0:
+                interval = exact_interval(count, n, keep, other, level)
+                estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
+            estimates.append(estimate)
+        return estimates
+
+    # ---------------------------------------------------------------- planning
+
+    def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """The Chebyshev half-width with n answers (the same for every outcome)."""
+        respondents = _count("n", n)
+        if respondents == 0:
+            raise ValueError("n must be at least 1 to have a margin")
+        keep, other = self.probabilities
+        return _chebyshev_half_width(
+            self._variance, respondents, _check_confidence(confidence), keep - other
+        )
+
+    def planned_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """The margin n answers will reach: half the exact interval's expected width.
+
+        At its widest over the true shares :data:`PLANNING_SHARES` (30%, 50%, 70%); a class
+        of n reaches it on average (tests simulate classes to check).
+        """
+        respondents = _count("n", n)
+        if respondents == 0:
+            raise ValueError("n must be at least 1 to have a margin")
+        return max(
+            self._expected_half_width(respondents, share, _check_confidence(confidence))
+            for share in PLANNING_SHARES
+        )
+
+    def _expected_half_width(self, n: int, share: float, confidence: float) -> float:
+        keep, other = self.probabilities
+        return expected_exact_half_width(n, share, keep, other, confidence)
+
+    def _typical_half_width(self, n: int, confidence: float) -> float:
+        """A quick stand-in for :meth:`planned_half_width`: the interval of the expected count.
+
+        One interval per share instead of one per likely count; for searches.
+        """
+        keep, other = self.probabilities
+        widths = []
+        for share in PLANNING_SHARES:
+            count = round(n * (share * keep + (1.0 - share) * other))
+            interval = exact_interval(count, n, keep, other, confidence)
+            widths.append(1.0 if interval is None else interval[1] - interval[0])
+        return max(widths) / 2.0
+
+    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose planned (exact) half-width is at most ``margin``."""
+        size = _check_margin(margin)
+        level = _check_confidence(confidence)
+        low, high = 0, 1
+        while self._typical_half_width(high, level) > size:
+            low, high = high, high * 2
+            if high > MAX_PLANNED_RESPONDENTS:
+                return MAX_PLANNED_RESPONDENTS
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self._typical_half_width(middle, level) > size:
+                low = middle
+            else:
+                high = middle
+        # Settle on the figure that is shown: the expected width, not the quick stand-in.
+        while high < MAX_PLANNED_RESPONDENTS and self.planned_half_width(high, level) > size:
+            high += max(1, high // 50)
+        return high
+
+    def respondents_for_chebyshev(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose Chebyshev half-width is at most ``margin``."""
+        keep, other = self.probabilities
+        return _smallest_n(
+            self._variance, keep - other, _check_margin(margin), _check_confidence(confidence)
+        )
+
+
+def suggest_flip_probability(
+    margin: float, n: int, option_counts: Sequence[int], confidence: float = 0.95
+) -> float | None:
+    """The most private p (largest, at most 0.45) at which every question reaches ``margin``.
+
+    ``option_counts`` holds each question's k (2 for yes/no); n is the expected number of
+    answers. The search never goes below p = 0.05: None when even p = 0.05 does not reach the
+    margin (the class is too small for it). The result has two decimals, rounded down.
+    """
+    size = _check_margin(margin)
+    respondents = _count("n", n)
+    level = _check_confidence(confidence)
+    shapes = sorted({_check_option_count(k) for k in option_counts}) or [2]
+    if respondents == 0:
+        return None
+
+    def reaches(p: float) -> bool:
+        return all(
+            RandomizedResponse(p, k)._typical_half_width(respondents, level) <= size for k in shapes
+        )
+
+    low, high = MIN_SUGGESTED_FLIP_PROBABILITY, MAX_SUGGESTED_FLIP_PROBABILITY
+    if not reaches(low):
+        return None
+    if reaches(high):
+        return high
+    for _ in range(20):
+        middle = (low + high) / 2.0
+        if reaches(middle):
+            low = middle
+        else:
+            high = middle
+    return math.floor(low * 100.0) / 100.0
