@@ -42,7 +42,9 @@ def test_wheel_carries_static_files_and_templates(wheel):
             assert f"survey_app/static/{path.relative_to(REPOSITORY / 'static')}" in names
     for path in REPOSITORY.joinpath("templates").rglob("*.html"):
         assert f"survey_app/templates/{path.relative_to(REPOSITORY / 'templates')}" in names
-    assert "survey_app/privacy.py" in names
+    for module in ("__init__", "parameters", "estimates", "exact", "mechanisms"):
+        assert f"survey_app/privacy/{module}.py" in names
+    assert "survey_app/common-passwords.txt.gz" in names
     assert "survey_app/migrations/env.py" in names
     assert any(n.startswith("survey_app/migrations/versions/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
