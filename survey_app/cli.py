@@ -338,9 +338,3 @@ def _create_app() -> Flask:
 @click.group(cls=FlaskGroup, create_app=_create_app)
 def main() -> None:
     """Surveys with local differential privacy."""
-
-
-# The benchmark builds its own apps and servers, so it needs no app loaded to run.
-from survey_app.bench import bench_command  # noqa: E402
-
-main.add_command(bench_command)

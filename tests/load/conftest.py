@@ -42,11 +42,11 @@ def deployment(tmp_path, sqlite_template) -> Iterator[Deployment]:
 
 
 @pytest.fixture
-def start_server(tmp_path) -> Iterator[Callable[..., Server]]:
+def start_server() -> Iterator[Callable[..., Server]]:
     servers: list[Server] = []
 
     def start(deployment: Deployment, workers: int = 4, **env: str) -> Server:
-        server = launch_server(deployment, tmp_path, workers, **env)
+        server = launch_server(deployment, workers, **env)
         servers.append(server)
         wait_until_ready(server, deployment.survey)
         return server

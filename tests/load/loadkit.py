@@ -1,12 +1,16 @@
-"""Helpers of the load tests: the production server (gunicorn, several workers) as a subprocess.
+"""Helpers of the load tests, on the harness they share with the benchmark.
+
+benchmarks/harness.py runs the app as its users do: a deployment (a database and its
+environment) and ``survey-app serve`` (gunicorn, several workers) in a subprocess. Here:
 
 - ``prepare_deployment``: a fresh database (a SQLite file in tmp_path, or the PostgreSQL database of
   ``SURVEY_APP_TEST_DATABASE_URL`` with its tables dropped first) set up through the real command
-  line: ``init-db`` (the migrations), ``create-analyst`` and ``create-survey --open``.
-- ``launch_server``: starts ``survey-app serve`` on a free loopback port for a deployment, its
-  standard output and error going to a file; ``wait_until_ready`` waits (bounded) until it
-  answers and all its workers exist; ``Server.stop`` sends the master SIGTERM, then SIGKILL
-  after a bound.
+  line: ``init-db`` (the migrations), ``create-analyst`` and ``create-survey --open``; and what a
+  test reads back from it (stored rows, tallies, consistency).
+- ``launch_server``: ``survey-app serve`` for a deployment, whose requests carry marker headers
+  (for the logs test) and which can post a submission; ``wait_until_ready`` waits (bounded)
+  until it answers and all its workers exist; ``Server.stop`` sends the master SIGTERM, then
+  SIGKILL after a bound.
 
 tests/load/conftest.py wraps them in fixtures that clean up after each test.
 
@@ -15,23 +19,17 @@ Every wait and every request here is bounded; nothing asserts on speed.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
 import secrets
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
@@ -40,14 +38,19 @@ import pytest
 from sqlalchemy import MetaData, create_engine, func, select
 from sqlalchemy.engine import Engine
 
-import survey_app
+from benchmarks import harness
+from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
+    HOST,
+    REQUEST_TIMEOUT,
+    START_TIMEOUT,
+    STOP_TIMEOUT,
+    free_port,
+)
 from survey_app.models import Question, Submission, Survey, Tally
 
 #: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
 
-HOST = "127.0.0.1"
-CLI = [sys.executable, "-c", "from survey_app.cli import main; main()"]
 
 ANALYST_EMAIL = "load@example.edu"
 ANALYST_PASSWORD = "load-test-password-" + "x" * 8
@@ -64,11 +67,7 @@ LOAD_SURVEY = {
     ],
 }
 
-#: Bounds (seconds). They stop a hung run; none of them is a claim about speed.
-CLI_TIMEOUT = 120
-START_TIMEOUT = 90
-STOP_TIMEOUT = 30
-REQUEST_TIMEOUT = 60
+#: Bounds (seconds) of a batch of requests: it stops a hung run, and is no claim about speed.
 BATCH_TIMEOUT = 300
 
 #: Sent with every request, so that the logs test can check they are never logged.
@@ -76,12 +75,6 @@ CLIENT_HEADERS = {
     "User-Agent": "load-test-agent/1.0 (marker-ua-7d1f)",
     "X-Forwarded-For": "203.0.113.77",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 def new_id() -> str:
@@ -123,26 +116,10 @@ class SurveyRef:
 
 
 @dataclass
-class Deployment:
-    """A database set up with the real CLI, and the environment to serve it with."""
+class Deployment(harness.Deployment):
+    """A database set up with the real CLI (see prepare_deployment), and what it stores."""
 
-    database_url: str
-    env: dict[str, str]
-    directory: Path
-    survey: SurveyRef = field(init=False)
-
-    def cli(self, *args: str, stdin: str | None = None) -> str:
-        result = subprocess.run(
-            [*CLI, *args],
-            env=self.env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=CLI_TIMEOUT,
-            cwd=self.directory,
-        )
-        assert result.returncode == 0, f"{args[0]} failed:\n{result.stdout}\n{result.stderr}"
-        return result.stdout
+    survey: SurveyRef | None = None
 
     def create_survey(self, definition: dict) -> SurveyRef:
         path = self.directory / f"survey-{secrets.token_hex(4)}.json"
@@ -208,10 +185,6 @@ class Deployment:
             foreign = list(connection.exec_driver_sql("PRAGMA foreign_key_check"))
         return integrity + [f"foreign key: {row}" for row in foreign]
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
 
 class _EngineContext:
     def __init__(self, url: str):
@@ -253,23 +226,7 @@ def prepare_deployment(directory: Path, template: Deployment | None = None) -> D
     url = TEST_DATABASE_URL or f"sqlite:///{directory / SQLITE_NAME}"
     if TEST_DATABASE_URL:
         reset_database(url)
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("SURVEY_APP_", "FLASK_"))
-    }
-    # The server and the commands import the same survey_app as this process (the source
-    # tree under test), not whatever copy is installed in site-packages.
-    source_root = str(Path(survey_app.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [source_root, env.get("PYTHONPATH")]))
-    env |= {
-        "SURVEY_APP_DATABASE_URL": url,
-        "SURVEY_APP_SECRET_KEY": secrets.token_urlsafe(48),
-        "SURVEY_APP_INSTANCE_PATH": str(directory / "instance"),
-        "SURVEY_APP_RATELIMIT_ENABLED": "false",
-        "PYTHONUNBUFFERED": "1",
-    }
-    deployment = Deployment(url, env, directory)
+    deployment = Deployment(url, directory)
     if template is not None and template.is_sqlite and deployment.is_sqlite:
         # The commands have exited, so the file is whole (SQLite checkpoints at last close);
         # a -wal file left beside it, if any, is copied too.
@@ -286,92 +243,11 @@ def prepare_deployment(directory: Path, template: Deployment | None = None) -> D
 # --------------------------------------------------------------------------- the server
 
 
-@dataclass
-class Server:
-    process: subprocess.Popen
-    port: int
-    log_path: Path
-    workers: int
-    _log_file: object = None
+class Server(harness.Server):
+    """``survey-app serve`` whose requests carry the marker headers, and which can submit."""
 
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def worker_pids(self) -> set[int]:
-        """Pids of the master's children (the gunicorn workers), read from /proc."""
-        children = set()
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                content = stat.read_text()
-            except OSError:
-                continue  # gone meanwhile
-            # The command name is in parentheses and may hold spaces: split after it.
-            fields = content.rsplit(")", 1)[-1].split()
-            if len(fields) > 1 and int(fields[1]) == self.pid and fields[0] != "Z":
-                children.add(int(stat.parent.name))
-        return children
-
-    def wait_for_workers(self, count: int | None = None, exclude: set[int] = frozenset()) -> set:
-        """Wait (bounded) until ``count`` live workers exist, none of them in ``exclude``."""
-        count = count or self.workers
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            self.assert_running()
-            pids = self.worker_pids()
-            if len(pids) == count and not pids & exclude:
-                return pids
-            time.sleep(0.05)
-        pytest.fail(f"gunicorn did not reach {count} workers; log:\n{self.log()}")
-
-    def assert_running(self) -> None:
-        if self.process.poll() is not None:
-            pytest.fail(f"the server exited with {self.process.returncode}; log:\n{self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> str:
-        """SIGTERM the master, SIGKILL its group after a bound; return the whole log."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                # The master and its workers: the process group this fixture started.
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=STOP_TIMEOUT)
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        return self.log()
-
-    # ---- HTTP
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: bytes | str | None = None,
-        headers: dict[str, str] | None = None,
-        source: str | None = None,
-    ) -> tuple[int, http.client.HTTPMessage, bytes]:
-        """One request on a new connection (the sync workers close after each response).
-
-        ``source``: another loopback address (127.0.0.2 ...) to send from, as another client.
-        """
-        connection = http.client.HTTPConnection(
-            HOST,
-            self.port,
-            timeout=REQUEST_TIMEOUT,
-            source_address=(source, 0) if source else None,
-        )
-        try:
-            connection.request(method, path, body=body, headers=CLIENT_HEADERS | (headers or {}))
-            response = connection.getresponse()
-            return response.status, response.msg, response.read()
-        finally:
-            connection.close()
+    def request(self, method, path, body=None, headers=None, source=None):
+        return super().request(method, path, body, CLIENT_HEADERS | (headers or {}), source)
 
     def submit(self, survey: SurveyRef, submission_id: str, values) -> tuple[int, object]:
         """POST one submission; return (status, parsed JSON reply, or the raw bytes if none)."""
@@ -385,51 +261,23 @@ class Server:
             return status, reply
 
 
-def launch_server(deployment: Deployment, log_dir: Path, workers: int = 4, **env: str) -> Server:
+def launch_server(deployment: Deployment, workers: int = 4, **env: str) -> Server:
     """Start ``survey-app serve`` on a free loopback port (then see ``wait_until_ready``).
 
     ``env`` overrides the deployment's environment (e.g. SURVEY_APP_RATELIMIT_ENABLED="true").
     The caller stops it (``Server.stop``), also when this fails: see the start_server fixture.
     """
-    port = free_port()
-    log_path = log_dir / f"server-{port}.log"
-    log_file = open(log_path, "w")  # noqa: SIM115 (closed by Server.stop)
-    args = [*CLI, "serve", "--host", HOST, "--port", str(port), "--workers", str(workers)]
-    process = subprocess.Popen(
-        args,
-        env=deployment.env | env,
-        stdin=subprocess.DEVNULL,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-        cwd=deployment.directory,
-        start_new_session=True,
-    )
-    return Server(process, port, log_path, workers, log_file)
+    return Server.survey_app(deployment, workers, **env).start()
 
 
 def wait_until_ready(server: Server, survey: SurveyRef) -> None:
     """Wait (bounded) until the server answers and all its workers exist."""
-    wait_until_answering(server, survey)
-    server.wait_for_workers()
+    server.wait_ready(f"/api/v1/surveys/{survey.slug}", expected=200)
 
 
 def wait_until_answering(server: Server, survey: SurveyRef) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    last_error: object = None
-    while time.monotonic() < deadline:
-        server.assert_running()
-        try:
-            status, _, _ = server.request("GET", f"/api/v1/surveys/{survey.slug}")
-            if status == 200:
-                return
-            last_error = status
-        except OSError as error:
-            last_error = error
-        time.sleep(0.1)
-    pytest.fail(f"the server did not answer ({last_error!r}); log:\n{server.log()}")
+    server.wait_answering(f"/api/v1/surveys/{survey.slug}", expected=200)
 
-
-# --------------------------------------------------------------------------- sign-in
 
 LOGIN_PATH = "/analyst/login"
 CSRF_FIELD = re.compile(r'<input[^>]*name="csrf_token"[^>]*value="([^"]+)"')

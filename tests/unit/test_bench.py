@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from survey_app import bench
+from benchmarks import common as bench_common
+from benchmarks import figures as bench_figures
+from benchmarks import measuring as bench_measuring
+from benchmarks import report as bench_report
+from benchmarks import run as bench_run
+from benchmarks import seeding as bench_seeding
 
+REPOSITORY = Path(__file__).resolve().parents[2]
 #: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
 
@@ -42,7 +51,9 @@ def small_run(tmp_path_factory):
     output = directory / "benchmarks.md"
     figures = directory / "benchmarks.json"
     # A page from an earlier run, with notes someone wrote into it.
-    output.write_text(f"Stale figures.\n\n{bench.NOTES_START}\n{PERSONS_NOTE}\n{bench.NOTES_END}\n")
+    output.write_text(
+        f"Stale figures.\n\n{bench_report.NOTES_START}\n{PERSONS_NOTE}\n{bench_report.NOTES_END}\n"
+    )
     argv = [
         "--sizes",
         ",".join(str(size) for size in SIZES),
@@ -62,7 +73,7 @@ def small_run(tmp_path_factory):
         str(figures),
     ]
     argv += ["--postgresql-url", TEST_DATABASE_URL] if TEST_DATABASE_URL else ["--skip-postgresql"]
-    status = bench.main(argv)
+    status = bench_run.main(argv)
     report = output.read_text(encoding="utf-8") if output.exists() else ""
     data = json.loads(figures.read_text(encoding="utf-8")) if figures.exists() else {}
     return status, report, data
@@ -135,13 +146,13 @@ def test_every_missed_target_says_by_how_much(small_run, databases):
                 assert any(character.isdigit() for character in verdict["shortfall"]), key
             else:
                 assert verdict["shortfall"].startswith("not measured: "), key
-            assert f"{bench.TARGET_NAMES[key]}, {figures['name']}**: " in report
+            assert f"{bench_report.TARGET_NAMES[key]}, {figures['name']}**: " in report
 
 
 def test_turns_are_combined_over_their_summed_time():
-    first = bench.ThroughputFigures(1.0, 16, 5, 900, 0, 900.0, {"201": 900})
-    second = bench.ThroughputFigures(3.0, 16, 5, 300, 2, 100.0, {"201": 300, "500": 2})
-    both = bench.combined([first, second])
+    first = bench_figures.ThroughputFigures(1.0, 16, 5, 900, 0, 900.0, {"201": 900})
+    second = bench_figures.ThroughputFigures(3.0, 16, 5, 300, 2, 100.0, {"201": 300, "500": 2})
+    both = bench_measuring.combined([first, second])
     assert (both.seconds, both.accepted, both.failed) == (4.0, 1_200, 2)
     assert both.per_second == 300.0  # not the mean of the two rates (500)
     assert both.outcomes == {"201": 1_200, "500": 2}
@@ -226,7 +237,7 @@ def test_profiles_are_written_for_every_path(small_run, databases, database):
 
 
 def test_seeded_ids_are_canonical_random_uuid4s_in_order():
-    ids = bench.random_uuid4_strings(np.random.default_rng(1), 2_000)
+    ids = bench_seeding.random_uuid4_strings(np.random.default_rng(1), 2_000)
     assert len(set(ids)) == 2_000
     assert ids == sorted(ids)
     for text in ids:
@@ -236,16 +247,16 @@ def test_seeded_ids_are_canonical_random_uuid4s_in_order():
 
 def test_answers_are_encoded_as_the_app_stores_them():
     values = np.array([[1, 0, 2], [0, 4, 1]], dtype=np.uint8)
-    assert bench.encode_answer_rows(values) == ["1,0,2", "0,4,1"]
+    assert bench_seeding.encode_answer_rows(values) == ["1,0,2", "0,4,1"]
 
 
 def test_seeded_values_fit_the_benchmark_survey():
     option_counts = [
         2 if question["type"] == "yes_no" else len(question["options"])
-        for question in bench.BENCH_DEFINITION["questions"]
+        for question in bench_common.BENCH_DEFINITION["questions"]
     ]
     assert option_counts.count(2) >= 6 and len(option_counts) == 10
-    values = bench.draw_values(np.random.default_rng(2), 5_000, option_counts)
+    values = bench_seeding.draw_values(np.random.default_rng(2), 5_000, option_counts)
     assert values.shape == (5_000, 10)
     assert all(values[:, column].max() < options for column, options in enumerate(option_counts))
 
@@ -263,7 +274,7 @@ def test_seeded_values_fit_the_benchmark_survey():
     ],
 )
 def test_external_urls_are_recognised(url, external):
-    assert bench.is_external(url, "127.0.0.1:5000") is external
+    assert bench_measuring.is_external(url, "127.0.0.1:5000") is external
 
 
 def test_static_imports_are_found_in_modules():
@@ -278,7 +289,7 @@ def test_static_imports_are_found_in_modules():
         const later = import("./dynamic.js");
         const text = "import me";
     """
-    assert bench.js_imports(source) == [
+    assert bench_measuring.js_imports(source) == [
         "./randomized-response.js",
         "./side-effect.js",
         "./multi-line.js",
@@ -287,15 +298,19 @@ def test_static_imports_are_found_in_modules():
     ]
 
 
-def _figures(**overrides) -> bench.DatabaseFigures:
-    figures = bench.DatabaseFigures(name="SQLite", version="3", workers=5)
+def _figures(**overrides) -> bench_figures.DatabaseFigures:
+    figures = bench_figures.DatabaseFigures(name="SQLite", version="3", workers=5)
     figures.latency = [
-        bench.LatencyFigures(1_000, 0.1, 200, 4.0, 5.0, 1_000),
-        bench.LatencyFigures(1_000_000, 9.0, 200, 20.0, 25.0, 1_000_000),
+        bench_figures.LatencyFigures(1_000, 0.1, 200, 4.0, 5.0, 1_000),
+        bench_figures.LatencyFigures(1_000_000, 9.0, 200, 20.0, 25.0, 1_000_000),
     ]
-    figures.export = bench.ExportFigures(1_000_000, 1_000_000, 10.0, 70_000_000, 100_000, 70, 90)
-    figures.app_throughput = bench.ThroughputFigures(10, 16, 5, 3_000, 0, 300.0, {"201": 3_000})
-    figures.bare_throughput = bench.ThroughputFigures(10, 16, 5, 12_000, 0, 1_200.0, {})
+    figures.export = bench_figures.ExportFigures(
+        1_000_000, 1_000_000, 10.0, 70_000_000, 100_000, 70, 90
+    )
+    figures.app_throughput = bench_figures.ThroughputFigures(
+        10, 16, 5, 3_000, 0, 300.0, {"201": 3_000}
+    )
+    figures.bare_throughput = bench_figures.ThroughputFigures(10, 16, 5, 12_000, 0, 1_200.0, {})
     for name, value in overrides.items():
         setattr(figures, name, value)
     return figures
@@ -304,7 +319,7 @@ def _figures(**overrides) -> bench.DatabaseFigures:
 def test_the_rewritten_page_keeps_the_notes_and_nothing_else_of_the_old_one(small_run):
     _status, report, _data = small_run
     assert "Stale figures." not in report
-    assert f"{bench.NOTES_START}\n{PERSONS_NOTE}\n{bench.NOTES_END}" in report
+    assert f"{bench_report.NOTES_START}\n{PERSONS_NOTE}\n{bench_report.NOTES_END}" in report
     assert report.index("## Targets missed") < report.index(PERSONS_NOTE)
     assert report.index(PERSONS_NOTE) < report.index("## What the profile shows")
 
@@ -314,16 +329,16 @@ def test_the_rewritten_page_keeps_the_notes_and_nothing_else_of_the_old_one(smal
     [
         "",
         "no notes here",
-        f"{bench.NOTES_START} never closed",
-        f"{bench.NOTES_END} {bench.NOTES_START}",
+        f"{bench_report.NOTES_START} never closed",
+        f"{bench_report.NOTES_END} {bench_report.NOTES_START}",
     ],
 )
 def test_a_page_without_a_whole_notes_block_keeps_nothing(page):
-    assert bench.kept_notes(page) is None
+    assert bench_report.kept_notes(page) is None
 
 
 def test_misses_say_by_how_much():
-    verdicts = bench.evaluate(_figures())
+    verdicts = bench_report.evaluate(_figures())
     latency = verdicts["results_latency"]
     assert not latency.passed
     assert "grows 5.00x" in latency.shortfall and "fall by 40%" in latency.shortfall
@@ -339,38 +354,51 @@ def test_misses_say_by_how_much():
 def test_targets_met_pass():
     fast = _figures(
         latency=[
-            bench.LatencyFigures(1_000, 0.1, 200, 4.0, 5.0, 1_000),
-            bench.LatencyFigures(1_000_000, 9.0, 200, 11.9, 15.0, 1_000_000),
+            bench_figures.LatencyFigures(1_000, 0.1, 200, 4.0, 5.0, 1_000),
+            bench_figures.LatencyFigures(1_000_000, 9.0, 200, 11.9, 15.0, 1_000_000),
         ],
-        export=bench.ExportFigures(1_000_000, 1_000_000, 4.0, 7e7, 250_000, 70, 150),
-        app_throughput=bench.ThroughputFigures(10, 16, 5, 6_000, 0, 600.0, {"201": 6_000}),
+        export=bench_figures.ExportFigures(1_000_000, 1_000_000, 4.0, 7e7, 250_000, 70, 150),
+        app_throughput=bench_figures.ThroughputFigures(10, 16, 5, 6_000, 0, 600.0, {"201": 6_000}),
     )
-    verdicts = bench.evaluate(fast)
+    verdicts = bench_report.evaluate(fast)
     assert all(verdict.passed for verdict in verdicts.values()), verdicts
 
 
-def test_bench_command_passes_its_arguments_through(monkeypatch):
-    from click.testing import CliRunner
+def test_python_m_benchmarks_runs_from_the_source_tree():
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--help"],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m benchmarks")
 
-    seen = []
-    monkeypatch.setattr(bench, "main", lambda argv, prog=None: seen.append((argv, prog)) or 0)
-    result = CliRunner().invoke(bench.bench_command, ["--sizes", "10", "--help"])
-    assert result.exit_code == 0
-    assert seen == [(["--sizes", "10", "--help"], "survey-app bench")]
+
+def test_the_app_never_imports_the_benchmark():
+    """A worker imports survey_app and its command line: nothing of the benchmark comes with."""
+    code = (
+        "import survey_app, survey_app.cli, sys; "
+        "from survey_app import create_app; "
+        "assert not any('bench' in m for m in sys.modules), sorted(sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_recorded_command_hides_the_database_password():
     url = "postgresql+psycopg://bench:s3cret@db.internal/survey"
     for argv in (["--postgresql-url", url], [f"--postgresql-url={url}"]):
-        command = bench.parse_arguments(argv).command
+        command = bench_run.parse_arguments(argv).command
         assert "s3cret" not in command and "bench:***@db.internal" in command
 
 
 def test_a_failed_export_is_a_miss_and_its_memory_is_not_measured():
-    failed = bench.ExportFigures(
+    failed = bench_figures.ExportFigures(
         1_000_000, 0, 0.1, 0, 0.0, 70, 70, error="responses.csv answered HTTP 500"
     )
-    verdicts = bench.evaluate(_figures(export=failed))
+    verdicts = bench_report.evaluate(_figures(export=failed))
     assert not verdicts["export_speed"].passed
     assert verdicts["export_speed"].shortfall == "responses.csv answered HTTP 500"
     memory = verdicts["export_memory"]

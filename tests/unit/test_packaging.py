@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,15 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy without build/: setuptools would otherwise pack stale files from it.
+    source = tmp_path_factory.mktemp("source") / "survey-app"
+    shutil.copytree(
+        REPOSITORY,
+        source,
+        ignore=shutil.ignore_patterns(
+            "build", "dist", "*.egg-info", ".git", "__pycache__", "instance", ".*_cache"
+        ),
+    )
     subprocess.run(
         [
             sys.executable,
@@ -26,7 +36,7 @@ def wheel(tmp_path_factory) -> Path:
             "--quiet",
             "--wheel-dir",
             str(out),
-            str(REPOSITORY),
+            str(source),
         ],
         check=True,
         cwd=out,
@@ -45,6 +55,8 @@ def test_wheel_carries_static_files_and_templates(wheel):
     for module in ("__init__", "parameters", "estimates", "exact", "mechanisms"):
         assert f"survey_app/privacy/{module}.py" in names
     assert "survey_app/common-passwords.txt.gz" in names
+    # The benchmark is a tool of the source tree, not part of the installed app.
+    assert not [name for name in names if "bench" in name]
     assert "survey_app/migrations/env.py" in names
     assert any(n.startswith("survey_app/migrations/versions/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
