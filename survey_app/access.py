@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flask import abort, request
 from flask_login import current_user
 from sqlalchemy import select
@@ -9,6 +11,9 @@ from sqlalchemy import select
 from survey_app.accounts import analyst_for_token
 from survey_app.extensions import db
 from survey_app.models import Analyst, Survey
+
+#: At most this many surveys are pooled at once.
+MAX_POOLED_SURVEYS = 50
 
 
 def bearer_analyst() -> Analyst | None:
@@ -39,3 +44,22 @@ def owned_survey_or_404(analyst: Analyst, slug: str) -> Survey:
     if survey is None:
         abort(404)
     return survey
+
+
+def owned_surveys_or_404(analyst: Analyst, slugs: Sequence[str]) -> list[Survey]:
+    """The surveys named, in order, if ``analyst`` owns every one; 404 if any is not theirs.
+
+    The 404 is the same whether a slug is someone else's or no survey's, so it reveals nothing.
+    More than :data:`MAX_POOLED_SURVEYS` slugs is a 400.
+    """
+    if len(slugs) > MAX_POOLED_SURVEYS:
+        abort(400, description=f"at most {MAX_POOLED_SURVEYS} surveys can be pooled at once")
+    found = {
+        survey.slug: survey
+        for survey in db.session.execute(
+            select(Survey).where(Survey.slug.in_(slugs), Survey.owner_id == analyst.id)
+        ).scalars()
+    }
+    if any(slug not in found for slug in slugs):
+        abort(404)
+    return [found[slug] for slug in slugs]

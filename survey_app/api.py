@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from flask import (
     Blueprint,
     Response,
@@ -13,26 +11,22 @@ from flask import (
     stream_with_context,
 )
 
-from survey_app.access import api_analyst, owned_survey_or_404
+from survey_app import strictjson
+from survey_app.access import api_analyst, owned_survey_or_404, owned_surveys_or_404
 from survey_app.errors import json_error
 from survey_app.exports import responses_csv, results_csv
 from survey_app.extensions import csrf
-from survey_app.results import DEFAULT_CONFIDENCE, results_document, survey_results
-from survey_app.surveys import SubmissionRejected, find_survey, record_submission
+from survey_app.results import (
+    DEFAULT_CONFIDENCE,
+    PoolingError,
+    results_document,
+    survey_results,
+)
+from survey_app.submissions import SubmissionRejected, record_submission
+from survey_app.surveys import find_survey
 from survey_app.views import public_definition
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
-
-
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("a key appears twice in one object")
-    return dict(pairs)
 
 
 def strict_json_body() -> object:
@@ -47,11 +41,7 @@ def strict_json_body() -> object:
         if request.environ["wsgi.input"].read(1):
             abort(413)
     try:
-        return json.loads(
-            body.decode("utf-8"),
-            parse_constant=_refuse_constant,
-            object_pairs_hook=_refuse_duplicates,
-        )
+        return strictjson.loads(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise SubmissionRejected("the body must be UTF-8 encoded JSON") from None
     except (ValueError, RecursionError) as error:
@@ -74,7 +64,7 @@ def submit_response(slug: str):
     try:
         submission_id, created = record_submission(slug, strict_json_body())
     except SubmissionRejected as rejection:
-        return json_error(str(rejection), rejection.status)
+        return json_error(str(rejection), rejection.status, rejection.code)
     response = jsonify(submission_id=submission_id, status="recorded")
     response.status_code = 201 if created else 200
     return response
@@ -107,6 +97,34 @@ def survey_results_json(slug: str):
     survey = owned_survey_or_404(api_analyst(), slug)
     confidence = requested_confidence()
     response = jsonify(results_document(survey_results(survey, confidence)))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def requested_slugs() -> list[str]:
+    """The ``surveys`` query parameter: slugs separated by commas, each once; 400 otherwise."""
+    slugs = [slug.strip() for value in request.args.getlist("surveys") for slug in value.split(",")]
+    if not slugs or not all(slugs):
+        abort(
+            400,
+            description="surveys must name your surveys, separated by commas: ?surveys=slug1,slug2",
+        )
+    if len(set(slugs)) != len(slugs):
+        abort(400, description="surveys names a survey more than once")
+    return slugs
+
+
+@bp.get("/results")
+def pooled_results_json():
+    """Several of the caller's surveys with the same questions and p, their answers pooled."""
+    analyst = api_analyst()
+    surveys = owned_surveys_or_404(analyst, requested_slugs())
+    confidence = requested_confidence()
+    try:
+        results = survey_results(surveys, confidence)
+    except PoolingError as error:
+        abort(400, description=f"these surveys cannot be pooled: {error}")
+    response = jsonify(results_document(results))
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -34,6 +34,11 @@ _TRUSTED_SINCE = "survey_app_trusted_since"
 _last_disconnect = float("-inf")
 
 
+def is_sqlite(engine: Engine | None = None) -> bool:
+    """True when the app's database (or ``engine``) is SQLite; PostgreSQL is the other one."""
+    return (engine if engine is not None else db.engine).dialect.name == "sqlite"
+
+
 def protect_database_file(url: str) -> None:
     """Create a SQLite database file readable and writable by its owner only (mode 600).
 
@@ -62,7 +67,7 @@ def configure_engine(engine: Engine) -> None:
     # A database error names its statement, and by default the statement's parameters: a
     # submission's id and answers. Its traceback goes to the server's log, which must hold none.
     engine.hide_parameters = True
-    if engine.dialect.name != "sqlite":
+    if not is_sqlite(engine):
         _check_idle_connections(engine)
         return
 
@@ -160,7 +165,7 @@ class _WriterQueue:
     @contextmanager
     def turn(self, engine: Engine) -> Iterator[None]:
         database = engine.url.database
-        if engine.dialect.name != "sqlite" or database in (None, "", ":memory:"):
+        if not is_sqlite(engine) or database in (None, "", ":memory:"):
             yield
             return
         fd = self.descriptor(database)
@@ -254,7 +259,7 @@ def forget_arrival_order(survey_id: int | None = None) -> None:
     here; writers wait meanwhile.
     """
     engine = db.engine
-    if engine.dialect.name == "sqlite":
+    if is_sqlite(engine):
         with _writer_queue.turn(engine):
             connection = engine.raw_connection()
             try:

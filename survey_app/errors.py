@@ -24,8 +24,23 @@ def wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
-def json_error(message: str, status: int):
-    response = jsonify(error=message)
+#: The machine-readable ``code`` of an API error, by status, when no more precise one is given.
+CODES = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    429: "rate_limited",
+    500: "internal",
+}
+
+
+def json_error(message: str, status: int, code: str | None = None):
+    """``{"error": <words for people>, "code": <a reason for programs>}`` with ``status``."""
+    response = jsonify(error=message, code=code or CODES.get(status, "error"))
     response.status_code = status
     return response
 

@@ -23,6 +23,7 @@ from flask_limiter import Limiter
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from survey_app.database import is_sqlite
 from survey_app.extensions import db
 from survey_app.models import SignInAttempts
 
@@ -98,7 +99,7 @@ class SignInThrottle:
             period = item.get_expiry()
             bucket = self._bucket(kind, value, period)
             window = int(now // period)
-            dialect = postgresql if db.engine.dialect.name == "postgresql" else sqlite
+            dialect = sqlite if is_sqlite() else postgresql
             statement = (
                 dialect.insert(SignInAttempts)
                 .values(bucket=bucket, window=window, attempts=1)

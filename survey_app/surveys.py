@@ -7,32 +7,26 @@ submission is counted once), so that the web, the API and the command line agree
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import numbers
-import random
 import tomllib
 import unicodedata
-import uuid
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError
 
-from survey_app import privacy
-from survey_app.database import autocommit_cursor, forget_arrival_order, write_transaction
+from survey_app import privacy, strictjson
+from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
     Analyst,
     Question,
     QuestionKind,
-    Submission,
     Survey,
     SurveyStatus,
     Tally,
@@ -54,14 +48,6 @@ class SurveyDefinitionError(ValueError):
 
 class SurveyStateError(ValueError):
     """The survey's status does not allow what was asked."""
-
-
-class SubmissionRejected(ValueError):
-    """A submission was refused; ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
 
 
 # --------------------------------------------------------------------------- definitions
@@ -224,7 +210,7 @@ def load_definition_file(path: str | Path) -> SurveyDefinition:
         if path.suffix.lower() == ".toml":
             raw = tomllib.loads(content.decode("utf-8"))
         else:
-            raw = json.loads(content.decode("utf-8"), parse_constant=_refuse_constant)
+            raw = strictjson.loads(content.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise SurveyDefinitionError(f"{path}: is not UTF-8 text") from error
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
@@ -238,10 +224,6 @@ def load_definition_file(path: str | Path) -> SurveyDefinition:
 
 def _format_name(path: Path) -> str:
     return "TOML" if path.suffix.lower() == ".toml" else "JSON"
-
-
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a number JSON allows")
 
 
 # --------------------------------------------------------------------------- surveys
@@ -334,237 +316,3 @@ def close_survey(survey: Survey) -> None:
 
 def find_survey(slug: str) -> Survey | None:
     return db.session.execute(select(Survey).where(Survey.slug == slug)).scalar_one_or_none()
-
-
-# --------------------------------------------------------------------------- submissions
-
-SUBMISSION_FIELDS = frozenset({"submission_id", "answers"})
-
-
-def parse_submission_id(value: object) -> str:
-    """A canonical random UUID (version 4, lower case, hyphenated), or refuse."""
-    if not isinstance(value, str):
-        raise SubmissionRejected("submission_id must be a UUID4 string")
-    try:
-        parsed = uuid.UUID(value)
-    except ValueError as error:
-        raise SubmissionRejected("submission_id must be a UUID4 string") from error
-    if parsed.version != 4 or str(parsed) != value:
-        raise SubmissionRejected(
-            "submission_id must be a random UUID (version 4) in lower-case hyphenated form"
-        )
-    return value
-
-
-def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
-    """Check the shape of a submission body: ``{"submission_id": ..., "answers": {...}}``."""
-    if not isinstance(payload, dict):
-        raise SubmissionRejected("the body must be a JSON object")
-    extra = set(payload) - SUBMISSION_FIELDS
-    if extra:
-        raise SubmissionRejected(f"unexpected field {sorted(extra)[0]!r}")
-    missing = SUBMISSION_FIELDS - set(payload)
-    if missing:
-        raise SubmissionRejected(f"missing field {sorted(missing)[0]!r}")
-    submission_id = parse_submission_id(payload["submission_id"])
-    answers = payload["answers"]
-    if not isinstance(answers, dict):
-        raise SubmissionRejected("answers must be an object of question id to value")
-    return submission_id, answers
-
-
-@dataclass(frozen=True)
-class Mechanism:
-    """What checking and storing a submission needs of a survey that has opened.
-
-    Once a survey opens, its questions can no longer change, so each worker keeps this in
-    memory and a submission needs no query to be checked; only the status is read again.
-    """
-
-    survey_id: int
-    question_ids: tuple[int, ...]
-    option_counts: tuple[int, ...]
-
-    @cached_property
-    def question_list(self) -> str:
-        """The question ids in order, as the text the recording statements take."""
-        return ",".join(str(question_id) for question_id in self.question_ids)
-
-
-#: Mechanisms of surveys that have opened, by slug; a small per-process cache.
-_mechanisms: dict[str, Mechanism] = {}
-MAX_CACHED_MECHANISMS = 1024
-
-
-def mechanism_of(slug: str) -> Mechanism:
-    """The survey's mechanism, or SubmissionRejected: 404 if unknown, 409 if a draft."""
-    cached = _mechanisms.get(slug)
-    if cached is not None:
-        return cached
-    survey = find_survey(slug)
-    if survey is None:
-        raise SubmissionRejected("no such survey", 404)
-    if survey.is_draft:  # a draft's questions may still change: never cached
-        raise _not_open(survey.status)
-    mechanism = Mechanism(
-        survey_id=survey.id,
-        question_ids=tuple(question.id for question in survey.questions),
-        option_counts=tuple(question.option_count for question in survey.questions),
-    )
-    if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
-        _mechanisms.clear()
-    _mechanisms[slug] = mechanism
-    return mechanism
-
-
-def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
-    """Check randomized answers against the survey; return them in question order as text."""
-    expected = [str(question_id) for question_id in mechanism.question_ids]
-    unknown = set(answers) - set(expected)
-    if unknown:
-        raise SubmissionRejected(f"answers: unknown question id {sorted(unknown)[0]!r}")
-    missing = [key for key in expected if key not in answers]
-    if missing:
-        raise SubmissionRejected(f"answers: question {missing[0]} is not answered")
-    values = []
-    for key, option_count in zip(expected, mechanism.option_counts, strict=True):
-        value = answers[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SubmissionRejected(f"answers[{key}]: must be an integer, got {value!r}")
-        if not 0 <= value < option_count:
-            raise SubmissionRejected(
-                f"answers[{key}]: must be in 0 .. {option_count - 1}, got {value}"
-            )
-        values.append(str(value))
-    return ",".join(values)
-
-
-def decode_answers(encoded: str) -> list[int]:
-    return [int(value) for value in encoded.split(",")]
-
-
-def _not_open(status: SurveyStatus) -> SubmissionRejected:
-    return SubmissionRejected(f"this survey is {status.value}, not open", 409)
-
-
-# A submission is recorded in each database's own SQL, written out: on the hot path there is
-# no ORM and nothing to compile per request. The parameters are those of submission_row().
-
-#: PostgreSQL: one statement, run in autocommit, so a submission costs one round trip. It locks
-#: the submission's tally rows in one fixed order (two submissions never each hold a row the
-#: other waits for: a plain multi-row UPDATE deadlocks under load), stores the submission if
-#: the survey is open and every tally row exists, and counts it only if it was stored.
-_RECORD_ON_POSTGRESQL = """
-WITH cells AS MATERIALIZED (
-    SELECT tallies.question_id, tallies.value, tallies.shard
-    FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
-                string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
-    JOIN tallies ON (tallies.question_id, tallies.value, tallies.shard)
-                    = (answer.question_id, answer.value, %(shard)s)
-    ORDER BY tallies.question_id, tallies.value
-    FOR UPDATE OF tallies
-), stored AS (
-    INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
-    SELECT %(submission_id)s, %(survey_id)s, %(submitted_on)s::date, %(answers)s
-    WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
-      AND (SELECT count(*) FROM cells) = %(question_count)s
-    RETURNING submission_id
-)
-UPDATE tallies SET noisy_count = tallies.noisy_count + 1
-FROM cells
-WHERE (tallies.question_id, tallies.value, tallies.shard)
-      = (cells.question_id, cells.value, cells.shard)
-  AND EXISTS (SELECT FROM stored)
-"""
-
-#: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
-_STORE_ON_SQLITE = """
-INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
-SELECT :submission_id, :survey_id, :submitted_on, :answers
-WHERE EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
-"""
-_COUNT_ON_SQLITE = """
-UPDATE tallies SET noisy_count = noisy_count + 1
-WHERE shard = :shard
-  AND (question_id, value) IN (
-      SELECT question.value, answer.value
-      FROM json_each('[' || :question_list || ']') AS question
-      JOIN json_each('[' || :answers || ']') AS answer USING (key))
-"""
-
-
-def submission_row(mechanism: Mechanism, submission_id: str, encoded: str) -> dict[str, object]:
-    """The parameters of the statements that record a submission."""
-    return {
-        "submission_id": submission_id,
-        "survey_id": mechanism.survey_id,
-        "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
-        "answers": encoded,
-        "question_list": mechanism.question_list,
-        "question_count": len(mechanism.question_ids),
-        # Concurrent submissions add to one of several rows per count (see Tally).
-        "shard": random.randrange(TALLY_SHARDS),
-    }
-
-
-def _store_on_postgresql(row: dict[str, object]) -> bool:
-    try:
-        with autocommit_cursor() as cursor:
-            cursor.execute(_RECORD_ON_POSTGRESQL, row)
-            return cursor.rowcount > 0
-    except db.engine.dialect.loaded_dbapi.IntegrityError:
-        return False  # this submission_id is stored already: a retry, or a concurrent twin
-
-
-def _store_on_sqlite(row: dict[str, object]) -> bool:
-    with write_transaction() as connection:
-        if connection.exec_driver_sql(_STORE_ON_SQLITE, row).rowcount == 0:
-            return False
-        counted = connection.exec_driver_sql(_COUNT_ON_SQLITE, row).rowcount
-        if counted != row["question_count"]:  # raised inside the transaction: nothing stays
-            raise RuntimeError(f"tallies missing for survey {row['survey_id']}")
-    return True
-
-
-def record_submission(slug: str, payload: object) -> tuple[str, bool]:
-    """Store one randomized submission all-or-nothing; return ``(submission_id, created)``.
-
-    ``created`` is False when the same submission_id already holds the same answers (a retry),
-    which is then counted once. Raises :class:`SubmissionRejected` with the status to answer.
-
-    Everything that can be checked is checked before writing, and the write is as short as
-    the database allows: one statement on PostgreSQL, one short transaction on SQLite.
-    """
-    submission_id, answers = parse_submission(payload)
-    mechanism = mechanism_of(slug)
-    encoded = encode_answers(mechanism, answers)
-    store = _store_on_sqlite if db.engine.dialect.name == "sqlite" else _store_on_postgresql
-    # A second try only when the survey was reopened between the store and the checks below.
-    for _attempt in range(2):
-        try:
-            stored = store(submission_row(mechanism, submission_id, encoded))
-        except IntegrityError:
-            stored = False  # this submission_id is stored already: a retry, or a concurrent twin
-        if stored:
-            return submission_id, True
-        if _already_recorded(mechanism.survey_id, submission_id, encoded):
-            return submission_id, False  # a retry (perhaps arriving after the survey closed)
-        status = db.session.execute(
-            select(Survey.status).where(Survey.id == mechanism.survey_id)
-        ).scalar_one()
-        if status != SurveyStatus.OPEN:
-            raise _not_open(status)
-        if db.session.get(Submission, submission_id) is not None:  # loaded just above
-            raise SubmissionRejected("this submission_id was already used with other answers", 409)
-    raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
-
-
-def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
-    """True when the stored submission with this id holds these answers for this survey."""
-    # End the session's transaction first: on SQLite a read transaction keeps the snapshot of
-    # its first read (mechanism_of, on a cache miss), from before the concurrent twin's commit,
-    # and would not see its row: an identical retry would be refused as a conflict (409).
-    db.session.rollback()
-    # Loaded as an entity: a conflict check after this finds it in the session, not by a query.
-    stored = db.session.get(Submission, submission_id)
-    return stored is not None and (stored.survey_id, stored.answers) == (survey_id, encoded)

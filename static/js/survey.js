@@ -208,7 +208,7 @@ function start() {
         showDone("thank-you");
         return;
       }
-      if (status === 409 && /already used/.test(reply.error || "")) {
+      if (status === 409 && reply.code === "already_used") {
         state = forgetTable(slug);
         clearAnswers();
         showDone("already-answered");

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from loadkit import BATCH_TIMEOUT, LOAD_SURVEY, address_lines, new_id, run_parallel
 from sqlalchemy import func, select
 
-from survey_app import surveys
+from survey_app import submissions
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey
 
@@ -187,7 +187,7 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
     slug, (yes_no, choice) = survey
     url = f"/api/v1/surveys/{slug}/responses"
     body = json.dumps({"submission_id": str(uuid.uuid4()), "answers": {yes_no: 1, choice: 2}})
-    surveys._mechanisms.clear()  # as in a fresh worker: the survey is read from the database
+    submissions._mechanisms.clear()  # as in a fresh worker: the survey is read from the database
     twin: dict[str, int] = {}
 
     def post_twin():
@@ -209,7 +209,7 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
 
     # The connection a submission is written on: a transaction (SQLite), autocommit (PostgreSQL).
     for name in ("write_transaction", "autocommit_cursor"):
-        monkeypatch.setattr(surveys, name, twin_commits_first(getattr(surveys, name)))
+        monkeypatch.setattr(submissions, name, twin_commits_first(getattr(submissions, name)))
     response = app.test_client().post(url, data=body, content_type="application/json")
 
     assert twin.get("status") == 201

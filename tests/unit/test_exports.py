@@ -17,7 +17,8 @@ from survey_app import exports
 from survey_app.accounts import create_analyst, create_token, find_analyst
 from survey_app.extensions import db
 from survey_app.models import Submission
-from survey_app.surveys import find_survey, record_submission
+from survey_app.submissions import record_submission
+from survey_app.surveys import find_survey
 
 OTHER_EMAIL = "other@example.edu"
 
@@ -33,6 +34,8 @@ RESULTS_HEADER = [
     "ci_high",
     "confidence",
     "epsilon",
+    "exact_ci_low",
+    "exact_ci_high",
 ]
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
@@ -222,6 +225,8 @@ def test_results_csv_equals_the_results_api(app, client, fetch, token, survey):
             repr(option["ci_high"]),
             "0.9",
             repr(document["epsilon_per_question"]),
+            "" if option["exact_ci_low"] is None else repr(option["exact_ci_low"]),
+            "" if option["exact_ci_high"] is None else repr(option["exact_ci_high"]),
         ]
         for question in document["questions"]
         for option in question["options"]

@@ -19,7 +19,8 @@ from survey_app.accounts import create_analyst, create_token, find_analyst
 from survey_app.cli import main as survey_app_command
 from survey_app.extensions import db
 from survey_app.models import ApiToken
-from survey_app.surveys import close_survey, find_survey, record_submission
+from survey_app.submissions import record_submission
+from survey_app.surveys import close_survey, find_survey
 
 OTHER_EMAIL = "other@example.edu"
 
@@ -132,8 +133,18 @@ def without_extras(document: dict) -> dict:
     """The document with only the fields the issue names (the API may add more)."""
     option_keys = {"value", "label", "noisy_count", "estimate", "ci_low", "ci_high", "half_width"}
     question_keys = {"id", "text", "type", "n", "options"}
+    survey_keys = {
+        "survey",
+        "title",
+        "status",
+        "respondents",
+        "flip_probability",
+        "epsilon_per_question",
+        "epsilon_total",
+        "confidence",
+    }
     return {
-        **{key: document[key] for key in document if key != "questions"},
+        **{key: document[key] for key in survey_keys},
         "questions": [
             {
                 **{key: q[key] for key in question_keys if key != "options"},
@@ -176,7 +187,19 @@ def test_document_equals_the_privacy_functions(
     expected = expected_document(app, slug, THREE_QUESTION_ROWS, confidence)
     # Floats survive JSON exactly (shortest repr), so equality is the right comparison.
     assert without_extras(document) == expected
-    assert set(document) == set(expected)
+    assert set(document) == set(expected) | {"surveys"}
+    assert document["surveys"] == [slug]
+    # The exact interval of each option, as the question's mechanism computes it.
+    for index, question in enumerate(document["questions"]):
+        counts = [option["noisy_count"] for option in question["options"]]
+        mechanism = privacy.RandomizedResponse(flip_probability, len(counts))
+        for option, estimate in zip(
+            question["options"], mechanism.estimate(counts, confidence), strict=True
+        ):
+            assert (option["exact_ci_low"], option["exact_ci_high"]) == (
+                estimate.exact_low,
+                estimate.exact_high,
+            ), index
     assert document["epsilon_per_question"] == privacy.epsilon_from_flip_probability(
         flip_probability
     )
@@ -270,9 +293,20 @@ def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, 
     # The interval fields keep their meaning (the contract): clipped, here to a point.
     assert yes["ci_low"] == yes["ci_high"] == 1.0
     assert no["ci_low"] == no["ci_high"] == 0.0
-    # At 99 % the half-width is 0.866: 1.5 - 0.866 < 1, which randomized answers can give.
+    # At 99 % the Chebyshev half-width is 0.866 (1.5 - 0.866 < 1), but the exact law still
+    # rules it out: even if all 100 truly said yes, 100 "yes" come with probability
+    # 0.75^100, far below 0.5 %. No exact interval either way.
     document = client.get(results_url(slug, 0.99), headers=bearer(token)).get_json()
-    assert [o["consistent"] for o in document["questions"][0]["options"]] == [True, True]
+    assert [o["consistent"] for o in document["questions"][0]["options"]] == [False, False]
+    assert yes["exact_ci_low"] is None and yes["exact_ci_high"] is None
+    # 85 "yes" of 100 can come from randomized answers (75 expected when all truly said yes,
+    # give or take 4.3): consistent, with an exact interval that reaches 100 %.
+    slug, _ = make_survey(definition)
+    submit(app, slug, [(1,)] * 85 + [(0,)] * 15)
+    document = client.get(results_url(slug, 0.99), headers=bearer(token)).get_json()
+    no, yes = document["questions"][0]["options"]
+    assert (no["consistent"], yes["consistent"]) == (True, True)
+    assert yes["exact_ci_high"] == 1.0
 
 
 def test_ordinary_answers_are_consistent(app, client, survey, token):

@@ -16,7 +16,8 @@ from sqlalchemy import exc, select
 from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey
-from survey_app.surveys import close_survey, find_survey, record_submission
+from survey_app.submissions import record_submission
+from survey_app.surveys import close_survey, find_survey
 
 SUBMISSIONS = 40
 

@@ -13,9 +13,10 @@ import pytest
 from flask_wtf.csrf import generate_csrf
 from sqlalchemy import delete, func, select, text
 
-from survey_app import create_app, surveys
+from survey_app import create_app, submissions, surveys
 from survey_app.accounts import create_analyst
 from survey_app.config import MAX_CONTENT_LENGTH
+from survey_app.errors import CODES
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey, Tally
 from survey_app.surveys import create_survey, open_survey, parse_definition
@@ -84,12 +85,14 @@ def respondents_of(app, slug: str) -> int:
         ).scalar_one()
 
 
-def assert_json_error(response, status: int) -> str:
+def assert_json_error(response, status: int, code: str | None = None) -> str:
+    """A JSON error: words for people in ``error``, a reason for programs in ``code``."""
     assert response.status_code == status, response.data
     assert response.mimetype == "application/json"
     body = response.get_json()
-    assert set(body) == {"error"}
+    assert set(body) == {"error", "code"}
     assert isinstance(body["error"], str) and body["error"].strip()
+    assert body["code"] == (code or CODES[status])
     return body["error"]
 
 
@@ -219,7 +222,7 @@ def test_same_id_with_other_answers_is_a_conflict(app, client, ctx):
     after_first = snapshot(app)
 
     other = {"submission_id": submission_id, "answers": ctx.answers(0, 1)}
-    assert_json_error(post_json(client, ctx.slug, other), 409)
+    assert_json_error(post_json(client, ctx.slug, other), 409, "already_used")
 
     assert snapshot(app) == after_first
     with app.app_context():
@@ -233,7 +236,7 @@ def test_same_id_sent_to_another_survey_is_a_conflict(app, client, ctx, other_su
     after_first = snapshot(app)
 
     body = {"submission_id": submission_id, "answers": {str(q): 0 for q in other_ids}}
-    assert_json_error(post_json(client, other_slug, body), 409)
+    assert_json_error(post_json(client, other_slug, body), 409, "already_used")
 
     assert snapshot(app) == after_first
     assert respondents_of(app, other_slug) == 0
@@ -252,14 +255,14 @@ def test_a_retry_is_decided_by_the_unique_key(app, client, ctx, monkeypatch, ret
     assert post_json(client, ctx.slug, ctx.body(submission_id=submission_id)).status_code == 201
     after_first = snapshot(app)
 
-    real_check = surveys._already_recorded
+    real_check = submissions._already_recorded
     checks = []
 
     def counting_check(survey_id, submission_id, encoded):
         checks.append(submission_id)
         return real_check(survey_id, submission_id, encoded)
 
-    monkeypatch.setattr(surveys, "_already_recorded", counting_check)
+    monkeypatch.setattr(submissions, "_already_recorded", counting_check)
     body = {"submission_id": submission_id, "answers": ctx.answers(*retry_answers)}
     response = post_json(client, ctx.slug, body)
 
@@ -268,7 +271,7 @@ def test_a_retry_is_decided_by_the_unique_key(app, client, ctx, monkeypatch, ret
         assert response.status_code == 200
         assert response.get_json() == {"submission_id": submission_id, "status": "recorded"}
     else:
-        assert_json_error(response, 409)
+        assert_json_error(response, 409, "already_used")
     assert snapshot(app) == after_first
 
 
@@ -280,14 +283,14 @@ def test_survey_not_open_is_a_conflict(app, client, make_survey, status):
     slug, (yes_no, choice) = make_survey(status=status)
     before = snapshot(app)
     body = {"submission_id": new_id(), "answers": {str(yes_no): 1, str(choice): 0}}
-    message = assert_json_error(post_json(client, slug, body), 409)
+    message = assert_json_error(post_json(client, slug, body), 409, "survey_not_open")
     assert status in message
     assert snapshot(app) == before
 
 
 def test_unknown_survey_is_not_found(app, client, ctx):
     before = snapshot(app)
-    assert_json_error(post_json(client, "no-such-survey-slug-xxxxxx", ctx.body()), 404)
+    assert_json_error(post_json(client, "no-such-survey-slug-xxxxxx", ctx.body()), 404, "not_found")
     assert snapshot(app) == before
 
 
@@ -733,7 +736,7 @@ def test_a_survey_reopened_while_a_submission_was_refused_takes_it(app, client, 
         return store
 
     for name in ("_store_on_sqlite", "_store_on_postgresql"):
-        monkeypatch.setattr(surveys, name, reopened_after(getattr(surveys, name)))
+        monkeypatch.setattr(submissions, name, reopened_after(getattr(submissions, name)))
     body = ctx.body()
     response = post_json(client, ctx.slug, body)
     assert response.status_code == 201, response.get_json()

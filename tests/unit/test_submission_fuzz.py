@@ -28,6 +28,7 @@ from sqlalchemy import func, select
 from werkzeug.http import parse_options_header
 
 from survey_app.config import MAX_CONTENT_LENGTH
+from survey_app.errors import CODES
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey, Tally
 
@@ -202,8 +203,9 @@ def check(app, client, target: Target, body: bytes, content_type: str | None) ->
 def assert_json_error(response) -> None:
     assert response.mimetype == "application/json", response.data
     body = response.get_json()
-    assert isinstance(body, dict) and set(body) == {"error"}, body
+    assert isinstance(body, dict) and set(body) == {"error", "code"}, body
     assert isinstance(body["error"], str) and body["error"].strip()
+    assert body["code"] in {*CODES.values(), "already_used", "survey_not_open"}, body
 
 
 # --------------------------------------------------------------------------- strategies
