@@ -324,7 +324,7 @@ def kept_notes(previous_page: str) -> str | None:
 def render_markdown(report: BenchReport, notes: str | None = None) -> str:
     databases = report.databases
     options = report.options
-    from survey_app.cli import default_workers
+    from survey_app.server import default_workers
 
     workers_note = " (2 x cores + 1)" if options["workers"] == default_workers() else ""
     lines = [

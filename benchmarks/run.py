@@ -219,7 +219,7 @@ def _positive_float(text: str) -> float:
 
 
 def parse_arguments(argv: list[str] | None = None, prog: str | None = None) -> argparse.Namespace:
-    from survey_app.cli import default_workers
+    from survey_app.server import default_workers
 
     parser = argparse.ArgumentParser(
         prog=prog or "python -m benchmarks",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import multiprocessing
 import re
 import secrets
 import sys
@@ -233,18 +232,13 @@ def forget_arrival_order_command() -> None:
     click.echo("Stored submissions rewritten in submission_id order.")
 
 
-def default_workers() -> int:
-    """Gunicorn's rule of thumb: two workers a core, plus one."""
-    return 2 * multiprocessing.cpu_count() + 1
-
-
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=None, type=click.IntRange(min=1), help="Default: 2 x cores + 1.")
 def serve_command(host: str, port: int, workers: int | None) -> None:
     """Serve the app with gunicorn, the production server."""
-    from survey_app.server import serve
+    from survey_app.server import default_workers, serve
 
     serve(host=host, port=port, workers=workers or default_workers())
 
@@ -257,7 +251,7 @@ def serve_command(host: str, port: int, workers: int | None) -> None:
 def quickstart_command(host: str, port: int, email: str) -> None:
     """Set up the database, an analyst account and a sample survey, then serve."""
     from survey_app.accounts import create_analyst, find_analyst, set_password
-    from survey_app.surveys import create_survey, open_survey, parse_definition
+    from survey_app.surveys import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
 
     upgrade_database()
     password = secrets.token_urlsafe(12)
@@ -286,17 +280,6 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     from survey_app.server import serve
 
     serve(host=host, port=port, workers=2)
-
-
-SAMPLE_SURVEY = {
-    "title": "Academic integrity (sample)",
-    "intro": "A sample survey. Your answers are randomized on your device before they are sent.",
-    "flip_probability": 0.25,
-    "questions": [
-        {"text": "Have you ever copied homework?", "type": "yes_no"},
-        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
-    ],
-}
 
 
 def _safe_url() -> str:

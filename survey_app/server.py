@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import multiprocessing
 import os
 import re
 import socket
@@ -21,6 +22,11 @@ class _NoClientAddress(logging.Filter):
         if isinstance(record.msg, str) and "ip=" in record.msg:
             record.msg = _CLIENT_ADDRESS.sub("ip=[not logged]: ", record.msg)
         return True
+
+
+def default_workers() -> int:
+    """Gunicorn's rule of thumb: two workers a core, plus one."""
+    return 2 * multiprocessing.cpu_count() + 1
 
 
 class PrivateLogger(Logger):

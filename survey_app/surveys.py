@@ -42,6 +42,18 @@ MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
 
 
+#: The survey quickstart opens, and the tests' sample: a yes/no and a three-option question.
+SAMPLE_SURVEY = {
+    "title": "Academic integrity (sample)",
+    "intro": "A sample survey. Your answers are randomized on your device before they are sent.",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Have you ever copied homework?", "type": "yes_no"},
+        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+    ],
+}
+
+
 class SurveyDefinitionError(ValueError):
     """A survey definition is invalid; the message names the field and what is wrong."""
 

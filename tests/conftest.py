@@ -9,7 +9,7 @@ import pytest
 from survey_app import create_app
 from survey_app.accounts import create_analyst
 from survey_app.extensions import db
-from survey_app.surveys import create_survey, open_survey, parse_definition
+from survey_app.surveys import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
 
 #: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
@@ -17,15 +17,8 @@ TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
 TEST_SECRET_KEY = "test-secret-key-not-for-production-0123456789"
 ANALYST_PASSWORD = "correct horse battery"
 
-SAMPLE_DEFINITION = {
-    "title": "Academic integrity",
-    "intro": "Answer honestly: your browser randomizes your answers.",
-    "flip_probability": 0.25,
-    "questions": [
-        {"text": "Have you ever copied homework?", "type": "yes_no"},
-        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
-    ],
-}
+#: The app's own sample survey (what quickstart opens): a yes/no and a three-option question.
+SAMPLE_DEFINITION = SAMPLE_SURVEY
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import re
 
 import survey_app.server
 from survey_app.extensions import db
+from survey_app.surveys import SAMPLE_SURVEY
 
 
 def test_quickstart_prints_working_credentials_and_a_sample_survey(app, runner, monkeypatch):
@@ -31,7 +32,7 @@ def test_quickstart_prints_working_credentials_and_a_sample_survey(app, runner, 
         "/analyst/login", data={"email": email, "password": password, "csrf_token": token}
     )
     assert signed_in.status_code == 302
-    assert "Academic integrity (sample)" in client.get("/analyst/").get_data(as_text=True)
+    assert SAMPLE_SURVEY["title"] in client.get("/analyst/").get_data(as_text=True)
 
 
 def test_quickstart_again_gives_a_new_password_and_keeps_one_sample(app, runner, monkeypatch):

@@ -21,6 +21,7 @@ from survey_app.extensions import db
 from survey_app.models import ApiToken
 from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey
+from tests.conftest import SAMPLE_DEFINITION
 
 OTHER_EMAIL = "other@example.edu"
 
@@ -242,7 +243,7 @@ def test_yes_no_options_are_no_then_yes(app, client, survey, token):
         (2, "Often", 2),
     ]
     assert document["respondents"] == first["n"] == second["n"] == 3
-    assert document["title"] == "Academic integrity"
+    assert document["title"] == SAMPLE_DEFINITION["title"]
     assert document["status"] == "open"
     assert document["epsilon_total"] == pytest.approx(2 * math.log(3), rel=1e-12)
 
@@ -424,7 +425,7 @@ def test_session_opens_the_owners_results(app, client, survey, analyst, sign_in_
     sign_in_as(client, analyst)
     response = client.get(results_url(survey[0]))
     assert response.status_code == 200
-    assert response.get_json()["title"] == "Academic integrity"
+    assert response.get_json()["title"] == SAMPLE_DEFINITION["title"]
 
 
 def test_every_token_of_an_analyst_works(app, client, survey, analyst):
