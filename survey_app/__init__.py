@@ -79,7 +79,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         respondent,
         security,
     )
-    from survey_app.views import format_epsilon, format_upper_bound, percent
+    from survey_app.views import (
+        format_count,
+        format_epsilon,
+        format_points,
+        format_upper_bound,
+        percent,
+    )
 
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         from flask import request
@@ -103,6 +109,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.add_template_filter(percent)
     app.add_template_filter(format_epsilon, "epsilon")
     app.add_template_filter(format_upper_bound, "upper_bound")
+    app.add_template_filter(format_points, "points")
+    app.add_template_filter(format_count, "headcount")
     assets.register(app)
     errors.register(app)
     security.register(app)

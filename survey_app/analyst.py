@@ -49,7 +49,7 @@ from survey_app.surveys import (
     parse_definition,
     replace_questions,
 )
-from survey_app.views import privacy_explanation, privacy_readout
+from survey_app.views import privacy_explanation
 
 bp = Blueprint("analyst", __name__, url_prefix="/analyst")
 
@@ -86,6 +86,15 @@ def _never_cached(response):
     # keeps them, and the back button after signing out shows nothing of them.
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@bp.before_request
+def _plan_ahead():
+    # A professor signs in and looks around before opening a dashboard: time enough to work
+    # out the default trade-off tables (seconds of exact figures) once for this process.
+    # Tests leave it out: they time and check the figures themselves.
+    if not current_app.testing:
+        planning.warm_up_in_background()
 
 
 def _writes_next() -> None:
@@ -261,13 +270,24 @@ def apply_builder_action(definition: dict) -> bool:
         index = small_count(action[7:])
         if index < len(definition["questions"]):
             del definition["questions"][index]
-    else:
+    elif action == "apply_suggestion":
+        suggestion = planning.builder_readout(definition, *planning_fields())["suggestion"]
+        if suggestion and suggestion.get("flip_probability") is not None:
+            definition["flip_probability"] = suggestion["flip_probability"]
+    elif action != "plan":  # "plan" only shows the figures again (pages without JavaScript)
         return False
     return True
 
 
+def planning_fields() -> tuple[str, str]:
+    """The class size and the margin wanted, as typed in the builder (not stored)."""
+    form = request.form
+    return form.get("class_size", str(planning.DEFAULT_CLASS_SIZE)), form.get("margin", "")
+
+
 def render_builder(definition: dict, survey: Survey | None = None, error: str | None = None):
     status = 400 if error else 200
+    class_size, margin = planning_fields()
     return (
         render_template(
             "analyst/builder.html",
@@ -275,11 +295,11 @@ def render_builder(definition: dict, survey: Survey | None = None, error: str | 
             survey=survey,
             error=error,
             form=ActionForm(),
-            # The total epsilon counts the questions on the page, as the live readout does.
-            readout=privacy_readout(
-                definition["flip_probability"],
-                max(1, min(len(definition["questions"]), MAX_QUESTIONS)),
-            ),
+            class_size=class_size,
+            margin=margin,
+            planning=planning,
+            # The same figures and words as the live readout's JSON.
+            readout=planning.builder_readout(definition, class_size, margin),
         ),
         status,
     )
@@ -442,15 +462,25 @@ def results_panel(slug: str):
     )
 
 
-@bp.get("/privacy-readout")
+@bp.route("/privacy-readout", methods=["GET", "POST"])
 @login_required
 def readout():
-    """What a flip probability means, for the builder's live readout."""
+    """What p means and what the class will learn, for the builder's live readout (JSON).
+
+    POST: the builder's form, as the page sends it while it changes. GET: ``flip_probability``,
+    ``questions`` (how many yes/no questions), ``class_size`` and ``margin``.
+    """
+    if request.method == "POST":
+        return jsonify(planning.builder_readout(definition_from_form(), *planning_fields()))
     raw = request.args.get("flip_probability", "")
-    questions = request.args.get("questions", "1")
     try:
         value: object = float(raw)
     except ValueError:
         value = raw
-    count = small_count(questions) or 1
-    return jsonify(privacy_readout(value, max(1, min(count, MAX_QUESTIONS))))
+    count = min(small_count(request.args.get("questions", "1")) or 1, MAX_QUESTIONS)
+    definition = {"flip_probability": value, "questions": [{"type": "yes_no"}] * count}
+    return jsonify(
+        planning.builder_readout(
+            definition, request.args.get("class_size"), request.args.get("margin")
+        )
+    )

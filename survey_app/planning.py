@@ -1,30 +1,344 @@
-"""Planning figures: respondents needed for a margin, the margin a number of respondents reaches.
+"""Planning: what a class of a given size will learn, and how many it takes to learn enough.
 
-Every figure comes from :mod:`survey_app.privacy`; this module only chooses which to show.
+Every figure comes from :mod:`survey_app.privacy`; this module chooses which to show, keeps them
+(one costs from a millisecond to a second, and pages ask for the same ones again and again), and
+words them for the builder's live readout and the dashboard's planning section.
+
+The margin a class of n "will reach" is privacy's planned figure: half the exact guaranteed
+interval's expected width, at the widest of the true shares 30%, 50% and 70%. The textbook
+Chebyshev bound is shown beside it, named as such.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from flask import request
 
 from survey_app import privacy
-from survey_app.models import QuestionKind, Survey
+from survey_app.models import Survey
+from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+from survey_app.surveys import MAX_QUESTIONS
+from survey_app.views import format_count, format_points, privacy_readout
 
+#: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10
-#: Flip probabilities compared in the trade-off table.
+#: A margin may be asked for between these many points.
+MIN_MARGIN_POINTS = 0.5
+MAX_MARGIN_POINTS = 50.0
+#: The builder's class size until the professor types another.
+DEFAULT_CLASS_SIZE = 40
+#: Class sizes the builder plans for. Above a few thousand one figure takes seconds.
+MIN_CLASS_SIZE = 2
+MAX_CLASS_SIZE = 2000
+#: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%.
+NEXT_TO_NOTHING = 0.4
+#: Flip probabilities compared in the trade-off table (the survey's own p is added).
 TRADE_OFF_FLIP_PROBABILITIES = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
-#: Class sizes compared in the trade-off table.
-TRADE_OFF_SIZES = (30, 100, 300, 1000)
+#: Class sizes compared in the trade-off table: the sizes professors have.
+TRADE_OFF_SIZES = (20, 40, 100, 300)
+#: A question's text is named in the builder's readout up to this many characters.
+NAME_LENGTH = 40
+
+
+# --------------------------------------------------------------------------- figures, kept
+
+
+@lru_cache(maxsize=16384)
+def _figure(name: str, flip_probability: float, options: int, size: float, confidence: float):
+    """``RandomizedResponse(p, k).<name>(size, confidence)``, kept by its arguments."""
+    mechanism = privacy.RandomizedResponse(flip_probability, options)
+    return getattr(mechanism, name)(size, confidence)
+
+
+def planned_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
+    """The margin n answers reach (privacy's planned, exact half-width)."""
+    return _figure("planned_half_width", flip_probability, options, n, confidence)
+
+
+def chebyshev_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
+    """The textbook Chebyshev bound's half-width with n answers."""
+    return _figure("chebyshev_half_width", flip_probability, options, n, confidence)
+
+
+def respondents_needed(p: float, options: int, margin: float, confidence: float) -> int:
+    """The fewest answers whose planned (exact) margin is at most ``margin``."""
+    return _figure("respondents_for", p, options, margin, confidence)
+
+
+def respondents_needed_chebyshev(p: float, options: int, margin: float, confidence: float) -> int:
+    """The fewest answers whose Chebyshev half-width is at most ``margin``."""
+    return _figure("respondents_for_chebyshev", p, options, margin, confidence)
+
+
+@lru_cache(maxsize=4096)
+def suggested_flip_probability(
+    margin: float, n: int, options: tuple[int, ...], confidence: float
+) -> float | None:
+    """privacy.suggest_flip_probability, kept (``options``: the distinct option counts)."""
+    return privacy.suggest_flip_probability(margin, n, options, confidence)
+
+
+def planning_size(n: int) -> int:
+    """n rounded down to two significant digits (123 -> 120, 4567 -> 4500).
+
+    The dashboard's "margin with the respondents so far" is planned at this size, so that a
+    growing survey reuses the figure instead of computing a new one (up to seconds at tens of
+    thousands) at each visit; fewer respondents never promise a narrower margin.
+    """
+    if n < 100:
+        return n
+    step = 10 ** (len(str(n)) - 2)
+    return n // step * step
+
+
+# --------------------------------------------------------------------------- typed numbers
+
+
+def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
+    """A margin typed in points: ``(margin as a share, None)``, ``(None, why not)``, or
+    ``(None, None)`` when nothing was typed."""
+    text = (raw or "").strip()
+    if not text:
+        return None, None
+    try:
+        points = float(text)
+    except ValueError:
+        return None, f"The margin must be a number of points, like 10; got {text!r}."
+    if not MIN_MARGIN_POINTS <= points <= MAX_MARGIN_POINTS:
+        return None, (
+            f"The margin must be between {MIN_MARGIN_POINTS:g} and {MAX_MARGIN_POINTS:g} points."
+        )
+    return points / 100.0, None
+
+
+def parse_class_size(raw: str | None) -> tuple[int | None, str | None]:
+    """A class size typed by the professor: ``(size, None)`` or ``(None, why not)``.
+
+    Nothing typed means the default. Not ``int(text)`` alone: "²" is a digit that ``int``
+    refuses, and a string of thousands of digits would cost ``int`` its limit (a 500).
+    """
+    text = (raw or "").strip().replace(",", "")
+    if not text:
+        return DEFAULT_CLASS_SIZE, None
+    if not text.isdecimal():
+        return None, "The class size must be a whole number of students, like 40."
+    size = int(text) if len(text) <= 9 else MAX_CLASS_SIZE + 1
+    if not MIN_CLASS_SIZE <= size <= MAX_CLASS_SIZE:
+        return None, (
+            f"The class size must be between {MIN_CLASS_SIZE} and {MAX_CLASS_SIZE:,} students."
+        )
+    return size, None
+
+
+# --------------------------------------------------------------------------- the builder
+
+
+@dataclass(frozen=True)
+class PlannedQuestions:
+    """Questions that report the same number of values, so share one margin."""
+
+    options: int
+    is_yes_no: bool
+    names: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """How the readout names them: "a yes/no question", "“How often?” (3 options)"."""
+        if self.is_yes_no:
+            return "a yes/no question"
+        if len(self.names) == 1:
+            return f"{self.names[0]} ({self.options} options)"
+        if len(self.names) <= 3:
+            return f"{', '.join(self.names[:-1])} and {self.names[-1]} ({self.options} options)"
+        return f"the {len(self.names)} questions with {self.options} options"
+
+
+def _name(text: str, number: int) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return f"question {number}"
+    if len(text) > NAME_LENGTH:
+        text = text[: NAME_LENGTH - 1].rstrip() + "…"
+    return f"“{text}”"
+
+
+def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], int]:
+    """The builder's questions grouped by what they report, and how many were left out.
+
+    Yes/no questions come first; a multiple-choice question counts once it has 2 to 12
+    options (until then it is left out, and saving will say why).
+    """
+    yes_no: list[str] = []
+    choices: dict[int, list[str]] = {}
+    left_out = 0
+    for number, question in enumerate(questions, start=1):
+        if question.get("type") == "yes_no":
+            yes_no.append(_name(question.get("text", ""), number))
+            continue
+        count = len(question.get("options") or [])
+        if 2 <= count <= privacy.MAX_OPTIONS:
+            choices.setdefault(count, []).append(_name(question.get("text", ""), number))
+        else:
+            left_out += 1
+    groups = [PlannedQuestions(2, True, tuple(yes_no))] if yes_no else []
+    groups += [PlannedQuestions(k, False, tuple(names)) for k, names in sorted(choices.items())]
+    return groups, left_out
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def class_readout(
+    flip_probability: float,
+    groups: Sequence[PlannedQuestions],
+    left_out: int,
+    class_size: int,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict:
+    """What a class of ``class_size`` will learn at p, question by question, in words."""
+    if not groups:
+        return {
+            "ok": False,
+            "error": "Give each multiple-choice question its options (2 to 12) to see what "
+            "the class will learn.",
+        }
+    try:
+        figures = [
+            (
+                group,
+                planned_margin(flip_probability, group.options, class_size, confidence),
+                chebyshev_margin(flip_probability, group.options, class_size, confidence),
+            )
+            for group in groups
+        ]
+    except ValueError:  # a p so close to 0.5 that many options can no longer be told apart
+        return {"ok": False, "error": "This flip probability is too close to 0.5 to plan with."}
+    group, margin, _ = figures[0]
+    parts = [f"{group.label} will be known within about ±{format_points(margin)} points"]
+    parts += [f"{g.label} within ±{format_points(m)} points" for g, m, _ in figures[1:]]
+    text = f"With {class_size:,} students, {'; '.join(parts)}."
+    text += " The textbook Chebyshev bound would say "
+    text += _join([f"±{format_points(c)}" for _, _, c in figures]) + " points."
+    if left_out:
+        text += (
+            f" ({left_out} multiple-choice question{'s' if left_out != 1 else ''} without "
+            "2 to 12 options yet left out.)"
+        )
+    return {
+        "ok": True,
+        "class_size": class_size,
+        "confidence": confidence,
+        "questions": [
+            {
+                "options": g.options,
+                "yes_no": g.is_yes_no,
+                "label": g.label,
+                "half_width": m,
+                "chebyshev_half_width": c,
+            }
+            for g, m, c in figures
+        ],
+        "text": text,
+    }
+
+
+def suggestion_readout(
+    margin: float,
+    groups: Sequence[PlannedQuestions],
+    class_size: int,
+    flip_probability: float | None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict:
+    """The most private p at which every question reaches ``margin``, or why there is none."""
+    options = tuple(sorted({group.options for group in groups})) or (2,)
+    suggested = suggested_flip_probability(margin, class_size, options, confidence)
+    floor = privacy.MIN_SUGGESTED_FLIP_PROBABILITY
+    wanted = f"±{format_points(margin)} points"
+    reply = {"margin": margin, "flip_probability": suggested}
+    if suggested is None:
+        needed = max(respondents_needed(floor, k, margin, confidence) for k in options)
+        reply["respondents_at_floor"] = needed
+        reply["text"] = (
+            f"Even at a flip probability of {floor:g}, the least privacy this app will suggest, "
+            f"{class_size:,} students are too few to know every question within {wanted}: "
+            f"that takes about {format_count(needed)} students. Ask more students, or accept "
+            "a wider margin."
+        )
+    elif flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
+        reply["text"] = (
+            f"Your flip probability, {suggested:g}, is already the most private one that "
+            f"reaches {wanted} with {class_size:,} students."
+        )
+    elif suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        reply["text"] = (
+            f"With {class_size:,} students every question reaches {wanted} even at a flip "
+            f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
+        )
+    else:
+        reply["text"] = (
+            f"For {wanted} with {class_size:,} students, use a flip probability of "
+            f"{suggested:g}: the most privacy that still reaches that margin for every question."
+        )
+    reply["apply"] = suggested is not None and not (
+        flip_probability is not None and abs(suggested - flip_probability) < 1e-9
+    )
+    return reply
+
+
+def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: str | None) -> dict:
+    """The builder's live readout: what p means, what the class will learn, the suggestion.
+
+    ``definition`` is the builder's form as a survey definition (analyst.definition_from_form);
+    the class size and the margin wanted are as typed. The same dictionary is the JSON the
+    readout endpoint answers and what the builder page renders without JavaScript.
+    """
+    questions = definition["questions"][:MAX_QUESTIONS]
+    readout = privacy_readout(definition["flip_probability"], max(1, len(questions)))
+    groups, left_out = question_groups(questions)
+    class_size, class_size_error = parse_class_size(class_size_raw)
+    margin, margin_error = parse_margin(margin_raw)
+    readout["class_size"] = class_size
+    readout["class_size_error"] = class_size_error
+    flip_probability = readout["flip_probability"] if readout["ok"] else None
+    readout["warning"] = None
+    if flip_probability is not None and flip_probability > privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        readout["warning"] = (
+            f"Above {privacy.MAX_SUGGESTED_FLIP_PROBABILITY:g} almost every answer is a coin "
+            "toss: the class will learn next to nothing."
+        )
+    if class_size is None:
+        readout["planning"] = {"ok": False, "error": class_size_error}
+    elif flip_probability is not None:
+        readout["planning"] = class_readout(flip_probability, groups, left_out, class_size)
+    else:
+        readout["planning"] = None
+    if margin_error:
+        readout["suggestion"] = {"ok": False, "error": margin_error}
+    elif margin is None:
+        readout["suggestion"] = None
+    elif class_size is None:
+        readout["suggestion"] = None  # the class size's message says why
+    else:
+        suggestion = suggestion_readout(margin, groups, class_size, flip_probability)
+        readout["suggestion"] = {"ok": True, **suggestion}
+    return readout
+
+
+# --------------------------------------------------------------------------- the dashboard
 
 
 @dataclass(frozen=True)
 class TradeOffRow:
     flip_probability: float
     epsilon: float
-    needed: int
     margins: tuple[float, ...]
+    needed: int
+    needed_chebyshev: int
     is_current: bool
 
 
@@ -35,79 +349,97 @@ class Plan:
     respondents: int
     needed_yes_no: int
     needed_worst: int
+    needed_chebyshev: int
     margin_now: float | None
+    margin_now_chebyshev: float | None
     sizes: tuple[int, ...]
     trade_off: list[TradeOffRow]
     margin_error: str | None = None
 
-
-def requested_margin() -> tuple[float, str | None]:
-    """The margin asked for (in percentage points), or the default with a message why."""
-    raw = request.args.get("margin", "").strip()
-    if not raw:
-        return DEFAULT_MARGIN, None
-    try:
-        points = float(raw)
-    except ValueError:
-        return DEFAULT_MARGIN, f"The margin must be a number of points, like 10; got {raw!r}."
-    if not 0.5 <= points <= 50:
-        return DEFAULT_MARGIN, "The margin must be between 0.5 and 50 points."
-    return points / 100.0, None
+    @property
+    def says_next_to_nothing(self) -> bool:
+        return self.margin_now is not None and self.margin_now >= NEXT_TO_NOTHING
 
 
-def needed_for_question(
-    survey: Survey, kind: QuestionKind, k: int, margin: float, confidence: float
-) -> int:
-    if kind == QuestionKind.YES_NO:
-        return privacy.required_sample_size(margin, survey.flip_probability, confidence)
-    return privacy.required_sample_size_for_choices(
-        margin, survey.epsilon_per_question, k, confidence
+def survey_shapes(survey: Survey) -> list[int]:
+    """The distinct option counts of a survey's questions (2 for yes/no), at least [2]."""
+    return sorted({q.option_count for q in survey.questions}) or [2]
+
+
+def trade_off_row(
+    flip_probability: float, margin: float, confidence: float, is_current: bool
+) -> TradeOffRow:
+    """One row of the trade-off table (yes/no questions)."""
+    return TradeOffRow(
+        flip_probability=flip_probability,
+        epsilon=privacy.epsilon_from_flip_probability(flip_probability),
+        margins=tuple(
+            planned_margin(flip_probability, 2, size, confidence) for size in TRADE_OFF_SIZES
+        ),
+        needed=respondents_needed(flip_probability, 2, margin, confidence),
+        needed_chebyshev=respondents_needed_chebyshev(flip_probability, 2, margin, confidence),
+        is_current=is_current,
     )
 
 
-def margin_for_question(
-    survey: Survey, kind: QuestionKind, k: int, n: int, confidence: float
-) -> float:
-    if kind == QuestionKind.YES_NO:
-        return privacy.half_width_for_yes_no(n, survey.flip_probability, confidence)
-    return privacy.half_width_for_choices(n, survey.epsilon_per_question, k, confidence)
+def trade_off_flip_probabilities(current: float) -> list[float]:
+    """The table's flip probabilities, with the survey's own among them."""
+    known = [p for p in TRADE_OFF_FLIP_PROBABILITIES if abs(p - current) >= 1e-9]
+    return sorted([*known, current])
 
 
 def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
     """How many respondents the survey needs, and what the current number can tell."""
-    shapes = {(q.kind, q.option_count) for q in survey.questions} or {(QuestionKind.YES_NO, 2)}
-    needed = [needed_for_question(survey, kind, k, margin, confidence) for kind, k in shapes]
+    p = survey.flip_probability
+    shapes = survey_shapes(survey)
     n = survey.respondents
-    margin_now = (
-        max(margin_for_question(survey, kind, k, n, confidence) for kind, k in shapes)
-        if n > 0
-        else None
-    )
-    rows = [
-        TradeOffRow(
-            flip_probability=p,
-            epsilon=privacy.epsilon_from_flip_probability(p),
-            needed=privacy.required_sample_size(margin, p, confidence),
-            margins=tuple(
-                privacy.half_width_for_yes_no(size, p, confidence) for size in TRADE_OFF_SIZES
-            ),
-            is_current=abs(p - survey.flip_probability) < 1e-9,
-        )
-        for p in TRADE_OFF_FLIP_PROBABILITIES
-    ]
+    size = planning_size(n)
     return Plan(
         margin=margin,
         confidence=confidence,
         respondents=n,
-        needed_yes_no=privacy.required_sample_size(margin, survey.flip_probability, confidence),
-        needed_worst=max(needed),
-        margin_now=margin_now,
+        needed_yes_no=respondents_needed(p, 2, margin, confidence),
+        needed_worst=max(respondents_needed(p, k, margin, confidence) for k in shapes),
+        needed_chebyshev=max(
+            respondents_needed_chebyshev(p, k, margin, confidence) for k in shapes
+        ),
+        margin_now=max(planned_margin(p, k, size, confidence) for k in shapes) if n else None,
+        margin_now_chebyshev=(
+            max(chebyshev_margin(p, k, n, confidence) for k in shapes) if n else None
+        ),
         sizes=TRADE_OFF_SIZES,
-        trade_off=rows,
+        trade_off=[
+            trade_off_row(each, margin, confidence, each == p)
+            for each in trade_off_flip_probabilities(p)
+        ],
     )
 
 
 def plan_from_request(survey: Survey, confidence: float) -> Plan:
-    margin, error = requested_margin()
-    plan = make_plan(survey, margin, confidence)
+    """The plan for the margin asked for (``?margin=``), or the default one with a message why."""
+    margin, error = parse_margin(request.args.get("margin"))
+    plan = make_plan(survey, margin or DEFAULT_MARGIN, confidence)
     return Plan(**{**plan.__dict__, "margin_error": error}) if error else plan
+
+
+# --------------------------------------------------------------------------- warming up
+
+
+def warm_up(confidences: Iterable[float] = CONFIDENCE_LEVELS) -> None:
+    """Work out the default trade-off tables, so that a dashboard's first one comes quickly."""
+    for confidence in confidences:
+        for p in TRADE_OFF_FLIP_PROBABILITIES:
+            trade_off_row(p, DEFAULT_MARGIN, confidence, False)
+
+
+_warm_up_started = threading.Event()
+
+
+def warm_up_in_background() -> threading.Thread | None:
+    """Start :func:`warm_up` on a daemon thread, once per process (None: already started)."""
+    if _warm_up_started.is_set():
+        return None
+    _warm_up_started.set()
+    thread = threading.Thread(target=warm_up, name="planning-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -6,6 +6,7 @@ import math
 
 from survey_app import privacy
 from survey_app.models import Survey
+from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
 
 
 def public_definition(survey: Survey) -> dict:
@@ -76,6 +77,29 @@ def format_upper_bound(value: float) -> str:
     rounded = math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step
     text = f"{rounded:.{max(0, 2 - exponent)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def format_points(margin: float) -> str:
+    """A margin in percentage points, rounded up: 0.2781 -> '28', 0.0541 -> '5.5', 0.05 -> '5'.
+
+    Whole points from 10 up, tenths below. Rounding up never promises a narrower margin than
+    the figure (up to EPSILON_DISPLAY_TOLERANCE).
+    """
+    points = margin * 100
+    if points >= 10:
+        return str(math.ceil(points - EPSILON_DISPLAY_TOLERANCE))
+    tenths = math.ceil(points * 10 - EPSILON_DISPLAY_TOLERANCE)
+    return f"{tenths // 10}" if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+
+
+def format_count(respondents: int) -> str:
+    """A number of respondents for people: 1234 -> '1,234'; the planner's ceiling -> 'over ...'.
+
+    Planning searches stop at privacy's MAX_PLANNED_RESPONDENTS, which then means "at least".
+    """
+    if respondents >= MAX_PLANNED_RESPONDENTS:
+        return f"over {MAX_PLANNED_RESPONDENTS:,}"
+    return f"{respondents:,}"
 
 
 def _percent(share: float) -> str:

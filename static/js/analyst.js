@@ -1,6 +1,6 @@
-// The analyst's pages: the builder's live privacy readout, copying the respondent link, and
-// the open dashboard refreshing its results. Every figure comes from the server (the math
-// lives in survey_app/privacy.py); this script only fetches and shows it.
+// The analyst's pages: the builder's live privacy and planning readout, copying the respondent
+// link, and the open dashboard refreshing its results. Every figure and word comes from the
+// server (the math lives in survey_app/privacy/); this script only fetches and shows it.
 
 const REFRESH_SECONDS = 10;
 
@@ -12,27 +12,101 @@ function debounce(action, milliseconds) {
   };
 }
 
+// The builder's fields that change what its readout says.
+const READOUT_FIELDS = new Set([
+  "flip_probability",
+  "class_size",
+  "margin",
+  "question_text",
+  "question_type",
+  "question_options",
+]);
+
+function paragraph(id, text, isError) {
+  const element = document.createElement("p");
+  element.id = id;
+  element.textContent = text;
+  if (isError) element.className = "error";
+  return element;
+}
+
+function suggestionButton(flipProbability) {
+  // The same button the server renders: without this script it posts the form, which applies
+  // the suggestion on the server.
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.name = "action";
+  button.value = "apply_suggestion";
+  button.className = "secondary";
+  button.id = "apply-suggestion";
+  button.formNoValidate = true;
+  button.dataset.flipProbability = String(flipProbability);
+  button.textContent = `Use ${flipProbability}`;
+  return button;
+}
+
+function readoutParts(reply) {
+  const parts = [paragraph("readout-summary", reply.ok ? reply.summary : reply.error, !reply.ok)];
+  if (reply.warning) parts.push(paragraph("readout-warning", reply.warning, true));
+  const plan = reply.planning;
+  if (plan) parts.push(paragraph("readout-planning", plan.ok ? plan.text : plan.error, !plan.ok));
+  const suggestion = reply.suggestion;
+  if (suggestion) {
+    const words = suggestion.ok ? suggestion.text : suggestion.error;
+    const element = paragraph("readout-suggestion", words, !suggestion.ok);
+    if (suggestion.ok && suggestion.apply) {
+      element.append(" ", suggestionButton(suggestion.flip_probability));
+    }
+    parts.push(element);
+  }
+  return parts;
+}
+
+function wordsOf(elements) {
+  return elements.map((element) => element.textContent.replace(/\s+/g, " ").trim()).join("\n");
+}
+
 function setupReadout() {
+  const form = document.getElementById("survey-builder");
   const input = document.getElementById("flip_probability");
   const readout = document.getElementById("privacy-readout");
-  if (!input || !readout) return;
+  if (!form || !input || !readout) return;
+  // The page updates itself: the button that asks the server again is for pages without us.
+  const again = document.getElementById("update-plan");
+  if (again) again.hidden = true;
+  let latest = 0;
   const update = debounce(async () => {
-    const questions = document.querySelectorAll("#questions > li").length || 1;
-    const url = new URL(readout.dataset.readoutUrl, window.location.href);
-    url.searchParams.set("flip_probability", input.value);
-    url.searchParams.set("questions", String(questions));
+    const asked = ++latest;
     try {
-      const response = await fetch(url, { headers: { Accept: "application/json" } });
-      const reply = await response.json();
-      const paragraph = document.createElement("p");
-      paragraph.textContent = reply.ok ? reply.summary : reply.error;
-      paragraph.className = reply.ok ? "" : "error";
-      readout.replaceChildren(paragraph);
+      // The whole form (its CSRF token too): the server reads it as it reads a save.
+      const response = await fetch(readout.dataset.readoutUrl, {
+        method: "POST",
+        body: new FormData(form),
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok || asked !== latest) return;
+      const parts = readoutParts(await response.json());
+      if (asked !== latest) return;
+      // Only words that changed go into the live region, so screen readers hear only news.
+      if (wordsOf(parts) === wordsOf([...readout.children])) return;
+      readout.replaceChildren(...parts);
     } catch {
-      // Keep the last readout; the server checks the value again on saving.
+      // Keep the last readout; the server checks every value again on saving.
     }
   }, 200);
-  input.addEventListener("input", update);
+  const changed = (event) => {
+    if (READOUT_FIELDS.has(event.target.name)) update();
+  };
+  form.addEventListener("input", changed);
+  form.addEventListener("change", changed);
+  readout.addEventListener("click", (event) => {
+    const button = event.target.closest("#apply-suggestion");
+    if (!button) return;
+    event.preventDefault();
+    input.value = button.dataset.flipProbability;
+    input.focus();
+    update();
+  });
 }
 
 function setupQuestionTypes() {

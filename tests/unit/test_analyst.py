@@ -22,7 +22,7 @@ from survey_app.extensions import db
 from survey_app.models import Analyst, Question, Survey, SurveyStatus, Tally
 from survey_app.results import survey_results
 from survey_app.surveys import create_survey, find_survey, parse_definition, record_submission
-from survey_app.views import format_epsilon, percent
+from survey_app.views import format_epsilon, format_points, percent
 
 #: The account the ``analyst`` fixture creates (tests/conftest.py).
 ANALYST_EMAIL = "prof@example.edu"
@@ -906,8 +906,13 @@ def figures(page: str, element_id: str) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", match.group(1)))).strip()
 
 
+def needed(p: float, k: int, margin: float, confidence: float) -> int:
+    """Respondents for a margin, the exact way (privacy's planned figure)."""
+    return privacy.RandomizedResponse(p, k).respondents_for(margin, confidence)
+
+
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
-@pytest.mark.parametrize("margin_points", [None, 2.5])
+@pytest.mark.parametrize("margin_points", [None, 20])
 def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_points):
     slug = survey[0]
     query = {"confidence": confidence}
@@ -916,62 +921,68 @@ def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_
     margin = (margin_points or 10) / 100
     page = signed_in.get(f"/analyst/surveys/{slug}", query_string=query).text
 
-    epsilon = privacy.epsilon_from_flip_probability(0.25)
-    needed_yes_no = privacy.required_sample_size(margin, 0.25, confidence)
-    needed_choice = privacy.required_sample_size_for_choices(margin, epsilon, 3, confidence)
+    needed_yes_no = needed(0.25, 2, margin, confidence)
+    needed_choice = needed(0.25, 3, margin, confidence)
+    chebyshev = privacy.RandomizedResponse(0.25, 3).respondents_for_chebyshev(margin, confidence)
     text = figures(page, "plan-needed")
-    assert f"±{percent(margin)}" in text
+    assert f"±{format_points(margin)} points" in text
     assert f"at {percent(confidence)} confidence" in text
-    assert f"about {max(needed_yes_no, needed_choice):,} respondents" in text
-    if needed_choice > needed_yes_no:
-        assert f"({needed_yes_no:,} for its yes/no questions alone)" in text
+    assert needed_choice > needed_yes_no  # 3 options need more answers than 2
+    assert f"about {needed_choice:,} respondents" in text
+    assert f"({needed_yes_no:,} for its yes/no questions alone)" in text
+    assert f"The textbook Chebyshev bound would ask for {chebyshev:,}." in text
     assert figures(page, "plan-now") == "No one has answered yet."
 
-    # The trade-off table: the respondents each p needs for this margin, and the margin each
-    # class size reaches, straight from privacy.py.
+    # The trade-off table: the margin each class size reaches and the respondents each p
+    # needs for this margin (exact, then Chebyshev), straight from privacy.
     table = page[page.index("<caption>How privacy, class size and precision trade off") :]
     rows = table_rows(table)
     assert len(rows) == len(planning.TRADE_OFF_FLIP_PROBABILITIES) >= 3
     for row, p in zip(rows, planning.TRADE_OFF_FLIP_PROBABILITIES, strict=True):
+        mechanism = privacy.RandomizedResponse(p)
         assert row[0].startswith(percent(p))
         assert ("(this survey)" in row[0]) == (p == 0.25)
         assert row[1] == format_epsilon(privacy.epsilon_from_flip_probability(p))
         margins = [
-            f"±{percent(privacy.half_width_for_yes_no(size, p, confidence))}"
+            f"±{format_points(mechanism.planned_half_width(size, confidence))}"
             for size in planning.TRADE_OFF_SIZES
         ]
-        assert list(row[2:-1]) == margins
-        assert row[-1] == f"{privacy.required_sample_size(margin, p, confidence):,}"
+        assert list(row[2:-2]) == margins
+        assert row[-2] == f"{mechanism.respondents_for(margin, confidence):,}"
+        assert row[-1] == f"{mechanism.respondents_for_chebyshev(margin, confidence):,}"
 
 
 def test_planning_margin_reached_by_the_current_respondents(app, signed_in, survey):
     slug = survey[0]
     submit(app, slug, [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0)])
     page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.9").text
-    epsilon = privacy.epsilon_from_flip_probability(0.25)
-    reached = max(
-        privacy.half_width_for_yes_no(5, 0.25, 0.9),
-        privacy.half_width_for_choices(5, epsilon, 3, 0.9),
-    )
+    yes_no, choice = privacy.RandomizedResponse(0.25, 2), privacy.RandomizedResponse(0.25, 3)
+    reached = max(yes_no.planned_half_width(5, 0.9), choice.planned_half_width(5, 0.9))
+    chebyshev = max(yes_no.chebyshev_half_width(5, 0.9), choice.chebyshev_half_width(5, 0.9))
     text = figures(page, "plan-now")
     assert text.startswith("With the 5 respondents so far")
-    assert f"±{percent(reached)}" in text
-    assert "says next to nothing yet" in text  # with 5 people the margin is far above 50 points
+    assert f"within about ±{format_points(reached)} points" in text
+    assert f"(the textbook Chebyshev bound: ±{format_points(chebyshev)} points)" in text
+    assert reached >= planning.NEXT_TO_NOTHING
+    assert "says next to nothing yet" in text
 
 
 def test_plan_figures_equal_the_privacy_functions(app, survey):
     slug = survey[0]
     submit(app, slug, [(1, 0)] * 40)
     with app.app_context():
-        plan = planning.make_plan(find_survey(slug), 0.07, 0.95)
-    epsilon = privacy.epsilon_from_flip_probability(0.25)
-    assert plan.needed_yes_no == privacy.required_sample_size(0.07, 0.25, 0.95)
-    assert plan.needed_worst == max(
-        plan.needed_yes_no, privacy.required_sample_size_for_choices(0.07, epsilon, 3, 0.95)
+        plan = planning.make_plan(find_survey(slug), 0.15, 0.95)
+    yes_no, choice = privacy.RandomizedResponse(0.25, 2), privacy.RandomizedResponse(0.25, 3)
+    assert plan.needed_yes_no == yes_no.respondents_for(0.15, 0.95)
+    assert plan.needed_worst == max(plan.needed_yes_no, choice.respondents_for(0.15, 0.95))
+    assert plan.needed_chebyshev == max(
+        yes_no.respondents_for_chebyshev(0.15, 0.95), choice.respondents_for_chebyshev(0.15, 0.95)
     )
     assert plan.margin_now == max(
-        privacy.half_width_for_yes_no(40, 0.25, 0.95),
-        privacy.half_width_for_choices(40, epsilon, 3, 0.95),
+        yes_no.planned_half_width(40, 0.95), choice.planned_half_width(40, 0.95)
+    )
+    assert plan.margin_now_chebyshev == max(
+        yes_no.chebyshev_half_width(40, 0.95), choice.chebyshev_half_width(40, 0.95)
     )
     assert [row.is_current for row in plan.trade_off].count(True) == 1
 
@@ -981,9 +992,9 @@ def test_planning_refuses_bad_margins_and_keeps_the_default(signed_in, survey, m
     page = signed_in.get(f"/analyst/surveys/{survey[0]}", query_string={"margin": margin})
     assert page.status_code == 200
     assert "The margin must" in page.text
-    needed = privacy.required_sample_size(0.10, 0.25, 0.95)
-    assert "±10%" in figures(page.text, "plan-needed")
-    assert f"{needed:,} for its yes/no questions alone" in figures(page.text, "plan-needed")
+    yes_no = needed(0.25, 2, 0.10, 0.95)
+    assert "±10 points" in figures(page.text, "plan-needed")
+    assert f"{yes_no:,} for its yes/no questions alone" in figures(page.text, "plan-needed")
 
 
 # --------------------------------------------------------------------------- dashboard

@@ -1,0 +1,109 @@
+"""The builder's planning on a phone-sized window in headless Chromium: typing p, the class size
+and the margin wanted updates what the class will learn without a page load, and the suggested
+flip probability is applied with one tap."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from survey_app import privacy
+from survey_app.views import format_points
+from tests.browser.test_professor_browser import (
+    ANALYST_PASSWORD,
+    click_and_wait_for_page,
+    find,
+    type_into,
+    wait_for,
+)
+
+pytestmark = pytest.mark.browser
+
+YES_NO = "a yes/no question will be known within about"
+PHONE = {"width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True}
+
+
+def planning_text(driver) -> str:
+    return find(driver, "#readout-planning").text
+
+
+def suggestion_text(driver) -> str:
+    found = driver.find_elements(By.CSS_SELECTOR, "#readout-suggestion")
+    return found[0].text if found else ""
+
+
+def wait_for_words(driver, read, words: str) -> None:
+    """Wait until ``read(driver)`` holds ``words`` (the readout answers a moment after typing)."""
+    wait_for(driver, lambda d: words in read(d), message=f"{words!r} not in {read(driver)!r}")
+
+
+def margin_words(p: float, k: int, n: int) -> str:
+    return f"±{format_points(privacy.RandomizedResponse(p, k).planned_half_width(n))} points"
+
+
+def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, make_chromium):
+    prof = make_chromium()
+    prof.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    prof.get(live_app.url("/analyst/login"))
+    type_into(prof, "#email", analyst)
+    type_into(prof, "#password", ANALYST_PASSWORD)
+    click_and_wait_for_page(prof, "#sign-in")
+    prof.get(live_app.url("/analyst/surveys/new"))
+
+    # The page works it out itself: the button that asks the server again is hidden.
+    assert not find(prof, "#update-plan").is_displayed()
+    assert find(prof, "#privacy-readout").get_attribute("aria-live") == "polite"
+    assert f"With 40 students, {YES_NO} {margin_words(0.25, 2, 40)}" in planning_text(prof)
+
+    page = find(prof, "html")
+    type_into(prof, "#flip_probability", "0.2")
+    type_into(prof, "#class_size", "100")
+    expected = f"With 100 students, {YES_NO} {margin_words(0.2, 2, 100)}"
+    wait_for_words(prof, planning_text, expected)
+    chebyshev = privacy.RandomizedResponse(0.2).chebyshev_half_width(100)
+    assert (
+        f"The textbook Chebyshev bound would say ±{format_points(chebyshev)} points."
+        in planning_text(prof)
+    )
+    assert find(prof, "html") == page  # no page load
+
+    # A class size of 0: a plain message, and the figures come back with a real one.
+    type_into(prof, "#class_size", "0")
+    wait_for_words(prof, planning_text, "The class size must be")
+    type_into(prof, "#class_size", "100")
+    wait_for_words(prof, planning_text, expected)
+
+    # The margin wanted: the suggestion, applied with its button.
+    suggested = privacy.suggest_flip_probability(0.15, 100, [2])
+    assert suggested is not None and suggested != 0.2
+    type_into(prof, "#margin", "15")
+    wait_for_words(prof, suggestion_text, f"use a flip probability of {suggested:g}")
+    button = find(prof, "#apply-suggestion")
+    assert button.text == f"Use {suggested:g}"
+    button.click()
+    wait_for_words(prof, suggestion_text, "already the most private")
+    assert find(prof, "#flip_probability").get_attribute("value") == f"{suggested:g}"
+    assert f"known within about {margin_words(suggested, 2, 100)}" in planning_text(prof)
+    assert find(prof, "html") == page
+
+    # Out of reach: the floor of privacy, and the students it would take.
+    type_into(prof, "#margin", "3")
+    wait_for_words(prof, suggestion_text, "the least privacy this app will suggest")
+    assert not prof.find_elements(By.CSS_SELECTOR, "#apply-suggestion")
+
+    # Adding a question reloads the page from the server: the class size stays, and the new
+    # question joins the figures as it is typed.
+    click_and_wait_for_page(prof, "#add-choice")
+    assert find(prof, "#class_size").get_attribute("value") == "100"
+    type_into(prof, "#question-text-1", "How often?")
+    type_into(prof, "#question-options-1", "Never\nOnce\nOften")
+    words = f"“How often?” (3 options) within {margin_words(suggested, 3, 100)}"
+    wait_for_words(prof, planning_text, words)
+
+    # Nothing is wider than the phone.
+    widths = prof.execute_script(
+        "const root = document.documentElement;"
+        "return {inner: window.innerWidth, client: root.clientWidth, scroll: root.scrollWidth};"
+    )
+    assert widths["inner"] == 360, widths
+    assert widths["scroll"] <= widths["client"], widths
