@@ -23,7 +23,7 @@ from wtforms import EmailField, HiddenField, PasswordField
 from wtforms.validators import DataRequired, Length, ValidationError
 
 from survey_app import planning
-from survey_app.access import owned_survey_or_404
+from survey_app.access import owned_survey_or_404, owned_surveys_or_404
 from survey_app.accounts import (
     authenticate,
     end_all_sessions,
@@ -36,9 +36,17 @@ from survey_app.accounts import (
 from survey_app.database import begin_session_writes
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url
-from survey_app.models import Survey
+from survey_app.models import Survey, SurveyStatus
 from survey_app.ratelimits import sign_in_throttle
-from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, survey_results
+from survey_app.results import (
+    CONFIDENCE_LEVELS,
+    DEFAULT_CONFIDENCE,
+    MIN_ANSWERS_FOR_SHARES,
+    PoolingError,
+    noisy_counts,
+    shape_of,
+    survey_results,
+)
 from survey_app.surveys import (
     MAX_QUESTIONS,
     SurveyDefinitionError,
@@ -427,18 +435,77 @@ def chosen_confidence() -> float:
     return value if value in CONFIDENCE_LEVELS else DEFAULT_CONFIDENCE
 
 
+def pooled_surveys(survey: Survey) -> list[Survey]:
+    """This survey, then the owner's surveys named by ``?pool=a,b`` (404 if any is not theirs)."""
+    slugs: list[str] = []
+    for value in request.args.getlist("pool"):  # "a,b" in links; pool=a&pool=b from the form
+        for slug in value.split(","):
+            slug = slug.strip()
+            if slug and slug != survey.slug and slug not in slugs:
+                slugs.append(slug)
+    return [survey, *owned_surveys_or_404(current_user, slugs)]
+
+
+def respondents_of(survey: Survey) -> int:
+    """How many have answered one survey (everyone answers every question)."""
+    if not survey.questions:
+        return 0
+    return sum(noisy_counts(survey)[survey.questions[0].id])
+
+
+def shown_results(survey: Survey) -> dict:
+    """The results panel's figures: this survey's results, or several pooled, and how."""
+    confidence = chosen_confidence()
+    pool_error = None
+    try:
+        results = survey_results(pooled_surveys(survey), confidence)
+    except PoolingError as error:
+        pool_error = str(error)
+        results = survey_results(survey, confidence)
+    return {
+        "results": results,
+        "confidence": confidence,
+        "pool": ",".join(each.slug for each in results.surveys[1:]) or None,
+        "pool_error": pool_error,
+        "answered": {each.id: respondents_of(each) for each in results.surveys}
+        if results.pooled
+        else {},
+        "min_answers": MIN_ANSWERS_FOR_SHARES,
+    }
+
+
+def pool_choices(survey: Survey) -> dict:
+    """The owner's other opened surveys, and those among them that can be pooled with this one."""
+    others = list(
+        db.session.execute(
+            select(Survey)
+            .where(
+                Survey.owner_id == survey.owner_id,
+                Survey.id != survey.id,
+                Survey.status != SurveyStatus.DRAFT,
+            )
+            .order_by(Survey.created_at, Survey.id)
+        ).scalars()
+    )
+    shape = shape_of(survey)
+    return {
+        "pool_others": len(others),
+        "pool_candidates": [other for other in others if shape_of(other) == shape],
+    }
+
+
 @bp.get("/surveys/<slug>")
 @login_required
 def dashboard(slug: str):
-    """Respondents so far, debiased estimates with Chebyshev intervals, planning, exports."""
+    """Respondents so far, estimates with exact and Chebyshev ranges, pooling, planning, exports."""
     survey = owned_survey_or_404(current_user, slug)
-    confidence = chosen_confidence()
-    results = survey_results(survey, confidence)
+    shown = shown_results(survey)
+    confidence = shown["confidence"]
     return render_template(
         "analyst/dashboard.html",
         survey=survey,
-        results=results,
-        confidence=confidence,
+        **shown,
+        **pool_choices(survey),
         confidence_levels=CONFIDENCE_LEVELS,
         plan=planning.plan_from_request(survey, confidence),
         explanation=privacy_explanation(survey),
@@ -453,13 +520,7 @@ def dashboard(slug: str):
 def results_panel(slug: str):
     """The dashboard's results alone, which the open dashboard fetches to refresh itself."""
     survey = owned_survey_or_404(current_user, slug)
-    confidence = chosen_confidence()
-    return render_template(
-        "analyst/_results.html",
-        survey=survey,
-        results=survey_results(survey, confidence),
-        confidence=confidence,
-    )
+    return render_template("analyst/_results.html", survey=survey, **shown_results(survey))
 
 
 @bp.route("/privacy-readout", methods=["GET", "POST"])

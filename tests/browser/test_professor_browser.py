@@ -29,8 +29,8 @@ ANALYST_PASSWORD = "correct horse battery"
 YES_NO_TEXT = "Have you ever copied homework?"
 CHOICE_TEXT = "How often?"
 OPTIONS = ["Never", "Once", "Often"]
-#: True answers of the respondents: (yes/no value, choice value).
-TRUE_ANSWERS = [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0), (1, 2)]
+#: True answers of the respondents: (yes/no value, choice value). Ten: enough for shares.
+TRUE_ANSWERS = [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0), (1, 2), (0, 1), (1, 0), (0, 2), (1, 1)]
 
 FETCH_TEXT = """
 const [url, done] = [arguments[0], arguments[arguments.length - 1]];
@@ -228,19 +228,30 @@ def test_a_professors_day(live_app, analyst, make_chromium):
                 str(o["noisy_count"]),
                 percent(o["noisy_count"] / question["n"]),
                 percent(o["estimate"]),
+                f"{percent(o['exact_ci_low'])} – {percent(o['exact_ci_high'])}",
                 f"{percent(o['ci_low'])} – {percent(o['ci_high'])}",
+            )
+            if o["consistent"]
+            else (
+                o["label"],
+                str(o["noisy_count"]),
+                percent(o["noisy_count"] / question["n"]),
+                percent(o["estimate"]),
+                "not consistent",
+                "not consistent",
             )
             for o in question["options"]
         ]
         assert table_rows(section) == expected
         chart = section.find_element(By.CSS_SELECTOR, "svg.chart")
         assert chart.is_displayed()
-        assert len(chart.find_elements(By.CSS_SELECTOR, "rect.bar")) == len(question["options"])
+        consistent = [o for o in question["options"] if o["consistent"]]
+        assert len(chart.find_elements(By.CSS_SELECTOR, "rect.exact")) == len(consistent)
         chart_labels = [
             e.get_attribute("textContent") for e in chart.find_elements(By.CSS_SELECTOR, ".label")
         ]
         assert chart_labels == [o["label"] for o in question["options"]]
-        # With six respondents the intervals are wide, and the page says so.
+        # With ten respondents the ranges are wide, and the page says so.
         assert "too wide to say much yet" in section.text
 
     # Nothing on the dashboard came from anywhere else.
@@ -274,6 +285,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
             repr(o["ci_high"]),
             "0.95",
             repr(document["epsilon_per_question"]),
+            "" if o["exact_ci_low"] is None else repr(o["exact_ci_low"]),
+            "" if o["exact_ci_high"] is None else repr(o["exact_ci_high"]),
         ]
         for q in document["questions"]
         for o in q["options"]

@@ -20,7 +20,7 @@ from survey_app import planning, privacy
 from survey_app.accounts import create_analyst, find_analyst
 from survey_app.extensions import db
 from survey_app.models import Analyst, Question, Survey, SurveyStatus, Tally
-from survey_app.results import survey_results
+from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.surveys import create_survey, find_survey, parse_definition, record_submission
 from survey_app.views import format_epsilon, format_points, percent
 
@@ -140,9 +140,11 @@ def submit(app, slug: str, rows: list[tuple[int, ...]]) -> None:
             record_submission(slug, body)
 
 
-def results_of(app, slug: str, confidence: float = 0.95):
+def results_of(app, slug: str | list[str], confidence: float = 0.95):
+    """The results of one survey, or of several pooled (a list of slugs)."""
+    slugs = [slug] if isinstance(slug, str) else slug
     with app.app_context():
-        results = survey_results(find_survey(slug), confidence)
+        results = survey_results([find_survey(each) for each in slugs], confidence)
         return {
             "respondents": results.respondents,
             "epsilon": results.epsilon_per_question,
@@ -150,9 +152,13 @@ def results_of(app, slug: str, confidence: float = 0.95):
             "questions": [
                 {
                     "id": q.id,
+                    "kind": q.kind.value,
                     "n": q.n,
                     "half_width": q.half_width,
+                    "widest_exact_half_width": q.widest_exact_half_width,
+                    "too_early": q.too_early,
                     "options": [(o.label, o.noisy_count, o.estimate) for o in q.options],
+                    "shown": [o.shown_share for o in q.options],
                 }
                 for q in results.questions
             ],
@@ -177,6 +183,11 @@ def table_rows(fragment: str) -> list[tuple[str, ...]]:
 
 def svg_blocks(page: str) -> list[str]:
     return re.findall(r"<svg\b.*?</svg>", page, re.S)
+
+
+def flat(page: str) -> str:
+    """The page with every run of white space made one space, to find sentences in it."""
+    return re.sub(r"\s+", " ", page)
 
 
 @pytest.fixture
@@ -1000,49 +1011,101 @@ def test_planning_refuses_bad_margins_and_keeps_the_default(signed_in, survey, m
 # --------------------------------------------------------------------------- dashboard
 
 
+#: Randomized answers to the sample survey (yes/no, choice): enough for shares (12 >= 10).
+ROWS = [
+    (1, 0),
+    (1, 2),
+    (0, 2),
+    (1, 1),
+    (1, 2),
+    (0, 0),
+    (1, 2),
+    (0, 1),
+    (1, 0),
+    (0, 2),
+    (1, 2),
+    (1, 1),
+]
+
+
+def range_text(low: float, high: float) -> str:
+    return f"{percent(low)} – {percent(high)}"
+
+
+def worded_options(question: dict) -> list[tuple[str, privacy.Estimate, float]]:
+    """(label, estimate, shown share) of the answers the words speak of: yes/no says "Yes" only."""
+    return [
+        (label, estimate, share)
+        for (label, _, estimate), share in zip(question["options"], question["shown"], strict=True)
+        if question["kind"] == "choice" or label == "Yes"
+    ]
+
+
 def assert_results_shown(page: str, results: dict, confidence: float) -> None:
     assert f'<strong id="respondent-count">{results["respondents"]}</strong>' in page
     for question in results["questions"]:
-        part = section(page, question["id"])
-        rows = table_rows(part)
-        expected = []
-        for label, noisy_count, estimate in question["options"]:
-            expected.append(
-                (
-                    label,
-                    str(noisy_count),
-                    percent(estimate.noisy_share),
-                    percent(estimate.estimate),
-                    f"{percent(estimate.ci_low)} – {percent(estimate.ci_high)}",
-                )
+        part = flat(section(page, question["id"]))
+        expected = [
+            (
+                label,
+                str(noisy_count),
+                percent(e.noisy_share),
+                percent(e.estimate),
+                range_text(e.exact_low, e.exact_high),
+                range_text(e.ci_low, e.ci_high),
             )
-        assert rows == expected
-        assert f"{percent(confidence)} interval" in part
-        assert f"±{percent(question['half_width'])}" in part
+            for label, noisy_count, e in question["options"]
+        ]
+        assert table_rows(part) == expected
+        assert f"Exact {percent(confidence)} range" in part
+        assert f"Chebyshev {percent(confidence)} range" in part
+        assert f"Chebyshev range: ±{percent(question['half_width'])} around the estimate" in part
+        # The words: the share shown and the exact range, for the people who answered.
+        worded = worded_options(question)
+        for label, e, share in worded:
+            assert e.exact_low < e.exact_high  # the figures chosen give ranges, not points
+            assert (
+                f"About <strong>{percent(share)}</strong> would truly answer “{label}”: "
+                f"between <strong>{percent(e.exact_low)}</strong> and "
+                f"<strong>{percent(e.exact_high)}</strong>, guaranteed at least "
+                f"{percent(confidence)} of the time."
+            ) in part
+        assert part.count("would truly answer") == len(worded)
+        assert (
+            f"These ranges cover the {question['n']} people who answered, not the whole class"
+        ) in part
+        assert (
+            f"The textbook Chebyshev bound is guaranteed too, but wider "
+            f"(±{percent(question['half_width'])} around the raw estimate); it too covers only "
+            f"the people who answered, not the whole class."
+        ) in part
 
 
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
 def test_dashboard_figures_equal_the_results(app, signed_in, survey, confidence):
     slug = survey[0]
-    submit(app, slug, [(1, 0), (1, 2), (0, 2), (1, 1), (1, 2), (0, 0), (1, 2)])
+    submit(app, slug, ROWS)
     page = signed_in.get(f"/analyst/surveys/{slug}?confidence={confidence}").text
     results = results_of(app, slug, confidence)
-    assert results["respondents"] == 7
+    assert results["respondents"] == len(ROWS)
     assert_results_shown(page, results, confidence)
     assert f'<option value="{confidence}" selected>' in page
     assert f"<strong>ε = {format_epsilon(results['epsilon'])}</strong> per question" in page
     assert f"<strong>ε = {format_epsilon(results['epsilon_total'])}</strong> for all" in page
-    # The plain words give the estimate clipped to [0, 1] and the interval.
+    # The words show the exact range, not the Chebyshev one (which is wider here).
     yes = results["questions"][0]["options"][1][2]
-    assert (
-        f"About <strong>{percent(yes.clipped_estimate)}</strong> would truly answer “Yes”" in page
+    assert yes.ci_high - yes.ci_low > yes.exact_high - yes.exact_low
+    chebyshev_words = (
+        f"“Yes”: between <strong>{percent(yes.ci_low)}</strong> and "
+        f"<strong>{percent(yes.ci_high)}</strong>"
     )
+    assert chebyshev_words not in flat(page)
 
 
 @pytest.mark.parametrize("confidence", ["0.5", "abc", "", "0.951", "1"])
 def test_dashboard_falls_back_to_95_percent(app, signed_in, survey, confidence):
     slug = survey[0]
-    submit(app, slug, [(1, 0), (0, 2)])
+    submit(app, slug, ROWS)
     page = signed_in.get(f"/analyst/surveys/{slug}", query_string={"confidence": confidence})
     assert page.status_code == 200
     assert '<option value="0.95" selected>' in page.text
@@ -1051,7 +1114,7 @@ def test_dashboard_falls_back_to_95_percent(app, signed_in, survey, confidence):
 
 def test_results_panel_shows_the_same_figures(app, signed_in, survey):
     slug = survey[0]
-    submit(app, slug, [(1, 0), (0, 2), (1, 2)])
+    submit(app, slug, ROWS)
     response = signed_in.get(f"/analyst/surveys/{slug}/results-panel?confidence=0.99")
     assert response.status_code == 200
     page = response.text
@@ -1081,6 +1144,52 @@ def test_dashboard_before_any_answer(signed_in, survey):
     assert "<svg" not in page
 
 
+@pytest.mark.parametrize("answered", [1, MIN_ANSWERS_FOR_SHARES - 1])
+def test_too_early_shows_the_count_instead_of_shares(app, signed_in, survey, answered):
+    slug = survey[0]
+    submit(app, slug, ROWS[:answered])
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    results = results_of(app, slug)
+    assert [q["too_early"] for q in results["questions"]] == [True, True]
+    people = "person has" if answered == 1 else "people have"
+    for question in results["questions"]:
+        part = flat(section(page, question["id"]))
+        assert f"<strong>{answered}</strong> {people} answered: too early for shares." in part
+        assert f"They appear once {MIN_ANSWERS_FOR_SHARES} people have answered" in part
+        # No share, range or table: nothing with a percent sign.
+        assert "%" not in part and "<table" not in part
+    assert "<svg" not in page
+
+    # One answer more and the shares appear.
+    submit(app, slug, ROWS[answered:MIN_ANSWERS_FOR_SHARES])
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    assert "too early" not in page
+    assert len(svg_blocks(page)) == 2
+    assert_results_shown(page, results_of(app, slug), 0.95)
+
+
+def test_choice_shares_add_up_to_100_percent(app, signed_in, survey):
+    # "Never" reported once of 12 at p = 1/4: its unbiased estimate is below 0 and the other two
+    # add up to more than 100%. Words and chart show the estimates projected onto shares that
+    # add up to 100%; the table keeps the unbiased ones.
+    slug = survey[0]
+    submit(app, slug, [(1, 0)] + [(1, 1)] * 5 + [(0, 2)] * 6)
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    yes_no, choice = results_of(app, slug)["questions"]
+    estimates = [e.estimate for _, _, e in choice["options"]]
+    assert estimates[0] < 0 and sum(e.clipped_estimate for _, _, e in choice["options"]) > 1.2
+    assert choice["shown"] == privacy.project_to_simplex(estimates)
+    assert math.isclose(sum(choice["shown"]), 1.0) and min(choice["shown"]) >= 0.0
+    part = flat(section(page, choice["id"]))
+    for label, _, share in worded_options(choice):
+        assert f"About <strong>{percent(share)}</strong> would truly answer “{label}”" in part
+    assert part.count("The shares add up to 100%.") == 1
+    assert "add up to 100%" not in section(page, yes_no["id"])
+    values = re.findall(r'<text class="value"[^>]*>(.*?)</text>', svg_blocks(page)[1])
+    assert values == [percent(share) for share in choice["shown"]]
+    assert [row[3] for row in table_rows(part)] == [percent(e) for e in estimates]
+
+
 def yes_no_survey(make_survey, flip_probability: float) -> str:
     definition = {
         "title": "One question",
@@ -1094,25 +1203,28 @@ WIDE_WORDS = "too wide to say much yet"
 OUTSIDE_WORDS = "outside 0–100%"
 
 
-def test_wide_intervals_are_said_in_plain_words(app, signed_in, make_survey):
-    # p = 0.1 and 30 answers: h = sqrt(0.09 / (30 * 0.05)) / 0.8 = 0.306, above 0.2 (and far
-    # from any looser threshold); the test below has 0.168 and no warning.
-    slug = yes_no_survey(make_survey, 0.1)
+def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey):
+    # p = 1/4 and 30 answers, half "yes": the exact range is 1/3 each side of 50% (t/n from
+    # 5/30 to 25/30), well above the 0.2 the warning starts at.
+    slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(1,)] * 15 + [(0,)] * 15)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
-    half_width = results_of(app, slug)["questions"][0]["half_width"]
-    assert 0.2 < half_width < 0.31
+    widest = results_of(app, slug)["questions"][0]["widest_exact_half_width"]
+    assert 0.3 < widest < 0.35
     assert WIDE_WORDS in page
-    assert f"(±{percent(half_width)})" in page
+    assert f"(up to ±{percent(widest)})" in page
     assert OUTSIDE_WORDS not in page
 
 
-def test_narrow_intervals_need_no_warning(app, signed_in, make_survey):
-    # p = 0.1 and 100 answers: h = sqrt(0.09 / (100 * 0.05)) / 0.8 = 0.168, under 0.2.
+def test_narrow_ranges_need_no_warning(app, signed_in, make_survey):
+    # p = 0.1 and 30 answers: the exact range is ±0.133, under 0.2, though the Chebyshev
+    # half-width sqrt(0.09 / (30 * 0.05)) / 0.8 = 0.306 is above it: the warning follows the
+    # range the words give.
     slug = yes_no_survey(make_survey, 0.1)
-    submit(app, slug, [(1,)] * 50 + [(0,)] * 50)
+    submit(app, slug, [(1,)] * 15 + [(0,)] * 15)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
-    assert results_of(app, slug)["questions"][0]["half_width"] < 0.2
+    (question,) = results_of(app, slug)["questions"]
+    assert question["widest_exact_half_width"] < 0.2 < question["half_width"]
     assert WIDE_WORDS not in page
     assert OUTSIDE_WORDS not in page
 
@@ -1122,70 +1234,111 @@ def test_estimates_outside_zero_one_are_said_in_plain_words(
     app, signed_in, make_survey, reported, near
 ):
     # Every randomized answer the same: (0 - p) / (1 - 2p) = -0.5, (1 - p) / (1 - 2p) = 1.5.
+    # Ten such answers are still consistent with the randomization (all ten kept: 0.75^10 =
+    # 5.6% > 2.5%), and only that one share keeps them above 2.5%: the exact range is a point.
     slug = yes_no_survey(make_survey, 0.25)
-    submit(app, slug, [(reported,)] * 4)
+    submit(app, slug, [(reported,)] * MIN_ANSWERS_FOR_SHARES)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     yes = results_of(app, slug)["questions"][0]["options"][1][2]
-    assert yes.outside_unit_interval
+    assert yes.outside_unit_interval and yes.consistent_with_randomization
+    assert yes.exact_low == yes.exact_high == (0.0 if reported == 0 else 1.0)
     assert OUTSIDE_WORDS in page
     assert f"pushed the raw estimate to {percent(yes.estimate)}" in page
     assert f"the true share is simply close to {near}" in page
-    assert f"About <strong>{near}</strong> would truly answer" in page
+    assert (
+        f"About <strong>{near}</strong> would truly answer “Yes”: the exact range is the single "
+        f"value <strong>{near}</strong>, guaranteed at least 95% of the time."
+    ) in flat(page)
+    assert f"between <strong>{near}</strong> and <strong>{near}</strong>" not in flat(page)
 
 
 INCONSISTENT_WORDS = "not consistent with the randomization"
 
 
-def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_in, make_survey):
-    # 100 randomized "yes" of 100 at p = 1/4: the estimate 1.5 lies further above 1 than the
-    # half-width 0.387 (95 %): clipped, the interval would read "between 100% and 100%".
+@pytest.mark.parametrize("confidence", [0.95, 0.99])
+def test_answers_not_consistent_with_the_randomization_get_no_range(
+    app, signed_in, make_survey, confidence
+):
+    # 100 randomized "yes" of 100 at p = 1/4. At 95 % the estimate 1.5 lies further above 1
+    # than the Chebyshev half-width 0.387. At 99 % that half-width (0.866) reaches back into
+    # [0, 1], but the exact law rules the counts out: even if everyone's true answer is yes,
+    # all 100 are kept with probability 0.75^100 < 10^-12, far below 0.5 %. Either way, no range.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(1,)] * 100)
-    page = signed_in.get(f"/analyst/surveys/{slug}").text
-    yes = results_of(app, slug)["questions"][0]["options"][1][2]
-    assert yes.ci_low == yes.ci_high == 1.0
+    page = signed_in.get(f"/analyst/surveys/{slug}?confidence={confidence}").text
+    (question,) = results_of(app, slug, confidence)["questions"]
+    yes = question["options"][1][2]
     assert not yes.consistent_with_randomization
-    assert "between 100% and 100%" not in page
-    assert INCONSISTENT_WORDS in page
-    assert "sent without the survey page" in page or "sent straight to the API" in page
-    assert f"The raw\n      estimate, {percent(yes.estimate)}" in page
-    assert f"the ±{percent(yes.half_width)}" in page
-    # The table says so too, and the chart draws no whisker for it.
-    (question,) = results_of(app, slug)["questions"]
-    assert [row[-1] for row in table_rows(section(page, question["id"]))] == [
-        "not consistent",
-        "not consistent",
-    ]
-    assert 'class="whisker"' not in svg_blocks(page)[0]
-    # At 99 % the half-width (0.866) reaches back into [0, 1]: an ordinary, wide range.
-    page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.99").text
-    assert INCONSISTENT_WORDS not in page
-    assert "between 63.4% and 100%, guaranteed at least 99%" in page
+    assert yes.exact_low is None and yes.exact_high is None
+    assert (yes.estimate - yes.half_width > 1.0) is (confidence == 0.95)
+    words = flat(section(page, question["id"]))
+    assert INCONSISTENT_WORDS in words
+    assert "sent straight to the API" in words
+    assert (
+        f"“Yes”: the answers are not consistent with the randomization. Randomized answers give "
+        f"counts this lopsided at most {percent(1 - confidence)} of the time (the raw estimate "
+        f"is {percent(yes.estimate)})."
+    ) in words
+    assert "would truly answer" not in words and "between" not in words
+    # The table says so in both range columns, and the chart draws no share or range.
+    assert [row[-2:] for row in table_rows(words)] == [("not consistent", "not consistent")] * 2
+    chart = svg_blocks(page)[0]
+    for mark in ('class="exact"', 'class="share"', 'class="chebyshev"'):
+        assert mark not in chart
+    assert chart.count(">not consistent</text>") == 2
 
 
 def test_consistent_answers_are_not_flagged(app, signed_in, survey):
     slug = survey[0]
-    submit(app, slug, [(1, 0), (1, 2), (0, 2), (1, 1)])
+    submit(app, slug, ROWS)
     assert INCONSISTENT_WORDS not in signed_in.get(f"/analyst/surveys/{slug}").text
 
 
-def test_chart_bars_and_whiskers_follow_the_estimates(app, signed_in, survey):
+#: Where the chart draws 0% and how wide it draws 100% (templates/analyst/_chart.html).
+CHART_LEFT, CHART_WIDTH = 16, 282
+
+
+def chart_x(share: float) -> str:
+    return f"{CHART_LEFT + CHART_WIDTH * share:.2f}"
+
+
+def chart_span(low: float, high: float) -> str:
+    return f"{(CHART_LEFT + CHART_WIDTH * high) - (CHART_LEFT + CHART_WIDTH * low):.2f}"
+
+
+def test_chart_bands_follow_the_exact_and_chebyshev_ranges(app, signed_in, survey):
     slug = survey[0]
-    submit(app, slug, [(1, 0), (1, 2), (0, 2), (1, 1)] * 5)
+    submit(app, slug, ROWS * 2)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     charts = svg_blocks(page)
     results = results_of(app, slug)
     assert len(charts) == len(results["questions"]) == 2
     for chart, question in zip(charts, results["questions"], strict=True):
         assert 'role="img"' in chart
-        widths = re.findall(r'<rect class="bar" x="150" y="[\d.]+" width="([\d.]+)"', chart)
-        assert widths == [f"{460 * e.clipped_estimate:.2f}" for _, _, e in question["options"]]
-        whiskers = re.findall(r'<line class="whisker" x1="([\d.]+)" x2="([\d.]+)"', chart)
+        title = re.search(r"<title [^>]*>(.*?)</title>", chart).group(1)
+        assert (
+            "its exact 95% range (thick band) and the textbook Chebyshev bound (thin line), "
+            f"for the {question['n']} people who answered"
+        ) in title
+        estimates = [e for _, _, e in question["options"]]
+        # The thick band: the exact range.
+        bands = re.findall(r'<rect class="exact" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', chart)
+        assert bands == [
+            (chart_x(e.exact_low), chart_span(e.exact_low, e.exact_high)) for e in estimates
+        ]
+        # The mark and the figure: the share shown.
+        marks = re.findall(r'<line class="share" x1="([\d.]+)" x2="([\d.]+)"', chart)
+        assert marks == [(chart_x(share), chart_x(share)) for share in question["shown"]]
+        values = re.findall(r'<text class="value"[^>]*>(.*?)</text>', chart)
+        assert values == [percent(share) for share in question["shown"]]
+        # The thin line with its two ends: the Chebyshev range, wider than the band here.
+        lines = re.findall(r'<line class="chebyshev" x1="([\d.]+)" x2="([\d.]+)"', chart)
         expected = []
-        for _, _, e in question["options"]:
-            low, high = f"{150 + 460 * e.ci_low:.2f}", f"{150 + 460 * e.ci_high:.2f}"
+        for e in estimates:
+            assert e.ci_high - e.ci_low > e.exact_high - e.exact_low
+            low, high = chart_x(e.ci_low), chart_x(e.ci_high)
             expected += [(low, high), (low, low), (high, high)]
-        assert whiskers == expected
+        assert lines == expected
         labels = re.findall(r'<text class="label"[^>]*>(.*?)</text>', chart)
         assert labels == [label for label, _, _ in question["options"]]
 
@@ -1223,7 +1376,7 @@ def test_survey_text_is_shown_as_text(app, signed_in, make_survey, path):
     status = "draft" if path == "/edit" else "open"
     slug, _ = make_survey(HOSTILE_DEFINITION, status=status)
     if status == "open":
-        submit(app, slug, [(1, 0), (0, 1), (1, 2)])
+        submit(app, slug, [(1, 0), (0, 1), (1, 2)] * 4)
     url = "/analyst/" if path == "LIST" else f"/analyst/surveys/{slug}{path}"
     page = signed_in.get(url).text
     assert_escaped(page)
@@ -1237,7 +1390,7 @@ def test_survey_text_is_shown_as_text(app, signed_in, make_survey, path):
 
 def test_svg_labels_are_escaped(app, signed_in, make_survey):
     slug, _ = make_survey(HOSTILE_DEFINITION)
-    submit(app, slug, [(1, 0), (0, 1), (1, 2)])
+    submit(app, slug, [(1, 0), (0, 1), (1, 2)] * 4)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     chart = svg_blocks(page)[1]
     labels = re.findall(r'<text class="label"[^>]*>(.*?)</text>', chart)
@@ -1295,10 +1448,13 @@ ACCESS_CASES = [
     ("GET", "API/results", "open"),
     ("GET", "API/results.csv", "open"),
     ("GET", "API/responses.csv", "open"),
+    ("GET", "POOLED", "open"),
 ]
 
 
 def access_url(slug: str, path: str) -> str:
+    if path == "POOLED":
+        return f"/api/v1/results?surveys={slug}"
     if path.startswith("API"):
         return f"/api/v1/surveys/{slug}{path[3:]}"
     return f"/analyst/surveys/{slug}{path}"
