@@ -39,9 +39,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Pages send Referrer-Policy: no-referrer, so browsers post forms with no Referer;
         # the CSRF token and SameSite=Lax cookies protect forms without that header check.
         WTF_CSRF_SSL_STRICT=False,
-        JSON_SORT_KEYS=False,
     )
     # The instance folder holds the secret key and the database: its owner's alone.
+    app.json.sort_keys = False  # documents keep the order they are built in
     Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
     # The instance key is read (or made) only when the caller gives no key of its own.
     given_key = test_config is not None and "SECRET_KEY" in test_config
@@ -64,10 +64,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     from survey_app.accounts import load_session_analyst
 
     login.user_loader(load_session_analyst)
-    with app.app_context():
-        from survey_app.database import configure_engine
+    from survey_app.database import configure_engine, is_sqlite
 
+    with app.app_context():
         configure_engine(db.engine)
+        on_sqlite = is_sqlite(db.engine)
 
     from survey_app import (
         analyst,
@@ -87,7 +88,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         percent,
     )
 
-    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+    if on_sqlite:
         from flask import request
 
         from survey_app.database import begin_session_writes
