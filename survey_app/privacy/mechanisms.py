@@ -46,6 +46,10 @@ __all__ = [
 PLANNING_SHARES = (0.3, 0.5, 0.7)
 #: The most respondents a planning search considers.
 MAX_PLANNED_RESPONDENTS = 1_000_000
+#: Above this many answers a planned margin is the interval at the expected count: the width
+#: barely depends on the count there (within 0.3% of the average at 1,000 and 3,000 answers,
+#: p = 0.25 to 0.4, k = 2 and 3, as measured), and averaging costs a second a figure.
+PLANNING_AVERAGE_LIMIT = 1_000
 #: Suggestions never go below this flip probability (epsilon = ln 19 = 2.94 a question) ...
 MIN_SUGGESTED_FLIP_PROBABILITY = 0.05
 #: ... nor above this one, beyond which a class learns next to nothing.
@@ -154,11 +158,15 @@ class RandomizedResponse:
         """The margin n answers will reach: half the exact interval's expected width.
 
         At its widest over the true shares :data:`PLANNING_SHARES` (30%, 50%, 70%); a class
-        of n reaches it on average (tests simulate classes to check).
+        of n reaches it on average (tests simulate classes to check). Above
+        :data:`PLANNING_AVERAGE_LIMIT` answers, the half-width at the expected count stands
+        for the average.
         """
         respondents = _count("n", n)
         if respondents == 0:
             raise ValueError("n must be at least 1 to have a margin")
+        if respondents > PLANNING_AVERAGE_LIMIT:
+            return self._typical_half_width(respondents, _check_confidence(confidence))
         return max(
             self._expected_half_width(respondents, share, _check_confidence(confidence))
             for share in PLANNING_SHARES
