@@ -80,7 +80,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         respondent,
         security,
     )
-    from survey_app.views import (
+    from survey_app.presenters import (
         format_count,
         format_epsilon,
         format_points,

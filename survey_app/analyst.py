@@ -37,6 +37,7 @@ from survey_app.database import begin_session_writes
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url
 from survey_app.models import Survey, SurveyStatus
+from survey_app.presenters import privacy_explanation
 from survey_app.ratelimits import sign_in_throttle
 from survey_app.results import (
     CONFIDENCE_LEVELS,
@@ -57,7 +58,6 @@ from survey_app.surveys import (
     parse_definition,
     replace_questions,
 )
-from survey_app.views import privacy_explanation
 
 bp = Blueprint("analyst", __name__, url_prefix="/analyst")
 
@@ -507,7 +507,7 @@ def dashboard(slug: str):
         **shown,
         **pool_choices(survey),
         confidence_levels=CONFIDENCE_LEVELS,
-        plan=planning.plan_from_request(survey, confidence),
+        plan=planning.plan_for_margin(survey, request.args.get("margin"), confidence),
         explanation=privacy_explanation(survey),
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),

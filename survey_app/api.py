@@ -16,15 +16,14 @@ from survey_app.access import api_analyst, owned_survey_or_404, owned_surveys_or
 from survey_app.errors import json_error
 from survey_app.exports import responses_csv, results_csv
 from survey_app.extensions import csrf
+from survey_app.presenters import public_definition, results_document
 from survey_app.results import (
     DEFAULT_CONFIDENCE,
     PoolingError,
-    results_document,
     survey_results,
 )
 from survey_app.submissions import SubmissionRejected, record_submission
 from survey_app.surveys import find_survey
-from survey_app.views import public_definition
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 

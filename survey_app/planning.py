@@ -16,13 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from flask import request
-
 from survey_app import privacy
 from survey_app.models import Survey
+from survey_app.presenters import format_count, format_points, privacy_readout
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.surveys import MAX_QUESTIONS
-from survey_app.views import format_count, format_points, privacy_readout
 
 #: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10
@@ -415,9 +413,9 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
     )
 
 
-def plan_from_request(survey: Survey, confidence: float) -> Plan:
-    """The plan for the margin asked for (``?margin=``), or the default one with a message why."""
-    margin, error = parse_margin(request.args.get("margin"))
+def plan_for_margin(survey: Survey, raw_margin: str | None, confidence: float) -> Plan:
+    """The plan for a margin typed in points, or the default one with a message why not."""
+    margin, error = parse_margin(raw_margin)
     plan = make_plan(survey, margin or DEFAULT_MARGIN, confidence)
     return Plan(**{**plan.__dict__, "margin_error": error}) if error else plan
 

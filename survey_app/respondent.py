@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
 
+from survey_app.presenters import privacy_explanation
 from survey_app.surveys import find_survey
-from survey_app.views import privacy_explanation
 
 bp = Blueprint("respondent", __name__)
 

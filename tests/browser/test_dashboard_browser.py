@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from survey_app.views import percent
+from survey_app.presenters import percent
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,
     click_and_wait_for_page,

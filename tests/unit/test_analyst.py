@@ -1,7 +1,7 @@
 """The analyst's pages: sign-in, CSRF, cookies, redirects, the builder, planning, the dashboard.
 
 Every figure a page shows is compared with what :mod:`survey_app.privacy` computes, formatted as
-the page formats it (``views.percent``); nothing here re-derives the math.
+the page formats it (``presenters.percent``); nothing here re-derives the math.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from survey_app import planning, privacy
 from survey_app.accounts import create_analyst, find_analyst
 from survey_app.extensions import db
 from survey_app.models import Analyst, Question, Survey, SurveyStatus, Tally
+from survey_app.presenters import format_epsilon, format_points, percent
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.submissions import record_submission
 from survey_app.surveys import create_survey, find_survey, parse_definition
-from survey_app.views import format_epsilon, format_points, percent
 from tests.conftest import SAMPLE_DEFINITION
 
 #: The account the ``analyst`` fixture creates (tests/conftest.py).

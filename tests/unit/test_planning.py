@@ -13,7 +13,7 @@ import re
 import pytest
 
 from survey_app import planning, privacy
-from survey_app.views import format_count, format_points, percent
+from survey_app.presenters import format_count, format_points, percent
 from tests.unit.test_analyst import (
     builder_fields,
     figures,
@@ -392,3 +392,15 @@ def test_the_planners_ceiling_reads_as_over():
 
     assert format_count(1234) == "1,234"
     assert format_count(MAX_PLANNED_RESPONDENTS) == f"over {MAX_PLANNED_RESPONDENTS:,}"
+
+
+def test_the_trade_off_table_scrolls_in_a_region_the_keyboard_reaches(signed_in, survey):
+    """Wider than a phone, the table scrolls inside a focusable, named region (not the page)."""
+    page = signed_in.get(f"/analyst/surveys/{survey[0]}").text
+    region = re.search(
+        r'<div class="table-scroll" role="region" tabindex="0" aria-label="([^"]+)">\s*'
+        r'<table class="data">\s*<caption>How privacy, class size and precision trade off',
+        page,
+    )
+    assert region, "the trade-off table is not inside a keyboard-reachable region"
+    assert 'class="data scroll-x"' not in page

@@ -14,7 +14,8 @@ from survey_app import privacy
 from survey_app.access import MAX_POOLED_SURVEYS
 from survey_app.accounts import find_analyst
 from survey_app.extensions import db
-from survey_app.results import results_document, survey_results
+from survey_app.presenters import results_document
+from survey_app.results import survey_results
 from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
 from tests.conftest import SAMPLE_DEFINITION
 from tests.unit import test_analyst

@@ -1,4 +1,7 @@
-"""What pages and the API show of a survey, in one place (no math here: privacy.py does it)."""
+"""Presenters: what pages and the API show of a survey and its results, in one place.
+
+They shape and word what other modules computed (no math here: survey_app.privacy does it).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import math
 from survey_app import privacy
 from survey_app.models import Survey
 from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
+from survey_app.results import SurveyResults
 
 
 def public_definition(survey: Survey) -> dict:
@@ -137,3 +141,50 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
 def percent(share: float | None) -> str:
     """A share as a percentage for people: 0.627 -> '62.7%'; nothing -> '–'."""
     return "–" if share is None else _percent(share) + "%"
+
+
+def results_document(results: SurveyResults) -> dict:
+    """The results as the JSON API returns them.
+
+    ``ci_low``, ``ci_high`` and ``half_width`` are the Chebyshev interval (as ever);
+    ``exact_ci_low`` and ``exact_ci_high`` the exact one (None when the counts are not
+    consistent with the randomization). Pooled results name every survey in ``surveys``.
+    """
+    survey = results.survey
+    return {
+        "survey": survey.slug,
+        "surveys": [each.slug for each in results.surveys],
+        "title": survey.title,
+        "status": survey.status.value,
+        "respondents": results.respondents,
+        "flip_probability": survey.flip_probability,
+        "epsilon_per_question": results.epsilon_per_question,
+        "epsilon_total": results.epsilon_total,
+        "confidence": results.confidence,
+        "questions": [
+            {
+                "id": question.id,
+                "number": question.number,
+                "text": question.text,
+                "type": question.kind.value,
+                "n": question.n,
+                "options": [
+                    {
+                        "value": option.value,
+                        "label": option.label,
+                        "noisy_count": option.noisy_count,
+                        "noisy_share": option.estimate.noisy_share,
+                        "estimate": option.estimate.estimate,
+                        "ci_low": option.estimate.ci_low,
+                        "ci_high": option.estimate.ci_high,
+                        "half_width": option.estimate.half_width,
+                        "exact_ci_low": option.estimate.exact_low,
+                        "exact_ci_high": option.estimate.exact_high,
+                        "consistent": option.estimate.consistent_with_randomization,
+                    }
+                    for option in question.options
+                ],
+            }
+            for question in results.questions
+        ],
+    }
