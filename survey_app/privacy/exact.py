@@ -54,8 +54,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
-from scipy.signal import fftconvolve
+
+# scipy.special alone: scipy.stats would add some 45 MB to every worker for one quantile.
+from scipy import special
 
 __all__ = [
     "BERRY_ESSEEN_CONSTANT",
@@ -94,13 +95,26 @@ def _binomial_window(trials: int, probability: float) -> tuple[int, np.ndarray]:
     return low, np.exp(log_pmf)
 
 
+def _normal_upper_quantile(tail: float) -> float:
+    """z with Pr[Z > z] = tail for a standard normal Z (scipy.stats.norm.isf)."""
+    return float(-special.ndtri(tail))
+
+
+def _fft_convolve(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The full linear convolution of two probability vectors, by real FFT."""
+    size = len(first) + len(second) - 1
+    length = 1 << (size - 1).bit_length()
+    product = np.fft.rfft(first, length) * np.fft.rfft(second, length)
+    return np.fft.irfft(product, length)[:size]
+
+
 @lru_cache(maxsize=8192)
 def _count_law(n: int, t: int, keep: float, other: float) -> tuple[int, np.ndarray]:
     """``(first value, cumulative probabilities)`` of the noisy count C given t."""
     first_kept, kept = _binomial_window(t, keep)
     first_other, others = _binomial_window(n - t, other)
     if min(len(kept), len(others)) >= FFT_FROM:
-        pmf = np.clip(fftconvolve(kept, others), 0.0, None)
+        pmf = np.clip(_fft_convolve(kept, others), 0.0, None)
     else:
         pmf = np.convolve(kept, others)
     return first_kept + first_other, np.cumsum(pmf)
@@ -156,7 +170,7 @@ def _first_true(predicate, low: int, high: int, guess: int) -> int | None:
 
 def _normal_guess(count: int, n: int, keep: float, other: float, confidence: float):
     """Where the interval's ends lie, roughly: the normal approximation, in people."""
-    z = stats.norm.isf((1.0 - confidence) / 2.0)
+    z = _normal_upper_quantile((1.0 - confidence) / 2.0)
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
     centre = (count - n * other) / (keep - other)
     spread = z * math.sqrt(n * variance) / (keep - other)
@@ -184,7 +198,7 @@ def _bound_slope_ok(n: int, keep: float, other: float, z: float) -> bool:
 
 
 def _bound_z(n: int, keep: float, other: float, confidence: float) -> float:
-    return float(stats.norm.isf((1.0 - confidence) / 2.0 - _berry_esseen_error(n, keep, other)))
+    return _normal_upper_quantile((1.0 - confidence) / 2.0 - _berry_esseen_error(n, keep, other))
 
 
 def _bound_interval(count: int, n: int, keep: float, other: float, confidence: float):
