@@ -260,7 +260,11 @@ class Server:
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 cwd=self.log_path.parent,
-                start_new_session=True,
+                # A process group of its own, to stop the workers with the master; but the
+                # caller's session, so that the scheduler shares the CPU between the clients'
+                # threads and the workers as it always has in the benchmark (a new session
+                # would be a scheduling group of its own, and change the figures).
+                process_group=0,
             )
         return self
 
