@@ -280,6 +280,7 @@ def create_fixtures(app) -> Fixtures:
             survey = create_survey(analyst, parse_definition(BENCH_DEFINITION | {"title": title}))
             db.session.commit()
             open_survey(survey)
+            db.session.commit()
             shapes.append(
                 SurveyShape(
                     slug=survey.slug,

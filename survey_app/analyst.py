@@ -403,8 +403,10 @@ def _change_status(slug: str, change, message: str):
     try:
         change(survey)
     except SurveyStateError as error:
+        db.session.rollback()
         flash(str(error), "error")
     else:
+        db.session.commit()
         flash(message, "success")
     return redirect(url_for("analyst.dashboard", slug=slug))
 

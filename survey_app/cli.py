@@ -98,9 +98,9 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
         fail(str(error))
     owner = _find_analyst(owner_email)
     survey = create_survey(owner, definition)
-    db.session.commit()
     if open_now:
         open_survey(survey)
+    db.session.commit()
     click.echo(f"Survey {survey.title!r} created ({survey.status.value}).")
     click.echo(f"Respondent link: /s/{survey.slug}")
     click.echo(survey.slug)
@@ -117,6 +117,7 @@ def open_survey_command(slug: str) -> None:
         open_survey(_find_survey(slug))
     except SurveyStateError as error:
         fail(str(error))
+    db.session.commit()
     click.echo(f"Survey {slug} is open.")
 
 
@@ -131,6 +132,7 @@ def close_survey_command(slug: str) -> None:
         close_survey(_find_survey(slug))
     except SurveyStateError as error:
         fail(str(error))
+    db.session.commit()  # then the storage forgets the submissions' arrival order
     click.echo(f"Survey {slug} is closed.")
 
 
@@ -264,8 +266,8 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     survey = next((s for s in analyst.surveys if s.title == SAMPLE_SURVEY["title"]), None)
     if survey is None:
         survey = create_survey(analyst, parse_definition(SAMPLE_SURVEY))
-        db.session.commit()
         open_survey(survey)
+        db.session.commit()
     from survey_app.server import public_base
 
     base = public_base(host, port)

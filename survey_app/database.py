@@ -11,12 +11,13 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.orm import Session
 
 from survey_app.extensions import db
 
@@ -32,6 +33,29 @@ _IDLE_SINCE = "survey_app_idle_since"
 _TRUSTED_SINCE = "survey_app_trusted_since"
 #: When this process last saw a server connection lost (monotonic time).
 _last_disconnect = float("-inf")
+
+
+_AFTER_COMMIT = "survey_app_after_commit"
+
+
+def after_commit(action: Callable[[], None]) -> None:
+    """Run ``action`` once the session's transaction has committed; drop it on a rollback.
+
+    For services, which flush and leave the commit to their caller, but have work that must
+    only follow a commit (rewriting storage outside the transaction, say).
+    """
+    db.session.info.setdefault(_AFTER_COMMIT, []).append(action)
+
+
+@event.listens_for(Session, "after_commit")
+def _run_after_commit(session: Session) -> None:
+    for action in session.info.pop(_AFTER_COMMIT, []):
+        action()
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_after_commit(session: Session) -> None:
+    session.info.pop(_AFTER_COMMIT, None)
 
 
 def is_sqlite(engine: Engine | None = None) -> bool:

@@ -1,12 +1,14 @@
-"""What can be done with a survey: define it, open and close it, and record submissions.
+"""What can be done with a survey: define it (checked), open and close it.
 
-Views and commands call these; they hold the rules (a survey's mechanism is frozen once it
-opens; a submission answers every question exactly once, with a value in range; a retried
-submission is counted once), so that the web, the API and the command line agree.
+Views and commands call these; they hold the rules (a definition's fields and their limits; a
+survey's mechanism is frozen once it opens), so that the web, the API and the command line
+agree. They flush; the view or command that calls them commits. Submissions are recorded by
+:mod:`survey_app.submissions`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import numbers
 import tomllib
@@ -20,7 +22,7 @@ from sqlalchemy import (
 )
 
 from survey_app import privacy, strictjson
-from survey_app.database import forget_arrival_order
+from survey_app.database import after_commit, forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
@@ -283,7 +285,7 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
 
 
 def open_survey(survey: Survey) -> None:
-    """Open a draft (or reopen a closed survey) to submissions, and commit.
+    """Open a draft (or reopen a closed survey) to submissions; the caller commits.
 
     Opening freezes the mechanism: every value of every question gets its zero tallies now.
     """
@@ -299,8 +301,7 @@ def open_survey(survey: Survey) -> None:
             .where(Survey.id == survey.id, Survey.status == SurveyStatus.DRAFT)
             .values(status=SurveyStatus.OPEN)
         )
-        if moved.rowcount != 1:
-            db.session.rollback()
+        if moved.rowcount != 1:  # nothing was changed: the caller rolls back its transaction
             raise SurveyStateError("the survey was opened or changed a moment ago; reload")
         db.session.add_all(
             Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
@@ -309,21 +310,20 @@ def open_survey(survey: Survey) -> None:
             for shard in range(TALLY_SHARDS)
         )
     survey.status = SurveyStatus.OPEN
-    db.session.commit()
+    db.session.flush()
 
 
 def close_survey(survey: Survey) -> None:
-    """Stop accepting submissions, and commit. Results stay readable.
+    """Stop accepting submissions; the caller commits. Results stay readable.
 
-    Then the storage forgets the order in which the survey's submissions arrived
-    (:func:`survey_app.database.forget_arrival_order`).
+    Once that commit is done, the storage forgets the order in which the survey's
+    submissions arrived (:func:`survey_app.database.forget_arrival_order`).
     """
     if survey.is_draft:
         raise SurveyStateError("a draft has not opened, so it cannot close")
     survey.status = SurveyStatus.CLOSED
-    survey_id = survey.id
-    db.session.commit()
-    forget_arrival_order(survey_id)
+    db.session.flush()
+    after_commit(functools.partial(forget_arrival_order, survey.id))
 
 
 def find_survey(slug: str) -> Survey | None:

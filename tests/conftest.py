@@ -110,8 +110,10 @@ def make_survey(app, analyst):
             db.session.commit()
             if status in ("open", "closed"):
                 open_survey(survey)
+                db.session.commit()
             if status == "closed":
                 close_survey(survey)
+                db.session.commit()
             return survey.slug, [question.id for question in survey.questions]
 
     return make

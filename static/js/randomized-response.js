@@ -5,7 +5,7 @@
 // Randomness comes only from crypto.getRandomValues. A Bernoulli event is drawn by comparing
 // one uniform 32-bit word u with an integer threshold, the event happening when u < threshold,
 // so its probability is exactly threshold / 2^32. The thresholds are rounded in the direction
-// that never raises epsilon, and survey_app/privacy.py computes the same integers (its
+// that never raises epsilon, and survey_app/privacy/parameters.py computes the same integers (its
 // flip_threshold and keep_threshold) to debias with exactly these probabilities. A uniform pick
 // among m values uses rejection sampling, so no value is favoured by a modulo bias.
 //

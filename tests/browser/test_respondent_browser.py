@@ -198,6 +198,7 @@ def set_open(live_app, slug: str, is_open: bool) -> None:
     with live_app.app.app_context():
         survey = find_survey(slug)
         (open_survey if is_open else close_survey)(survey)
+        db.session.commit()
 
 
 def sent_values(state: dict, answers: dict[int, int]) -> dict[str, int]:

@@ -70,6 +70,7 @@ def survey_of(app, email: str, definition: dict) -> str:
         survey = create_survey(find_analyst(email), parse_definition(definition))
         db.session.commit()
         open_survey(survey)
+        db.session.commit()
         return survey.slug
 
 

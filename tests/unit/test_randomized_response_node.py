@@ -68,8 +68,8 @@ def run_node(tmp_path: Path, body: str):
 
 
 def test_thresholds_match_python_bit_for_bit_over_the_grid(tmp_path):
-    """flipThreshold(p) and keepThreshold(k, p) are the integers privacy.py debiases with, for
-    every p of the epsilon grid (the survey's bounds included) and every k = 2 .. 12."""
+    """flipThreshold(p) and keepThreshold(k, p) are the integers survey_app.privacy debiases
+    with, for every p of the epsilon grid (the survey's bounds included) and every k = 2 .. 12."""
     ks = list(OPTION_COUNTS)
     result = run_node(
         tmp_path,
@@ -86,7 +86,8 @@ def test_thresholds_match_python_bit_for_bit_over_the_grid(tmp_path):
     for p, js in zip(EPSILON_GRID, result, strict=True):
         assert js["flip"] == privacy.flip_threshold(p), p
         assert js["keep"] == [privacy.keep_threshold(p, k) for k in ks], p
-        # What the browser does is what privacy.py bounds: its epsilon is at most the stated one.
+        # What the browser does is what survey_app.privacy bounds: its epsilon is at most the
+        # stated one.
         for k, keep in zip(ks, js["keep"], strict=True):
             assert Fraction((k - 1) * keep, WORDS - keep) <= (1 - Fraction(p)) / Fraction(p)
 

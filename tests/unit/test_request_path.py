@@ -132,6 +132,7 @@ def limited_app(database_url: str, **settings) -> Iterator[tuple[Flask, str]]:
             created = create_survey(owner, parse_definition(SAMPLE_DEFINITION))
             db.session.commit()
             open_survey(created)
+            db.session.commit()
             slug = created.slug
         yield app, slug
     finally:

@@ -190,7 +190,7 @@ def test_privacy_account_is_computed_from_p(
         assert phrase in text
     for phrase in absent:
         assert phrase not in text
-    # The same figures as privacy.py gives (not a number copied into the template).
+    # The same figures as survey_app.privacy gives (not a number copied into the template).
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
     total = privacy.total_epsilon([epsilon] * question_count)
     assert f"ε = {format_epsilon(epsilon)}" in text

@@ -1,4 +1,5 @@
-"""GET /api/v1/surveys/<slug>/results: figures exactly as privacy.py computes them; access rules.
+"""GET /api/v1/surveys/<slug>/results: figures exactly as survey_app.privacy computes them;
+access rules.
 
 The expected figures are computed here from the noisy counts with the same privacy functions and
 the same browser-adjusted probabilities the issue names, so the comparison is equality.
@@ -81,7 +82,7 @@ def new_token(app, email: str) -> str:
 
 
 def expected_document(app, slug: str, rows, confidence: float) -> dict:
-    """The results document computed from the submitted rows with privacy.py alone."""
+    """The results document computed from the submitted rows with survey_app.privacy alone."""
     with app.app_context():
         survey = find_survey(slug)
         p = survey.flip_probability
@@ -266,6 +267,7 @@ def test_results_of_a_draft_or_closed_survey(app, client, make_survey, token, st
         submit(app, slug, [(1, 1)])
         with app.app_context():
             close_survey(find_survey(slug))
+            db.session.commit()
     document = client.get(results_url(slug), headers=bearer(token)).get_json()
     assert document["status"] == status
     assert document["respondents"] == (1 if status == "closed" else 0)

@@ -39,6 +39,7 @@ def test_a_retry_after_the_survey_closed_is_still_recognised(app, client, survey
     assert client.post(url, json=body).status_code == 201
     with app.app_context():
         close_survey(find_survey(slug))
+        db.session.commit()
     retry = client.post(url, json=body)
     assert retry.status_code == 200
     assert retry.get_json() == {"submission_id": body["submission_id"], "status": "recorded"}
@@ -75,6 +76,7 @@ def test_a_draft_opened_by_another_request_meanwhile_is_not_opened_twice(app, ma
         db.session.rollback()
         with app.app_context():  # another request (its own session) opens it meanwhile
             open_survey(find_survey(slug))
+            db.session.commit()
         db.session.add(stale)
         assert stale.is_draft
         with pytest.raises(SurveyStateError):

@@ -79,6 +79,7 @@ def test_storage_order_is_the_random_key_not_arrival(app, survey, dialect):
     submit_in_order(app, slug, question_ids, ids)
     with app.app_context():
         close_survey(find_survey(slug))
+        db.session.commit()
         with db.engine.connect() as connection:
             stored = storage_order(connection, dialect)
             assert stored == sorted(ids) != ids
@@ -130,3 +131,25 @@ def test_rewriting_one_survey_leaves_the_others_alone(app, make_survey, dialect)
         db.session.rollback()  # as after close_survey's commit: no read left open
         forget_arrival_order(first_id)
         assert db.session.query(Submission).count() == count_before == 2 * SUBMISSIONS
+
+
+def test_closing_rewrites_storage_only_once_the_caller_commits(app, survey, monkeypatch):
+    """close_survey flushes (the caller commits); the rewrite follows the commit, never a
+    rollback."""
+    from survey_app import surveys
+
+    rewritten = []
+    monkeypatch.setattr(surveys, "forget_arrival_order", rewritten.append)
+    slug, _ = survey
+    with app.app_context():
+        close_survey(find_survey(slug))
+        assert rewritten == []
+        db.session.rollback()
+        assert rewritten == []
+        assert find_survey(slug).is_open  # the rollback undid the close
+        survey_id = find_survey(slug).id
+        close_survey(find_survey(slug))
+        db.session.commit()
+        assert rewritten == [survey_id]
+        db.session.commit()  # a later commit does not run it again
+        assert rewritten == [survey_id]

@@ -683,6 +683,7 @@ def csrf_app(database_url):
         )
         db.session.commit()
         open_survey(survey)
+        db.session.commit()
         app.config["TEST_SURVEY"] = (survey.slug, str(survey.questions[0].id))
     yield app
     with app.app_context():
@@ -722,6 +723,7 @@ def test_a_survey_reopened_while_a_submission_was_refused_takes_it(app, client, 
     with app.app_context():
         survey = db.session.execute(select(Survey).where(Survey.slug == ctx.slug)).scalar_one()
         surveys.close_survey(survey)
+        db.session.commit()
 
     def reopened_after(real_store):
         def store(row):
@@ -731,6 +733,7 @@ def test_a_survey_reopened_while_a_submission_was_refused_takes_it(app, client, 
                     select(Survey).where(Survey.slug == ctx.slug)
                 ).scalar_one()
                 surveys.open_survey(reopened)
+                db.session.commit()
             return stored
 
         return store
