@@ -1,0 +1,69 @@
+"""The package's shape holds: no import circle between its modules, none of them too long to read,
+and nothing of the benchmark inside it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "survey_app"
+MAX_LINES = 600
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The package's modules that ``path`` imports, at any level (inside functions too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("survey_app"):
+            if node.module != "survey_app":
+                found.add(node.module)
+            for alias in node.names:  # "from survey_app import privacy" names a module
+                candidate = f"{node.module}.{alias.name}"
+                as_path = PACKAGE.parent / candidate.replace(".", "/")
+                if as_path.with_suffix(".py").exists() or as_path.is_dir():
+                    found.add(candidate)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("survey_app.")}
+    return found
+
+
+def modules() -> dict[str, Path]:
+    return {
+        module_name(path): path for path in PACKAGE.rglob("*.py") if "migrations" not in path.parts
+    }
+
+
+def test_no_import_circle_between_modules():
+    """The factory (survey_app/__init__.py) imports the blueprints; other than that, no module
+    reaches itself again through what it imports."""
+    graph = {
+        name: imports_of(path) - {name} for name, path in modules().items() if name != "survey_app"
+    }
+    circles = []
+
+    def visit(start: str, node: str, path: list[str]) -> None:
+        for target in graph.get(node, ()):
+            if target == start:
+                circles.append([*path, start])
+            elif target in graph and target not in path:
+                visit(start, target, [*path, target])
+
+    for name in graph:
+        visit(name, name, [name])
+    assert circles == []
+
+
+def test_no_module_is_longer_than_a_newcomer_reads():
+    lengths = {
+        name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()
+    }
+    assert {name: n for name, n in lengths.items() if n > MAX_LINES} == {}
+
+
+def test_the_package_holds_no_benchmark():
+    assert [name for name in modules() if "bench" in name] == []
