@@ -513,6 +513,7 @@ def dashboard(slug: str):
         explanation=privacy_explanation(survey),
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),
+        join_url=external_url("respondent.home"),
         public_url_known=has_public_url(),
     )
 

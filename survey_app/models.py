@@ -46,6 +46,24 @@ def new_slug() -> str:
             return slug
 
 
+#: Join codes are read off a projector and typed on phones: no 0/O, 1/I/L, 5/S, 2/Z or U/V.
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRTWXY346789"
+JOIN_CODE_LENGTH = 6
+
+
+def new_join_code() -> str:
+    """A random join code: 6 characters of 25, about 2.4 * 10^8 codes."""
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def normalise_join_code(typed: str) -> str | None:
+    """A code as typed (any case, spaces or dashes between) in its stored form, or None."""
+    code = "".join(char for char in typed.upper() if char not in " -\t")
+    if len(code) != JOIN_CODE_LENGTH or any(char not in JOIN_CODE_ALPHABET for char in code):
+        return None
+    return code
+
+
 def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
@@ -146,6 +164,8 @@ class Survey(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     slug: Mapped[str] = mapped_column(String(64), unique=True, default=new_slug)
+    #: Given when the survey first opens; unique among all surveys.
+    join_code: Mapped[str | None] = mapped_column(String(8), unique=True, index=True, nullable=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("analysts.id"), index=True)
     title: Mapped[str] = mapped_column(String(200))
     intro: Mapped[str] = mapped_column(Text, default="")

@@ -18,6 +18,7 @@ def public_definition(survey: Survey) -> dict:
     epsilon = survey.epsilon_per_question
     return {
         "survey": survey.slug,
+        "join_code": survey.join_code,
         "title": survey.title,
         "intro": survey.intro,
         "status": survey.status.value,

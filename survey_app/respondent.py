@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 
+from survey_app.models import JOIN_CODE_LENGTH
 from survey_app.presenters import privacy_explanation
-from survey_app.surveys import find_survey
+from survey_app.surveys import find_survey, find_survey_by_join_code
 
 bp = Blueprint("respondent", __name__)
 
@@ -23,3 +24,36 @@ def survey_page(slug: str):
         survey=survey,
         explanation=privacy_explanation(survey),
     )
+
+
+@bp.get("/")
+def home():
+    """The front door: join a survey with the code on the screen; professors sign in."""
+    return render_template("respondent/join.html", code="", error=None)
+
+
+@bp.get("/join")
+def join():
+    """The join form's target: go to the survey a typed code names, or say what is wrong."""
+    typed = request.args.get("code", "")[:100]
+    return _join(typed)
+
+
+@bp.get("/j/<code>")
+def join_by_code(code: str):
+    """A join link (the QR code's, the projector's): go to the survey it names."""
+    return _join(code[:100])
+
+
+def _join(typed: str):
+    survey = find_survey_by_join_code(typed)
+    if survey is not None and not survey.is_draft:
+        return redirect(url_for("respondent.survey_page", slug=survey.slug))
+    if not typed.strip():
+        error = "Type the code shown by whoever runs the survey."
+    else:
+        error = (
+            f"No survey has the code “{typed.strip()}”. Check it: it has {JOIN_CODE_LENGTH} "
+            "letters and digits, like “K7W3PX”."
+        )
+    return render_template("respondent/join.html", code=typed.strip(), error=error), 404

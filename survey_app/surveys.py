@@ -32,6 +32,8 @@ from survey_app.models import (
     Survey,
     SurveyStatus,
     Tally,
+    new_join_code,
+    normalise_join_code,
 )
 
 MAX_TITLE_LENGTH = 200
@@ -310,7 +312,18 @@ def open_survey(survey: Survey) -> None:
             for shard in range(TALLY_SHARDS)
         )
     survey.status = SurveyStatus.OPEN
+    if survey.join_code is None:
+        survey.join_code = unused_join_code()
     db.session.flush()
+
+
+def unused_join_code() -> str:
+    """A join code no survey has (the column's unique index is the last word on a race)."""
+    while True:
+        code = new_join_code()
+        taken = db.session.execute(select(Survey.id).where(Survey.join_code == code)).first()
+        if taken is None:
+            return code
 
 
 def close_survey(survey: Survey) -> None:
@@ -324,6 +337,14 @@ def close_survey(survey: Survey) -> None:
     survey.status = SurveyStatus.CLOSED
     db.session.flush()
     after_commit(functools.partial(forget_arrival_order, survey.id))
+
+
+def find_survey_by_join_code(typed: str) -> Survey | None:
+    """The survey a typed join code names (any case, spaces or dashes between), or None."""
+    code = normalise_join_code(typed)
+    if code is None:
+        return None
+    return db.session.execute(select(Survey).where(Survey.join_code == code)).scalar_one_or_none()
 
 
 def find_survey(slug: str) -> Survey | None:

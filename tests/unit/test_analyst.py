@@ -1353,12 +1353,16 @@ def test_dashboard_makes_no_external_request(app, signed_in, survey):
         rest = chart.replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert "http://" not in rest and "https://" not in rest
         assert "href" not in rest
-    # Every script, stylesheet and link of the page is on this site (the respondent link is
-    # this site's own, absolute so it can be shared).
+    # Every script, stylesheet and link of the page is on this site (the respondent link and
+    # the join address are this site's own, absolute so they can be shared).
     for attribute, url in re.findall(r'\b(src|href|action)="([^"]*)"', page):
         assert url.startswith(("/", "#", "data:")) and not url.startswith("//"), (attribute, url)
     external = re.findall(r"https?://[^\s\"'<]+", page)
-    assert set(external) <= {"http://www.w3.org/2000/svg", f"http://localhost/s/{slug}"}
+    assert set(external) <= {
+        "http://www.w3.org/2000/svg",
+        f"http://localhost/s/{slug}",
+        "http://localhost/",
+    }
 
 
 # --------------------------------------------------------------------------- XSS
