@@ -37,7 +37,7 @@ from survey_app.database import begin_session_writes
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url
 from survey_app.models import Survey, SurveyStatus
-from survey_app.presenters import privacy_explanation
+from survey_app.presenters import privacy_explanation, qr_code_svg
 from survey_app.ratelimits import sign_in_throttle
 from survey_app.results import (
     CONFIDENCE_LEVELS,
@@ -514,6 +514,11 @@ def dashboard(slug: str):
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),
         join_url=external_url("respondent.home"),
+        join_qr=(
+            qr_code_svg(external_url("respondent.join_by_code", code=survey.join_code))
+            if survey.join_code and not survey.is_draft
+            else None
+        ),
         public_url_known=has_public_url(),
     )
 

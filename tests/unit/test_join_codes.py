@@ -112,3 +112,17 @@ def test_the_dashboard_shows_the_join_address_and_code(app, client, survey, anal
 )
 def test_normalising_a_typed_code(typed, stored):
     assert normalise_join_code(typed) == stored
+
+
+def test_the_dashboard_shows_a_qr_code_only_for_a_survey_people_can_join(
+    app, client, make_survey, analyst, sign_in_as
+):
+    sign_in_as(client, analyst)
+    open_slug, _ = make_survey()
+    draft_slug, _ = make_survey(status="draft")
+    page = client.get(f"/analyst/surveys/{open_slug}").get_data(as_text=True)
+    figure = re.search(r'<figure class="join-qr" id="join-qr"[^>]*>(<svg .*?</svg>)</figure>', page)
+    assert figure, "no QR code on the dashboard of an open survey"
+    svg = figure.group(1)
+    assert 'class="qr"' in svg and "<script" not in svg and "href" not in svg
+    assert 'id="join-qr"' not in client.get(f"/analyst/surveys/{draft_slug}").get_data(as_text=True)
