@@ -17,6 +17,7 @@ from importlib import resources
 from flask import current_app, session
 from flask_login import login_user
 from sqlalchemy import delete, select
+from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from survey_app.extensions import db
@@ -185,7 +186,10 @@ def load_session_analyst(key: str) -> Analyst | None:
     """
     if not isinstance(key, str) or not 20 <= len(key) <= 100:
         return None
-    stored = db.session.get(AnalystSession, _digest(key))
+    # The analyst comes in the same query: this runs on every analyst request.
+    stored = db.session.get(
+        AnalystSession, _digest(key), options=[joinedload(AnalystSession.analyst)]
+    )
     if stored is None:
         return None
     config = current_app.config
