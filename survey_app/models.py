@@ -13,6 +13,7 @@ import secrets
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Date,
     DateTime,
     Enum,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
     select,
 )
@@ -180,6 +182,14 @@ class Survey(db.Model):
     )
     flip_probability: Mapped[float] = mapped_column(Float)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+    #: An archived survey leaves the survey list (its results and exports stay).
+    archived: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: The projector view shows the count but no results until the survey closes.
+    hide_results_until_closed: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
+    #: Each submission must bring an unused one-time code (see OneTimeCode); set while a draft.
+    requires_codes: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
     questions: Mapped[list[Question]] = relationship(
@@ -271,6 +281,26 @@ class Submission(db.Model):
     survey_id: Mapped[int] = mapped_column(ForeignKey("surveys.id", ondelete="CASCADE"))
     submitted_on: Mapped[dt.date] = mapped_column(Date)
     answers: Mapped[str] = mapped_column(String(1000))
+
+
+class OneTimeCode(db.Model):
+    """A one-time code handed to one student: only its SHA-256 is kept, never the code.
+
+    Nothing here joins a code to a submission: no submission id, and of its use only the day
+    (``used_on``), as for submissions. On SQLite the table is stored in hash order with no
+    rowid; on PostgreSQL closing the survey rewrites it in that order (see
+    database.forget_arrival_order), so the order of use is not kept either.
+    """
+
+    __tablename__ = "one_time_codes"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    survey_id: Mapped[int] = mapped_column(
+        ForeignKey("surveys.id", ondelete="CASCADE"), primary_key=True
+    )
+    code_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: None until the code is used.
+    used_on: Mapped[dt.date | None] = mapped_column(Date, nullable=True)
 
 
 #: Each count is kept in this many rows (shards), each submission adding to one picked at
