@@ -74,6 +74,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         analyst,
         api,
         assets,
+        code_slips,
         errors,
         models,  # noqa: F401  (registers the tables)
         ratelimits,
@@ -105,6 +106,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(respondent.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(analyst.bp)
+    app.register_blueprint(code_slips.bp)
     ratelimits.register(app)
 
     app.add_template_filter(percent)

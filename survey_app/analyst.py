@@ -33,6 +33,7 @@ from survey_app.accounts import (
     sign_in_browser,
     verify_password,
 )
+from survey_app.codes import code_counts
 from survey_app.database import begin_session_writes
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url
@@ -520,6 +521,7 @@ def dashboard(slug: str):
             else None
         ),
         public_url_known=has_public_url(),
+        codes=code_counts(survey),
     )
 
 

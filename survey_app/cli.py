@@ -136,6 +136,35 @@ def close_survey_command(slug: str) -> None:
     click.echo(f"Survey {slug} is closed.")
 
 
+@click.command("issue-codes")
+@click.argument("slug")
+@click.argument("count")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV (a header, then one code a row).")
+@with_appcontext
+def issue_codes_command(slug: str, count: str, as_csv: bool) -> None:
+    """Issue COUNT one-time codes for the survey SLUG; print them, one a line.
+
+    A draft then requires a code from every respondent. The codes are printed once and never
+    kept (the database holds only their hashes): save or print them now.
+    """
+    from survey_app.codes import CodeRequestError, format_code, issue_codes, parse_code_count
+    from survey_app.surveys import SurveyStateError
+
+    survey = _find_survey(slug)
+    try:
+        codes = issue_codes(survey, parse_code_count(count))
+    except (CodeRequestError, SurveyStateError) as error:
+        fail(str(error))
+    db.session.commit()
+    click.echo(
+        f"{len(codes)} one-time codes for {survey.title!r}; they are not shown again.", err=True
+    )
+    if as_csv:
+        click.echo("code")
+    for code in codes:
+        click.echo(format_code(code))
+
+
 #: "30d", "12h", "90 days": a token's lifetime on the command line.
 _DURATION = re.compile(r"^\s*(\d{1,5})\s*(h|hours?|d|days?)\s*$", re.IGNORECASE)
 
@@ -299,6 +328,7 @@ COMMANDS = (
     list_tokens_command,
     revoke_token_command,
     forget_arrival_order_command,
+    issue_codes_command,
     serve_command,
     quickstart_command,
 )

@@ -25,6 +25,8 @@ def public_definition(survey: Survey) -> dict:
         "title": survey.title,
         "intro": survey.intro,
         "status": survey.status.value,
+        # True: a submission must carry an unused one-time code as "code".
+        "requires_code": survey.requires_codes,
         "flip_probability": survey.flip_probability,
         "epsilon_per_question": epsilon,
         "epsilon_total": survey.epsilon_total,

@@ -1,10 +1,12 @@
 """The submission path: parse, check, store once, and the rules for retries.
 
 A submission is ``{"submission_id": "<uuid4>", "answers": {"<question id>": <value>, ...}}``,
-every question of an open survey answered once with a value in range. It is stored
+every question of an open survey answered once with a value in range, and ``"code"``: an unused
+one-time code when the survey requires codes (see :mod:`survey_app.codes`). It is stored
 all-or-nothing with the counts it adds to (one statement on PostgreSQL, one short
-transaction on SQLite); a retry of the same id with the same answers is counted once, the
-same id with other answers is refused. Refusals carry the HTTP status and a machine-readable
+transaction on SQLite), and so is marking its code used; a retry of the same id with the same
+answers is counted once (its code is used by then: still 200), the same id with other answers is
+refused. Refusals carry the HTTP status and a machine-readable
 code (see :class:`SubmissionRejected`).
 """
 
@@ -19,6 +21,7 @@ from functools import cached_property
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from survey_app.codes import code_sha256, code_state, normalise_code
 from survey_app.database import autocommit_cursor, is_sqlite, write_transaction
 from survey_app.extensions import db
 from survey_app.models import TALLY_SHARDS, Submission, Survey, SurveyStatus
@@ -37,6 +40,7 @@ class SubmissionRejected(ValueError):
 
 
 SUBMISSION_FIELDS = frozenset({"submission_id", "answers"})
+OPTIONAL_FIELDS = frozenset({"code"})
 
 
 def parse_submission_id(value: object) -> str:
@@ -58,7 +62,7 @@ def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
     """Check the shape of a submission body: ``{"submission_id": ..., "answers": {...}}``."""
     if not isinstance(payload, dict):
         raise SubmissionRejected("the body must be a JSON object")
-    extra = set(payload) - SUBMISSION_FIELDS
+    extra = set(payload) - SUBMISSION_FIELDS - OPTIONAL_FIELDS
     if extra:
         raise SubmissionRejected(f"unexpected field {sorted(extra)[0]!r}")
     missing = SUBMISSION_FIELDS - set(payload)
@@ -82,6 +86,8 @@ class Mechanism:
     survey_id: int
     question_ids: tuple[int, ...]
     option_counts: tuple[int, ...]
+    #: Fixed once the survey opens, as the questions are (codes.require_codes).
+    requires_codes: bool = False
 
     @cached_property
     def question_list(self) -> str:
@@ -108,6 +114,7 @@ def mechanism_of(slug: str) -> Mechanism:
         survey_id=survey.id,
         question_ids=tuple(question.id for question in survey.questions),
         option_counts=tuple(question.option_count for question in survey.questions),
+        requires_codes=survey.requires_codes,
     )
     if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
         _mechanisms.clear()
@@ -137,6 +144,20 @@ def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
     return ",".join(values)
 
 
+def code_of(mechanism: Mechanism, payload: dict) -> str | None:
+    """The submission's one-time code (stored form) if the survey requires one, else None."""
+    if not mechanism.requires_codes:
+        return None  # a code sent anyway is not needed, and not looked at
+    if payload.get("code") in (None, ""):
+        raise SubmissionRejected(
+            "this survey asks for a one-time code: send it as \"code\"", 403, "code_required"
+        )
+    code = normalise_code(payload["code"])
+    if code is None:
+        raise SubmissionRejected("that is not a one-time code of this survey", 403, "code_invalid")
+    return code
+
+
 def _not_open(status: SurveyStatus) -> SubmissionRejected:
     return SubmissionRejected(f"this survey is {status.value}, not open", 409, "survey_not_open")
 
@@ -157,11 +178,11 @@ WITH cells AS MATERIALIZED (
                     = (answer.question_id, answer.value, %(shard)s)
     ORDER BY tallies.question_id, tallies.value
     FOR UPDATE OF tallies
-), stored AS (
+){claim}, stored AS (
     INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
     SELECT %(submission_id)s, %(survey_id)s, %(submitted_on)s::date, %(answers)s
     WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
-      AND (SELECT count(*) FROM cells) = %(question_count)s
+      AND (SELECT count(*) FROM cells) = %(question_count)s{claimed}
     RETURNING submission_id
 )
 UPDATE tallies SET noisy_count = tallies.noisy_count + 1
@@ -171,11 +192,33 @@ WHERE (tallies.question_id, tallies.value, tallies.shard)
   AND EXISTS (SELECT FROM stored)
 """
 
+#: ... and for a survey that requires codes, the same statement also marks the code used, under
+#: the same conditions: a data-modifying CTE runs whatever the rest does, so it checks them
+#: itself. The tallies are locked (cells) before the code's row, as in every submission, so two
+#: submissions of one code never wait for each other in opposite orders; the second finds the
+#: code used and stores nothing. A unique violation on the submission id undoes the claim.
+_RECORD_WITH_CODE_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(
+    claim=""", claimed AS (
+    UPDATE one_time_codes SET used_on = %(submitted_on)s::date
+    WHERE survey_id = %(survey_id)s AND code_sha256 = %(code_sha256)s AND used_on IS NULL
+      AND EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+      AND (SELECT count(*) FROM cells) = %(question_count)s
+    RETURNING survey_id
+)""",
+    claimed="\n      AND EXISTS (SELECT FROM claimed)",
+)
+_RECORD_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(claim="", claimed="")
+
 #: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
 _STORE_ON_SQLITE = """
 INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
 SELECT :submission_id, :survey_id, :submitted_on, :answers
 WHERE EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
+"""
+_CLAIM_ON_SQLITE = """
+UPDATE one_time_codes SET used_on = :submitted_on
+WHERE survey_id = :survey_id AND code_sha256 = :code_sha256 AND used_on IS NULL
+  AND EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
 """
 _COUNT_ON_SQLITE = """
 UPDATE tallies SET noisy_count = noisy_count + 1
@@ -187,9 +230,12 @@ WHERE shard = :shard
 """
 
 
-def submission_row(mechanism: Mechanism, submission_id: str, encoded: str) -> dict[str, object]:
+def submission_row(
+    mechanism: Mechanism, submission_id: str, encoded: str, code: str | None = None
+) -> dict[str, object]:
     """The parameters of the statements that record a submission."""
     return {
+        "code_sha256": None if code is None else code_sha256(code),
         "submission_id": submission_id,
         "survey_id": mechanism.survey_id,
         "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
@@ -204,7 +250,9 @@ def submission_row(mechanism: Mechanism, submission_id: str, encoded: str) -> di
 def _store_on_postgresql(row: dict[str, object]) -> bool:
     try:
         with autocommit_cursor() as cursor:
-            cursor.execute(_RECORD_ON_POSTGRESQL, row)
+            with_code = row["code_sha256"] is not None
+            statement = _RECORD_WITH_CODE_ON_POSTGRESQL if with_code else _RECORD_ON_POSTGRESQL
+            cursor.execute(statement, row)
             return cursor.rowcount > 0
     except db.engine.dialect.loaded_dbapi.IntegrityError:
         return False  # this submission_id is stored already: a retry, or a concurrent twin
@@ -212,6 +260,10 @@ def _store_on_postgresql(row: dict[str, object]) -> bool:
 
 def _store_on_sqlite(row: dict[str, object]) -> bool:
     with write_transaction() as connection:
+        if row["code_sha256"] is not None:
+            if connection.exec_driver_sql(_CLAIM_ON_SQLITE, row).rowcount == 0:
+                return False  # unknown or used code, or a closed survey: nothing was written
+        # A unique violation here (a retry) rolls the claim back with the rest.
         if connection.exec_driver_sql(_STORE_ON_SQLITE, row).rowcount == 0:
             return False
         counted = connection.exec_driver_sql(_COUNT_ON_SQLITE, row).rowcount
@@ -232,11 +284,12 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     submission_id, answers = parse_submission(payload)
     mechanism = mechanism_of(slug)
     encoded = encode_answers(mechanism, answers)
+    code = code_of(mechanism, payload)
     store = _store_on_sqlite if is_sqlite() else _store_on_postgresql
     # A second try only when the survey was reopened between the store and the checks below.
     for _attempt in range(2):
         try:
-            stored = store(submission_row(mechanism, submission_id, encoded))
+            stored = store(submission_row(mechanism, submission_id, encoded, code))
         except IntegrityError:
             stored = False  # this submission_id is stored already: a retry, or a concurrent twin
         if stored:
@@ -252,6 +305,18 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
             raise SubmissionRejected(
                 "this submission_id was already used with other answers", 409, "already_used"
             )
+        if code is not None:
+            state = code_state(mechanism.survey_id, code)
+            if state == "unknown":
+                raise SubmissionRejected(
+                    "that is not a one-time code of this survey", 403, "code_invalid"
+                )
+            if state == "used":
+                raise SubmissionRejected(
+                    "this one-time code was already used: each code answers once",
+                    409,
+                    "code_used",
+                )
     raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
 
 

@@ -156,7 +156,16 @@ function setupRefresh() {
   }, REFRESH_SECONDS * 1000);
 }
 
+/** The page of one-time code slips: a button for the browser's print dialog. */
+function setupPrintSlips() {
+  const button = document.getElementById("print-slips");
+  if (!button) return;
+  button.hidden = false;
+  button.addEventListener("click", () => window.print());
+}
+
 setupReadout();
 setupQuestionTypes();
 setupCopyLink();
 setupRefresh();
+setupPrintSlips();

@@ -127,6 +127,39 @@ function trueAnswers(questions) {
   return { answers, unanswered };
 }
 
+/**
+ * The one-time code field, when the survey asks for one. A slip's QR code carries the code in
+ * the address's fragment (#code=...), which browsers never send to a server: it fills the
+ * field, then leaves the address bar and history.
+ */
+function setupCodeField() {
+  const field = document.getElementById("one-time-code");
+  if (!field) return null;
+  const fromSlip = new URLSearchParams(window.location.hash.slice(1)).get("code");
+  if (fromSlip) {
+    field.value = fromSlip.slice(0, 24);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+  field.addEventListener("input", () => showCodeError(field, ""));
+  return field;
+}
+
+function showCodeError(field, message) {
+  document.getElementById("one-time-code-error").textContent = message;
+  if (message) {
+    field.setAttribute("aria-invalid", "true");
+  } else {
+    field.removeAttribute("aria-invalid");
+  }
+}
+
+/** What to tell a student whose code was refused, by the server's reason; null if not one. */
+const CODE_REFUSALS = {
+  code_required: "Please type the one-time code from your slip.",
+  code_invalid: "That code is not right for this survey. Check it against your slip (letters and digits, like ABCDE-FGHJK).",
+  code_used: "That code was already used: each code answers once. If you did not use it, ask for another slip.",
+};
+
 async function send(url, body) {
   const response = await fetch(url, {
     method: "POST",
@@ -159,6 +192,7 @@ function start() {
   const flipProbability = Number(root.dataset.flipProbability);
   const questions = readQuestions();
   const button = document.getElementById("submit-survey");
+  const codeField = setupCodeField();
 
   let state = loadState(slug);
   if (state && state.submitted === true) {
@@ -179,6 +213,11 @@ function start() {
   let sending = false;
   button.addEventListener("click", async () => {
     if (sending) return;
+    if (codeField && !codeField.value.trim()) {
+      showCodeError(codeField, CODE_REFUSALS.code_required);
+      codeField.focus();
+      return;
+    }
     const { answers, unanswered } = trueAnswers(questions);
     if (unanswered.length > 0) {
       const numbers = unanswered.map((q) => questions.indexOf(q) + 1).join(", ");
@@ -197,13 +236,13 @@ function start() {
     button.disabled = true;
     showStatus("Sending your randomized answers…", false);
     try {
-      const { status, reply } = await send(root.dataset.submitUrl, {
-        submission_id: state.submissionId,
-        answers: randomized,
-      });
+      const body = { submission_id: state.submissionId, answers: randomized };
+      if (codeField) body.code = codeField.value.trim();
+      const { status, reply } = await send(root.dataset.submitUrl, body);
       if (status === 200 || status === 201) {
         state = forgetTable(slug);
         clearAnswers();
+        if (codeField) codeField.value = "";
         showStatus("", false);
         showDone("thank-you");
         return;
@@ -214,7 +253,11 @@ function start() {
         showDone("already-answered");
         return;
       }
-      if (status === 409) {
+      if (codeField && CODE_REFUSALS[reply.code]) {
+        showStatus("", false);
+        showCodeError(codeField, CODE_REFUSALS[reply.code]);
+        codeField.focus();
+      } else if (status === 409) {
         showStatus("This survey is not taking answers right now.", true);
       } else if (status === 429) {
         showStatus("Many people are answering right now. Please wait a moment and send again.", true);

@@ -1,0 +1,121 @@
+"""The professor's side of one-time codes: require them, issue them, print them as slips.
+
+Codes are shown once, in the response that issues them (a page of slips to print and cut, or
+a CSV file), and never again: the database keeps only their hashes (see :mod:`survey_app.codes`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
+
+from survey_app.access import owned_survey_or_404
+from survey_app.codes import (
+    CodeRequestError,
+    format_code,
+    issue_codes,
+    parse_code_count,
+    require_codes,
+)
+from survey_app.extensions import db
+from survey_app.links import external_url
+from survey_app.presenters import qr_code_svg
+from survey_app.surveys import SurveyStateError
+
+bp = Blueprint("codes", __name__, url_prefix="/analyst")
+
+
+class CodeForm(FlaskForm):
+    """The codes forms' fields are read from request.form; this checks their CSRF token."""
+
+
+@bp.after_request
+def _never_cached(response):
+    # A page of codes is shown once: no cache, no back button, keeps it.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/surveys/<slug>/codes/required")
+@login_required
+def set_required(slug: str):
+    """Require a one-time code from every respondent of a draft, or stop requiring one."""
+    survey = owned_survey_or_404(current_user, slug)
+    if not CodeForm().validate_on_submit():
+        abort(400)
+    required = request.form.get("required") == "1"
+    try:
+        require_codes(survey, required)
+    except SurveyStateError as error:
+        db.session.rollback()
+        flash(str(error), "error")
+    else:
+        db.session.commit()
+        flash(
+            "Each respondent will need a one-time code. Issue the codes below."
+            if required
+            else "Respondents will not need a code.",
+            "success",
+        )
+    return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
+
+
+def codes_csv(codes: list[str]) -> str:
+    """The codes as CSV: a header, then one code a row (Excel-friendly: BOM and CRLF)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["code"])
+    writer.writerows([format_code(code)] for code in codes)
+    return "\ufeff" + buffer.getvalue()
+
+
+@bp.post("/surveys/<slug>/codes")
+@login_required
+def issue(slug: str):
+    """Issue one-time codes and show them once: slips to print, or a CSV file."""
+    survey = owned_survey_or_404(current_user, slug)
+    if not CodeForm().validate_on_submit():
+        abort(400)
+    try:
+        codes = issue_codes(survey, parse_code_count(request.form.get("count", "")))
+    except (CodeRequestError, SurveyStateError) as error:
+        db.session.rollback()
+        message = str(error)
+        flash(message[0].upper() + message[1:] + ".", "error")
+        return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
+    db.session.commit()
+    if request.form.get("format") == "csv":
+        filename = f"one-time-codes-{survey.join_code or survey.slug[:8]}.csv"
+        return Response(
+            codes_csv(codes),
+            mimetype="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+    join_url = external_url("respondent.home")
+    slips = [
+        {
+            "code": format_code(code),
+            # The code rides in the fragment, which browsers never send to a server: scanning
+            # the slip fills the code in without the code reaching any log.
+            "qr": qr_code_svg(
+                external_url("respondent.join_by_code", code=survey.join_code)
+                + "#code="
+                + format_code(code)
+            )
+            if survey.join_code
+            else None,
+        }
+        for code in codes
+    ]
+    return render_template(
+        "analyst/code_slips.html",
+        survey=survey,
+        slips=slips,
+        join_url=join_url,
+        csv_data=codes_csv(codes),
+    )
+

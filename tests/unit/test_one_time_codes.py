@@ -1,0 +1,301 @@
+"""One-time codes: issued once and kept only as hashes; one submission per code, atomically.
+
+Runs on SQLite, and on PostgreSQL in CI's second pass (the submission statement differs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import json
+import threading
+import uuid
+
+import pytest
+from sqlalchemy import func, inspect, select
+
+from survey_app import codes
+from survey_app.accounts import create_analyst
+from survey_app.database import forget_arrival_order
+from survey_app.extensions import db
+from survey_app.models import OneTimeCode, Submission, Survey
+from survey_app.surveys import find_survey
+
+
+def post_json(client, slug: str, body: object):
+    return client.post(
+        f"/api/v1/surveys/{slug}/responses", data=json.dumps(body), content_type="application/json"
+    )
+
+
+def submission(question_ids: list[int], code: str | None, submission_id: str | None = None):
+    body = {
+        "submission_id": submission_id or str(uuid.uuid4()),
+        "answers": {str(question_ids[0]): 1, str(question_ids[1]): 2},
+    }
+    if code is not None:
+        body["code"] = code
+    return body
+
+
+@pytest.fixture
+def coded_survey(app, make_survey, runner):
+    """An open survey requiring codes: (slug, question ids, five codes as printed)."""
+    slug, question_ids = make_survey(status="draft")
+    result = runner.invoke(args=["issue-codes", slug, "5"])
+    assert result.exit_code == 0, result.output
+    printed = result.stdout.strip().splitlines()
+    assert runner.invoke(args=["open-survey", slug]).exit_code == 0
+    return slug, question_ids, printed
+
+
+def stored_rows(app) -> tuple[int, list[tuple]]:
+    with app.app_context():
+        count = db.session.execute(select(func.count()).select_from(Submission)).scalar_one()
+        rows = db.session.execute(select(OneTimeCode.code_sha256, OneTimeCode.used_on)).all()
+        return count, sorted(rows)
+
+
+def test_the_command_prints_codes_once_and_the_database_keeps_only_their_hashes(
+    app, coded_survey
+):
+    slug, _, printed = coded_survey
+    assert len(printed) == len(set(printed)) == 5
+    for code in printed:
+        assert len(code) == 11 and code[5] == "-"
+        assert all(char in "ABCDEFGHJKMNPQRTWXY346789" for char in code.replace("-", ""))
+    with app.app_context():
+        survey = find_survey(slug)
+        assert survey.requires_codes and survey.join_code
+        stored = db.session.execute(
+            select(OneTimeCode.code_sha256).where(OneTimeCode.survey_id == survey.id)
+        ).scalars()
+        assert sorted(stored) == sorted(
+            hashlib.sha256(code.replace("-", "").encode()).hexdigest() for code in printed
+        )
+    # No column of any table holds a code as printed or as stored.
+    with app.app_context(), db.engine.connect() as connection:
+        for table in inspect(connection).get_table_names():
+            dump = repr(connection.exec_driver_sql(f"SELECT * FROM {table}").all())
+            for code in printed:
+                assert code not in dump and code.replace("-", "") not in dump, table
+
+
+def test_the_used_code_table_has_no_submission_id_and_no_time_finer_than_the_day(app):
+    with app.app_context(), db.engine.connect() as connection:
+        columns = {
+            column["name"]: str(column["type"]).upper()
+            for column in inspect(connection).get_columns("one_time_codes")
+        }
+    assert set(columns) == {"survey_id", "code_sha256", "used_on"}
+    assert columns["used_on"] == "DATE"
+
+
+def test_a_code_answers_once_and_a_retry_of_its_submission_is_still_200(
+    app, client, coded_survey
+):
+    slug, question_ids, printed = coded_survey
+    first = submission(question_ids, printed[0])
+    assert post_json(client, slug, first).status_code == 201
+    retry = post_json(client, slug, first)
+    assert retry.status_code == 200, retry.get_json()
+    again = post_json(client, slug, submission(question_ids, printed[0]))
+    assert again.status_code == 409
+    assert again.get_json()["code"] == "code_used"
+    count, rows = stored_rows(app)
+    assert count == 1
+    assert sum(used_on is not None for _, used_on in rows) == 1
+    with app.app_context():
+        survey = find_survey(slug)
+        assert survey.respondents == 1  # counted once
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        (None, "code_required"),
+        ("", "code_required"),
+        ("ABCDE", "code_invalid"),
+        ("ABCDE-FGHJ0", "code_invalid"),  # 0 is not in the alphabet
+        ("AAAAA-AAAAA", "code_invalid"),  # well formed, never issued
+        (12345, "code_invalid"),
+        (["ABCDE-FGHJK"], "code_invalid"),
+    ],
+)
+def test_a_submission_without_a_valid_code_is_refused_and_stores_nothing(
+    app, client, coded_survey, code, reason
+):
+    slug, question_ids, _ = coded_survey
+    before = stored_rows(app)
+    body = submission(question_ids, None)
+    if code is not None:
+        body["code"] = code
+    response = post_json(client, slug, body)
+    assert response.status_code == 403
+    assert response.get_json()["code"] == reason
+    assert stored_rows(app) == before
+
+
+def test_a_code_is_read_in_any_case_with_spaces_or_dashes(app, client, coded_survey):
+    slug, question_ids, printed = coded_survey
+    typed = " " + printed[1].lower().replace("-", " ") + " "
+    assert post_json(client, slug, submission(question_ids, typed)).status_code == 201
+
+
+def test_a_code_of_another_survey_is_refused(app, client, coded_survey, make_survey, runner):
+    slug, question_ids, _ = coded_survey
+    other, _ = make_survey(status="draft")
+    other_codes = runner.invoke(args=["issue-codes", other, "1"]).stdout.split()
+    response = post_json(client, slug, submission(question_ids, other_codes[0]))
+    assert (response.status_code, response.get_json()["code"]) == (403, "code_invalid")
+
+
+def test_a_survey_without_codes_ignores_a_code(client, survey):
+    slug, question_ids = survey
+    assert post_json(client, slug, submission(question_ids, "ABCDE-FGHJK")).status_code == 201
+
+
+def test_the_public_definition_and_the_page_say_a_code_is_needed(client, coded_survey, survey):
+    slug, _, _ = coded_survey
+    assert client.get(f"/api/v1/surveys/{slug}").get_json()["requires_code"] is True
+    assert 'id="one-time-code"' in client.get(f"/s/{slug}").get_data(as_text=True)
+    plain, _ = survey
+    assert client.get(f"/api/v1/surveys/{plain}").get_json()["requires_code"] is False
+    assert 'id="one-time-code"' not in client.get(f"/s/{plain}").get_data(as_text=True)
+
+
+def test_a_survey_that_opened_without_codes_cannot_start_taking_them(app, runner, survey):
+    slug, _ = survey
+    result = runner.invoke(args=["issue-codes", slug, "3"])
+    assert result.exit_code == 2
+    assert "opened without one-time codes" in result.stderr
+    with app.app_context():
+        assert not find_survey(slug).requires_codes
+        assert db.session.execute(select(func.count()).select_from(OneTimeCode)).scalar() == 0
+
+
+@pytest.mark.parametrize("count", ["0", "2001", "99999999", "ten", "1.5", "٣"])
+def test_a_bad_number_of_codes_is_refused_in_one_line(runner, make_survey, count):
+    slug, _ = make_survey(status="draft")
+    result = runner.invoke(args=["issue-codes", slug, count])
+    assert result.exit_code == 2
+    assert "number of codes" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_two_submissions_with_one_code_at_once_store_exactly_one(app, coded_survey):
+    slug, question_ids, printed = coded_survey
+    statuses: list[int] = []
+    start = threading.Barrier(2)
+
+    def submit() -> None:
+        client = app.test_client()
+        start.wait(timeout=30)
+        statuses.append(post_json(client, slug, submission(question_ids, printed[2])).status_code)
+
+    workers = [threading.Thread(target=submit, daemon=True) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)  # a liveness bound, not a speed target
+    assert sorted(statuses) == [201, 409]
+    count, rows = stored_rows(app)
+    assert count == 1 and sum(used_on is not None for _, used_on in rows) == 1
+
+
+def test_closing_rewrites_used_codes_so_their_order_of_use_is_gone(app, client, coded_survey):
+    slug, question_ids, printed = coded_survey
+    for code in printed:
+        assert post_json(client, slug, submission(question_ids, code)).status_code == 201
+    with app.app_context():
+        forget_arrival_order(find_survey(slug).id)
+        with db.engine.connect() as connection:
+            if connection.dialect.name == "postgresql":
+                stored = connection.exec_driver_sql(
+                    "SELECT code_sha256 FROM one_time_codes ORDER BY ctid"
+                ).scalars()
+                writers = connection.exec_driver_sql(
+                    "SELECT count(DISTINCT xmin::text) FROM one_time_codes"
+                ).scalar()
+                assert writers == 1
+            else:
+                stored = connection.exec_driver_sql(
+                    "SELECT code_sha256 FROM one_time_codes"
+                ).scalars()
+            stored = list(stored)
+            assert stored == sorted(stored)
+
+
+# --------------------------------------------------------------------------- the dashboard
+
+CSRF_FIELD = re.compile(r'name="csrf_token"[^>]*?value="([^"]+)"')
+
+
+def csrf_token(client) -> str:
+    return CSRF_FIELD.search(client.get("/analyst/").get_data(as_text=True)).group(1)
+
+
+def post_form(client, path: str, **fields):
+    return client.post(path, data={"csrf_token": csrf_token(client), **fields})
+
+
+def test_the_professor_requires_codes_issues_slips_and_csv(app, client, sign_in_as, make_survey):
+    slug, _ = make_survey(status="draft")
+    sign_in_as(client, "prof@example.edu")
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert 'id="require-codes"' in page
+    assert post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1").status_code == 302
+    with app.app_context():
+        assert find_survey(slug).requires_codes
+
+    assert client.post(f"/analyst/surveys/{slug}/codes", data={"count": "3"}).status_code == 400
+    slips = post_form(client, f"/analyst/surveys/{slug}/codes", count="3", format="slips")
+    assert slips.status_code == 200
+    assert slips.headers["Cache-Control"] == "no-store"
+    html = slips.get_data(as_text=True)
+    assert html.count('class="slip"') == 3
+    sheet = post_form(client, f"/analyst/surveys/{slug}/codes", count="2", format="csv")
+    assert sheet.mimetype == "text/csv"
+    lines = sheet.get_data(as_text=True).splitlines()
+    assert lines[0] == "\ufeffcode" and len(lines) == 3
+    with app.app_context():
+        survey = find_survey(slug)
+        hashes = set(
+            db.session.execute(
+                select(OneTimeCode.code_sha256).where(OneTimeCode.survey_id == survey.id)
+            ).scalars()
+        )
+        join_code = survey.join_code
+    assert len(hashes) == 5
+    for code in lines[1:]:
+        assert codes.code_sha256(code.replace("-", "")) in hashes
+        assert code not in html  # each code is shown once, in its own response
+    # Each slip's QR code carries its code in the fragment of the join link.
+    assert f"/j/{join_code}#code=" not in html  # only inside the SVG's drawing, not as text
+    dashboard = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert 'id="issue-codes"' in dashboard and "<strong>5</strong> codes issued" in dashboard
+
+
+def test_another_analyst_cannot_issue_codes(app, client, sign_in_as, make_survey):
+    slug, _ = make_survey(status="draft")
+    with app.app_context():
+        create_analyst("someone.else@example.edu", "another long passphrase")
+        db.session.commit()
+    sign_in_as(client, "someone.else@example.edu")
+    assert post_form(client, f"/analyst/surveys/{slug}/codes", count="3").status_code == 404
+    assert (
+        post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1").status_code
+        == 404
+    )
+    with app.app_context():
+        assert db.session.execute(select(func.count()).select_from(OneTimeCode)).scalar() == 0
+        assert not db.session.execute(select(Survey.requires_codes)).scalar()
+
+
+def test_codes_cannot_be_dropped_once_the_survey_opened(app, client, sign_in_as, coded_survey):
+    slug, _, _ = coded_survey
+    sign_in_as(client, "prof@example.edu")
+    response = post_form(client, f"/analyst/surveys/{slug}/codes/required", required="0")
+    response = client.get(response.headers["Location"])
+    assert "only while the survey is a draft" in response.get_data(as_text=True)
+    with app.app_context():
+        assert find_survey(slug).requires_codes
