@@ -1,0 +1,224 @@
+"""Every page, checked by axe-core in Chromium at a phone's width (360) and a laptop's (1280).
+
+axe-core (Deque's accessibility engine, pinned in tests/browser/package.json and installed by
+`npm ci --prefix tests/browser`, which .ci/run does) runs its default rules: WCAG 2.x A and AA,
+and its best practices. A page passes when it reports no violation at all, whatever its impact.
+Pages are checked in the states people meet them in: with results, with errors, after sending.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from survey_app.codes import issue_codes
+from survey_app.extensions import db
+from survey_app.submissions import record_submission
+from survey_app.surveys import close_survey, find_survey, open_survey
+from tests.conftest import ANALYST_PASSWORD
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = (360, 1280)
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
+        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
+    return AXE.read_text(encoding="utf-8")
+
+
+def violations(driver, axe_source: str) -> list[dict]:
+    """axe-core's violations on the page as it is now, each with the first few elements."""
+    driver.set_script_timeout(60)
+    driver.execute_script(axe_source)
+    found = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        axe.run(document).then(
+          (result) => done(result.violations.map((v) => ({
+            rule: v.id, impact: v.impact, help: v.help,
+            where: v.nodes.slice(0, 3).map((node) => node.target.join(" ")),
+          }))),
+          (error) => done([{ rule: "axe-error", help: String(error) }]),
+        );
+        """
+    )
+    return found
+
+
+def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
+    """axe finds nothing at a phone's and a laptop's width, in light and dark colours, and the
+    page has no horizontal scroll bar."""
+    try:
+        for scheme in ("light", "dark"):
+            driver.execute_cdp_cmd(
+                "Emulation.setEmulatedMedia",
+                {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+            )
+            for width in WIDTHS:
+                driver.set_window_size(width, height)
+                found = violations(driver, axe_source)
+                where = f"at {width} px, {scheme}, on {driver.current_url}"
+                assert found == [], where + ":\n" + json.dumps(found, indent=1)
+                scroll = driver.execute_script("return document.documentElement.scrollWidth")
+                assert scroll <= width, f"{where} the page is {scroll} px wide"
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_axe_does_report_what_it_should(chromium, live_app, axe_source):
+    """The check can fail: a page given an image without words and a scrolling box a keyboard
+    cannot reach is reported, rule by rule."""
+    chromium.get(live_app.url("/"))
+    chromium.execute_script(
+        """
+        const box = document.createElement("div");
+        box.style.cssText = "overflow: auto; width: 100px; height: 40px";
+        box.innerHTML = "<p style='width: 900px'>wide text in a box</p>";
+        const image = document.createElement("img");
+        image.src = "data:image/gif;base64,R0lGODlhAQABAAAAACw=";
+        document.querySelector("main").append(box, image);
+        """
+    )
+    rules = {found["rule"] for found in violations(chromium, axe_source)}
+    assert {"image-alt", "scrollable-region-focusable"} <= rules
+
+
+def answered_survey(live_app, make_survey, answers: int = 24, status: str = "open") -> str:
+    """An open survey with enough answers for every chart and table of the dashboard."""
+    slug, question_ids = make_survey()
+    with live_app.app.app_context():
+        for index in range(answers):
+            record_submission(
+                slug,
+                {
+                    "submission_id": str(uuid.uuid4()),
+                    "answers": {str(question_ids[0]): index % 2, str(question_ids[1]): index % 3},
+                },
+            )
+    if status == "closed":
+        with live_app.app.app_context():  # a new session: not the snapshot of the reads above
+            close_survey(find_survey(slug))
+            db.session.commit()
+    return slug
+
+
+def signed_in(make_chromium, live_app, email: str):
+    driver = make_chromium()
+    driver.get(live_app.url("/analyst/login"))
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(ANALYST_PASSWORD, Keys.ENTER)
+    WebDriverWait(driver, 15).until(lambda d: "/analyst/login" not in d.current_url)
+    return driver
+
+
+# --------------------------------------------------------------------------- respondents' pages
+
+
+def test_the_join_page_and_its_error(chromium, live_app, axe_source):
+    chromium.get(live_app.url("/"))
+    check_at_every_width(chromium, axe_source)
+    chromium.get(live_app.url("/join?code=ZZZZZZ"))
+    assert chromium.find_element(By.ID, "join-error")
+    check_at_every_width(chromium, axe_source)
+
+
+def test_the_survey_page_before_and_after_sending(make_chromium, live_app, survey, axe_source):
+    slug, _ = survey
+    phone = make_chromium()
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    check_at_every_width(phone, axe_source)
+    phone.find_element(By.ID, "submit-survey").click()  # nothing answered: the error shows
+    assert phone.find_element(By.ID, "survey-status").text
+    check_at_every_width(phone, axe_source)
+    for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
+        fieldset.find_element(By.CSS_SELECTOR, "input[type=radio]").click()
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+    check_at_every_width(phone, axe_source)
+
+
+def test_a_survey_that_asks_for_a_code(make_chromium, live_app, make_survey, axe_source):
+    slug, _ = make_survey(status="draft")
+    with live_app.app.app_context():
+        survey = find_survey(slug)
+        issue_codes(survey, 1)
+        open_survey(survey)
+        db.session.commit()
+    phone = make_chromium()
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    phone.find_element(By.ID, "submit-survey").click()  # no code: the field's error shows
+    assert phone.find_element(By.ID, "one-time-code-error").text
+    check_at_every_width(phone, axe_source)
+
+
+def test_a_closed_survey_and_a_missing_page(chromium, live_app, make_survey, axe_source):
+    slug, _ = make_survey(status="closed")
+    chromium.get(live_app.url(f"/s/{slug}"))
+    check_at_every_width(chromium, axe_source)
+    chromium.get(live_app.url("/s/no-such-survey"))
+    check_at_every_width(chromium, axe_source)
+
+
+# --------------------------------------------------------------------------- professors' pages
+
+
+def test_the_sign_in_page_and_its_error(make_chromium, live_app, analyst, axe_source):
+    driver = make_chromium()
+    driver.get(live_app.url("/analyst/login"))
+    check_at_every_width(driver, axe_source)
+    driver.find_element(By.ID, "email").send_keys(analyst)
+    driver.find_element(By.ID, "password").send_keys("not the password", Keys.ENTER)
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".notice.error"))
+    check_at_every_width(driver, axe_source)
+
+
+def test_the_survey_list_builder_and_account(make_chromium, live_app, analyst, survey, axe_source):
+    driver = signed_in(make_chromium, live_app, analyst)
+    for path in ("/analyst/", "/analyst/surveys/new", "/analyst/account"):
+        driver.get(live_app.url(path))
+        check_at_every_width(driver, axe_source)
+    # The builder with a choice question and a refused save (its error shown).
+    driver.get(live_app.url("/analyst/surveys/new"))
+    driver.find_element(By.CSS_SELECTOR, "button[value=add_choice]").click()
+    driver.find_element(By.ID, "save-survey").click()
+    check_at_every_width(driver, axe_source)
+
+
+def test_the_dashboard_with_results_tables_and_plans(
+    make_chromium, live_app, analyst, make_survey, axe_source
+):
+    slug = answered_survey(live_app, make_survey)
+    other = answered_survey(live_app, make_survey, status="closed")
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}?pool={other}&margin=0.1"))
+    check_at_every_width(driver, axe_source)
+    # Wide tables scroll inside regions a keyboard can reach.
+    for region in driver.find_elements(By.CSS_SELECTOR, ".table-scroll, [role=region]"):
+        assert region.get_attribute("tabindex") == "0"
+    draft, _ = make_survey(status="draft")
+    for path in (f"/analyst/surveys/{draft}", f"/analyst/surveys/{draft}/preview"):
+        driver.get(live_app.url(path))
+        check_at_every_width(driver, axe_source)
+
+
+def test_the_code_slips(make_chromium, live_app, analyst, make_survey, axe_source):
+    slug, _ = make_survey(status="draft")
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}"))
+    driver.find_element(By.ID, "require-codes").click()
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "issue-slips"))
+    driver.find_element(By.ID, "issue-slips").click()
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slip"))
+    check_at_every_width(driver, axe_source)
