@@ -9,7 +9,9 @@ and nothing of Flask or the database, so it can be read, tested and reused on it
 - :mod:`~survey_app.privacy.exact`: exact guaranteed intervals (inverting the exact law of a
   noisy count) and the margins they reach;
 - :mod:`~survey_app.privacy.mechanisms`: :class:`RandomizedResponse`, one type per mechanism,
-  which owns all of the above for a question, so that callers never branch on its kind.
+  which owns all of the above for a question, so that callers never branch on its kind;
+- :mod:`~survey_app.privacy.numeric`: numeric questions on a grid of [lo, hi], with
+  :class:`GridLaplace` and :class:`PiecewiseNumeric` (and :func:`numeric_mechanism` to pick one).
 
 Conventions
 -----------
@@ -49,7 +51,9 @@ from survey_app.privacy.exact import *  # noqa: F403
 from survey_app.privacy.exact import __all__ as _exact
 from survey_app.privacy.mechanisms import *  # noqa: F403
 from survey_app.privacy.mechanisms import __all__ as _mechanisms
+from survey_app.privacy.numeric import *  # noqa: F403
+from survey_app.privacy.numeric import __all__ as _numeric
 from survey_app.privacy.parameters import *  # noqa: F403
 from survey_app.privacy.parameters import __all__ as _parameters
 
-__all__ = sorted([*_parameters, *_estimates, *_exact, *_mechanisms])
+__all__ = sorted([*_parameters, *_estimates, *_exact, *_mechanisms, *_numeric])
