@@ -1,8 +1,19 @@
-"""CSV exports: UTF-8, a header row, RFC 4180 quoting, safe to open in a spreadsheet.
+"""CSV exports that people open directly: in Excel, pandas, R or any CSV reader.
+
+UTF-8 with a byte-order mark, a header row, RFC 4180 quoting, CRLF line ends. The byte-order
+mark is what makes Excel on Windows read the file as UTF-8 rather than in the machine's code page
+(which garbles "Café" and every non-Latin script); pandas and R's ``read.csv`` drop it, and
+Python's csv module does with ``encoding="utf-8-sig"``. One file for everyone rather than an
+Excel variant: the people who open a download in Excel are the ones who would not know to ask
+for one.
+
+Questions are numbered 1..m in survey order, never by database id: "Q2" in ``responses.csv`` is
+``question_number`` 2 in ``results.csv``, whatever survey (or copy of one) they come from.
 
 A text cell that begins with = + - @ tab or carriage return would be run as a formula by
 spreadsheet programs; such cells get a leading apostrophe. Numbers are written as numbers
-(a negative estimate stays ``-0.03``), so ``pandas.read_csv`` reads them as numbers.
+(a negative estimate stays ``-0.03``), so ``pandas.read_csv`` reads them as numbers, rounded to
+DECIMALS places: floating-point noise such as ``0.6499999999999999`` never reaches a cell.
 
 ``responses.csv`` streams: rows are read from the database in batches and written as they come,
 so memory stays flat however many submissions there are.
@@ -12,21 +23,33 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator
+import math
+import operator
+from collections.abc import Callable, Iterable, Iterator
 
 from sqlalchemy import String, select, type_coerce
 
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey
+from survey_app.models import Question, Submission, Survey
+from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE
 from survey_app.results import SurveyResults
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+#: Written at the start of both files: Excel on Windows reads UTF-8 only when it sees it.
+BYTE_ORDER_MARK = "\ufeff"
+
+#: Shares, ranges and epsilon are written to this many decimal places: a hundredth of a
+#: percentage point. Even a million answers at p = 0.05 (the least the builder suggests) leave
+#: a 95% range about ten such steps wide, so rounding it outward widens it by little.
+DECIMALS = 4
 
 #: Rows fetched from the database and written to the response at a time.
 BATCH_SIZE = 5000
 
 RESULTS_HEADER = (
-    "question_id",
+    # The question's position in the survey, 1..m (the JSON API keeps the database ids).
+    "question_number",
     "question",
     "option_value",
     "option",
@@ -49,9 +72,39 @@ def safe_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-def _number(value: float | None) -> str:
-    """A number as text pandas reads back exactly; empty when there is none (no data)."""
-    return "" if value is None else repr(float(value))
+def rounded(value: float | None) -> str:
+    """A figure to DECIMALS places, to the nearest: 0.6499999999999999 -> '0.65'; '' for none."""
+    if value is None:
+        return ""
+    # + 0.0 writes a negative figure that rounds to zero as 0.0, not -0.0.
+    return repr(round(float(value), DECIMALS) + 0.0)
+
+
+def rounded_down(value: float | None) -> str:
+    """A range's lower end to DECIMALS places, rounded down so the range still covers as much.
+
+    As on the pages, a figure within EPSILON_DISPLAY_TOLERANCE of a step stays on that step:
+    floating-point noise must not turn 0.35 into 0.3499.
+    """
+    if value is None:
+        return ""
+    steps = math.floor((float(value) + EPSILON_DISPLAY_TOLERANCE) * 10**DECIMALS)
+    return repr(steps / 10**DECIMALS + 0.0)
+
+
+def rounded_up(value: float | None) -> str:
+    """A range's upper end (or an epsilon: never less privacy loss than there is), rounded up."""
+    if value is None:
+        return ""
+    steps = math.ceil((float(value) - EPSILON_DISPLAY_TOLERANCE) * 10**DECIMALS)
+    return repr(steps / 10**DECIMALS + 0.0)
+
+
+def csv_row(cells: Iterable[object]) -> str:
+    """One CSV line with its CRLF, quoted by the csv module's rules."""
+    line = io.StringIO()
+    csv.writer(line, lineterminator="\r\n").writerow(cells)
+    return line.getvalue()
 
 
 class _Buffer:
@@ -71,8 +124,9 @@ class _Buffer:
 
 
 def csv_lines(header: Iterable[str], rows: Iterable[Iterable[object]]) -> Iterator[str]:
-    """RFC 4180 CSV (CRLF line ends, quotes where needed), a batch of rows at a time."""
+    """The byte-order mark, then RFC 4180 CSV (CRLF line ends, quotes where needed), in batches."""
     buffer = _Buffer()
+    buffer.write(BYTE_ORDER_MARK)
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header)
     pending = 0
@@ -85,25 +139,38 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable[object]]) -> Iterat
     yield buffer.take()
 
 
-def question_headers(survey: Survey) -> list[str]:
-    """One column a question, headed by its text (numbered where two texts are the same)."""
-    seen: dict[str, int] = {}
-    headers = []
-    for question in survey.questions:
-        text = question.text
-        seen[text] = seen.get(text, 0) + 1
-        headers.append(safe_text(text if seen[text] == 1 else f"{text} ({seen[text]})"))
-    return headers
+def response_columns(number: int, question: Question) -> tuple[list[str], dict[str, str]]:
+    """A question's columns in responses.csv: their headers, and its cells for each stored value.
+
+    A yes/no or choice question has two: the randomized answer's label, headed by the question's
+    number and text ("Q2: How often?"), then its value ("Q2 value": yes/no 1 = yes, 0 = no; a
+    choice, the option's index from 0), the one to compute with. The cells are keyed by the value
+    as stored (text) and written with their quoting, a comma between them, so that a row is a
+    dictionary look-up a question. A question whose answer is a number would need one column,
+    the number.
+    """
+    # The header begins with "Q", so it can never start a formula, whatever the text.
+    headers = [f"Q{number}: {question.text}", f"Q{number} value"]
+    cells = {
+        str(value): csv_row([safe_text(label), value]).removesuffix("\r\n")
+        for value, label in enumerate(question.option_labels)
+    }
+    return headers, cells
 
 
 def responses_csv(survey: Survey) -> Iterator[str]:
-    """Every submission: submission_id, submitted_on, then each question's randomized value.
+    """Every submission: submission_id, submitted_on, then each question's randomized answer.
 
     Rows come in submission_id order (random), not in the order they arrived. The query runs
     when the stream is first read, on a connection of its own that lives as long as the stream
     (the request's session may be gone by then), with a server-side cursor where there is one.
     """
-    header = ["submission_id", "submitted_on", *question_headers(survey)]
+    header = ["submission_id", "submitted_on"]
+    cells_by_question: list[Callable[[str], str]] = []
+    for number, question in enumerate(survey.questions, start=1):
+        headers, cells = response_columns(number, question)
+        header += headers
+        cells_by_question.append(cells.__getitem__)
     query = (
         select(
             Submission.submission_id,
@@ -114,43 +181,51 @@ def responses_csv(survey: Survey) -> Iterator[str]:
         .where(Submission.survey_id == survey.id)
         .order_by(Submission.submission_id)
     )
-    first = io.StringIO()
-    csv.writer(first, lineterminator="\r\n").writerow(header)
-    return _response_lines(first.getvalue(), query)
+    return _response_lines(BYTE_ORDER_MARK + csv_row(header), query, cells_by_question)
 
 
-def _response_lines(header_line: str, query) -> Iterator[str]:
+def _response_lines(
+    header_line: str, query, cells_by_question: list[Callable[[str], str]]
+) -> Iterator[str]:
     yield header_line
+    call = operator.call
     with db.engine.connect() as connection:
         result = connection.execution_options(stream_results=True, yield_per=BATCH_SIZE).execute(
             query
         )
-        # Every field is CSV-safe as it is (a UUID, an ISO date, integers joined by commas), so
-        # each line is written directly: no quoting can be needed and none is skipped.
+        # A UUID and an ISO date need no quoting, and each question's cells come quoted from
+        # response_columns, so each line is put together directly: one look-up a question
+        # (map and operator.call keep the loop in C; the export streams a million rows).
         for rows in result.partitions():
             yield "".join(
-                f"{submission_id},{submitted_on},{answers}\r\n"
+                f"{submission_id},{submitted_on},"
+                f"{','.join(map(call, cells_by_question, answers.split(',')))}\r\n"
                 for submission_id, submitted_on, answers in rows
             )
 
 
 def results_csv(results: SurveyResults) -> Iterator[str]:
-    """One row a question option: the noisy count, the estimate and both its intervals."""
+    """One row a question option: the noisy count, the estimate and both its intervals.
+
+    Estimates are rounded to the nearest, ranges outward (so they still cover what they
+    guarantee), epsilon up (never less privacy loss than there is); the confidence is written
+    as asked for (0.95).
+    """
     rows = (
         (
-            question.id,
+            question.number,
             safe_text(question.text),
             option.value,
             safe_text(option.label),
             question.n,
             option.noisy_count,
-            _number(option.estimate.estimate),
-            _number(option.estimate.ci_low),
-            _number(option.estimate.ci_high),
-            _number(results.confidence),
-            _number(results.epsilon_per_question),
-            _number(option.estimate.exact_low),
-            _number(option.estimate.exact_high),
+            rounded(option.estimate.estimate),
+            rounded_down(option.estimate.ci_low),
+            rounded_up(option.estimate.ci_high),
+            repr(float(results.confidence)),
+            rounded_up(results.epsilon_per_question),
+            rounded_down(option.estimate.exact_low),
+            rounded_up(option.estimate.exact_high),
         )
         for question in results.questions
         for option in question.options

@@ -1,10 +1,14 @@
-"""CSV exports: responses.csv and results.csv, read back with the csv module and with pandas."""
+"""CSV exports: responses.csv and results.csv, read back with the csv module, pandas and R."""
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
 import io
+import os
+import re
+import shutil
+import subprocess
 import uuid
 from collections import Counter
 
@@ -23,7 +27,7 @@ from survey_app.surveys import find_survey
 OTHER_EMAIL = "other@example.edu"
 
 RESULTS_HEADER = [
-    "question_id",
+    "question_number",
     "question",
     "option_value",
     "option",
@@ -40,6 +44,19 @@ RESULTS_HEADER = [
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
 SAMPLE_ROWS = [(1, 0), (1, 2), (0, 2), (1, 1), (0, 0), (1, 2), (0, 2)]
+#: The sample survey's answers as words, by value.
+SAMPLE_LABELS = [["No", "Yes"], ["Never", "Once", "Often"]]
+RESPONSES_HEADER = [
+    "submission_id",
+    "submitted_on",
+    "Q1: Have you ever copied homework?",
+    "Q1 value",
+    "Q2: How often?",
+    "Q2 value",
+]
+BOM = b"\xef\xbb\xbf"
+#: A figure in results.csv: an integer, or at most four decimal places (exports.DECIMALS).
+SHORT_NUMBER = re.compile(r"-?\d+(\.\d{1,4})?")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -66,11 +83,14 @@ def csv_url(slug: str, name: str) -> str:
 
 
 def read_rows(response) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(response.get_data().decode("utf-8"), newline="")))
+    """Python's csv module, as the README says to call it (utf-8-sig drops the byte-order mark)."""
+    text = response.get_data().decode("utf-8-sig")
+    return list(csv.reader(io.StringIO(text, newline="")))
 
 
 def read_frame(response) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(response.get_data()), encoding="utf-8")
+    """pandas as people call it, with no encoding given: it must drop the byte-order mark."""
+    return pd.read_csv(io.BytesIO(response.get_data()))
 
 
 @pytest.fixture
@@ -102,10 +122,29 @@ def definition(question: str, options: list[str], title: str = "Export check") -
     }
 
 
+# --------------------------------------------------------------------------- both files
+
+
+@pytest.mark.parametrize(
+    ("name", "first_column"), [("responses", "submission_id"), ("results", "question_number")]
+)
+def test_both_files_begin_with_one_byte_order_mark(app, fetch, survey, name, first_column):
+    # Excel on Windows reads a CSV as UTF-8 only when it begins with one.
+    submit(app, survey[0], SAMPLE_ROWS)
+    data = fetch(survey[0], name).get_data()
+    assert data.startswith(BOM + first_column.encode() + b",")
+    assert data.count(BOM) == 1
+    # Read without utf-8-sig, Python keeps the mark in the first name: why the README says so.
+    plain = next(csv.reader(io.StringIO(data.decode("utf-8"))))
+    assert plain[0] == "\ufeff" + first_column
+    assert read_rows(fetch(survey[0], name))[0][0] == first_column
+    assert read_frame(fetch(survey[0], name)).columns[0] == first_column
+
+
 # --------------------------------------------------------------------------- responses.csv
 
 
-def test_responses_csv_holds_every_submission_as_stored(app, fetch, survey):
+def test_responses_csv_holds_every_submission_in_words_and_values(app, fetch, survey):
     slug, _ = survey
     submit(app, slug, SAMPLE_ROWS)
     response = fetch(slug, "responses")
@@ -116,22 +155,30 @@ def test_responses_csv_holds_every_submission_as_stored(app, fetch, survey):
     assert response.headers["Content-Disposition"] == f'attachment; filename="responses-{slug}.csv"'
     assert "no-store" in response.headers["Cache-Control"]
     rows = read_rows(response)
-    assert rows[0] == [
-        "submission_id",
-        "submitted_on",
-        "Have you ever copied homework?",
-        "How often?",
-    ]
+    assert rows[0] == RESPONSES_HEADER
     assert len(rows) == 1 + len(SAMPLE_ROWS)
     with app.app_context():
         stored = db.session.execute(
             select(Submission.submission_id, Submission.submitted_on, Submission.answers)
         ).all()
-    expected = sorted(
-        [submission_id, day.isoformat(), *answers.split(",")]
-        for submission_id, day, answers in stored
+    expected = []
+    for submission_id, day, answers in stored:
+        values = [int(value) for value in answers.split(",")]
+        answered = [SAMPLE_LABELS[i][value] for i, value in enumerate(values)]
+        expected.append(
+            [
+                submission_id,
+                day.isoformat(),
+                answered[0],
+                str(values[0]),
+                answered[1],
+                str(values[1]),
+            ]
+        )
+    assert rows[1:] == sorted(expected)
+    assert Counter((row[2], row[4]) for row in rows[1:]) == Counter(
+        (SAMPLE_LABELS[0][yes_no], SAMPLE_LABELS[1][choice]) for yes_no, choice in SAMPLE_ROWS
     )
-    assert rows[1:] == expected
     # A day, never a time of day.
     for row in rows[1:]:
         assert dt.date.fromisoformat(row[1]) and len(row[1]) == 10
@@ -146,14 +193,21 @@ def test_responses_csv_is_in_submission_id_order_not_arrival_order(app, fetch, s
     assert exported != ids  # arrival order was the reverse
 
 
-def test_responses_csv_loads_in_pandas_with_integer_values(app, fetch, survey):
+def test_responses_csv_loads_in_pandas_with_words_and_integer_values(app, fetch, survey):
     slug, _ = survey
     submit(app, slug, SAMPLE_ROWS)
     frame = read_frame(fetch(slug, "responses"))
-    assert frame.shape == (len(SAMPLE_ROWS), 4)
-    assert pd_types.is_integer_dtype(frame["Have you ever copied homework?"])
-    assert pd_types.is_integer_dtype(frame["How often?"])
-    assert Counter(frame["How often?"]) == Counter(row[1] for row in SAMPLE_ROWS)
+    assert list(frame.columns) == RESPONSES_HEADER
+    assert frame.shape == (len(SAMPLE_ROWS), 6)
+    assert pd_types.is_integer_dtype(frame["Q1 value"])
+    assert pd_types.is_integer_dtype(frame["Q2 value"])
+    assert Counter(frame["Q2 value"]) == Counter(row[1] for row in SAMPLE_ROWS)
+    assert Counter(frame["Q1: Have you ever copied homework?"]) == Counter(
+        "Yes" if row[0] else "No" for row in SAMPLE_ROWS
+    )
+    # Each label is its value's, row by row.
+    for label, value in zip(frame["Q2: How often?"], frame["Q2 value"], strict=True):
+        assert label == SAMPLE_LABELS[1][value]
 
 
 def test_responses_csv_agrees_with_the_results_api(app, client, fetch, token, survey):
@@ -161,9 +215,13 @@ def test_responses_csv_agrees_with_the_results_api(app, client, fetch, token, su
     submit(app, slug, SAMPLE_ROWS)
     frame = read_frame(fetch(slug, "responses"))
     document = client.get(f"/api/v1/surveys/{slug}/results", headers=bearer(token)).get_json()
-    for column, question in zip(frame.columns[2:], document["questions"], strict=True):
-        counts = Counter(frame[column])
+    for number, question in enumerate(document["questions"], start=1):
+        counts = Counter(frame[f"Q{number} value"])
+        words = Counter(frame[f"Q{number}: {question['text']}"])
         assert [counts[o["value"]] for o in question["options"]] == [
+            o["noisy_count"] for o in question["options"]
+        ]
+        assert [words[o["label"]] for o in question["options"]] == [
             o["noisy_count"] for o in question["options"]
         ]
         assert question["n"] == len(frame)
@@ -173,14 +231,17 @@ def test_responses_csv_of_a_survey_without_answers_is_the_header_alone(fetch, ma
     slug, _ = make_survey(status="draft")
     response = fetch(slug, "responses")
     assert response.status_code == 200
-    assert response.get_data() == (
-        b"submission_id,submitted_on,Have you ever copied homework?,How often?\r\n"
+    assert response.get_data() == BOM + (
+        b"submission_id,submitted_on,Q1: Have you ever copied homework?,Q1 value,"
+        b"Q2: How often?,Q2 value\r\n"
     )
-    assert read_frame(response).shape == (0, 4)
+    assert read_frame(response).shape == (0, 6)
 
 
-def test_repeated_question_texts_get_numbered_columns(app, fetch, make_survey):
-    slug, _ = make_survey(
+def test_columns_are_numbered_by_position_not_database_id(app, fetch, make_survey):
+    # Another survey first, so that this one's question ids are not 1..m.
+    make_survey()
+    slug, question_ids = make_survey(
         {
             "title": "Twice",
             "flip_probability": 0.25,
@@ -190,16 +251,31 @@ def test_repeated_question_texts_get_numbered_columns(app, fetch, make_survey):
             ],
         }
     )
+    assert question_ids != [1, 2]
     submit(app, slug, [(1, 0)])
     frame = read_frame(fetch(slug, "responses"))
-    assert list(frame.columns) == ["submission_id", "submitted_on", "Again?", "Again? (2)"]
-    assert frame.iloc[0].tolist()[2:] == [1, 0]
+    # Numbers tell two questions with the same text apart.
+    assert list(frame.columns) == [
+        "submission_id",
+        "submitted_on",
+        "Q1: Again?",
+        "Q1 value",
+        "Q2: Again?",
+        "Q2 value",
+    ]
+    assert frame.iloc[0].tolist()[2:] == ["Yes", 1, "No", 0]
+    assert read_frame(fetch(slug, "results"))["question_number"].tolist() == [1, 1, 2, 2]
 
 
 # --------------------------------------------------------------------------- results.csv
 
 
-def test_results_csv_equals_the_results_api(app, client, fetch, token, survey):
+def numeric_cells(rows: list[list[str]]) -> list[str]:
+    """The figures of results.csv: every cell from n onwards, empty ones left out."""
+    return [cell for row in rows[1:] for cell in row[4:] if cell]
+
+
+def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, survey):
     slug, _ = survey
     submit(app, slug, SAMPLE_ROWS)
     response = fetch(slug, "results", confidence="0.9")
@@ -212,27 +288,74 @@ def test_results_csv_equals_the_results_api(app, client, fetch, token, survey):
     assert response.headers["Content-Disposition"] == f'attachment; filename="results-{slug}.csv"'
     rows = read_rows(response)
     assert rows[0] == RESULTS_HEADER
-    expected = [
-        [
-            str(question["id"]),
+    options = [
+        (number, question, option)
+        for number, question in enumerate(document["questions"], start=1)
+        for option in question["options"]
+    ]
+    assert len(rows) == 1 + len(options) == 1 + 2 + 3
+    step = 10.0**-exports.DECIMALS
+    for row, (number, question, option) in zip(rows[1:], options, strict=True):
+        assert row[:6] == [
+            str(number),
             question["text"],
             str(option["value"]),
             option["label"],
             str(question["n"]),
             str(option["noisy_count"]),
-            repr(option["estimate"]),
-            repr(option["ci_low"]),
-            repr(option["ci_high"]),
-            "0.9",
-            repr(document["epsilon_per_question"]),
-            "" if option["exact_ci_low"] is None else repr(option["exact_ci_low"]),
-            "" if option["exact_ci_high"] is None else repr(option["exact_ci_high"]),
         ]
-        for question in document["questions"]
-        for option in question["options"]
-    ]
-    assert rows[1:] == expected
-    assert len(rows) == 1 + 2 + 3
+        estimate, ci_low, ci_high, confidence, epsilon, exact_low, exact_high = row[6:]
+        # The estimate to the nearest step; ranges outward, so they still cover what the API's
+        # do; epsilon up (1e-9: the tolerance of the rounding, as on the pages).
+        assert abs(float(estimate) - option["estimate"]) <= step / 2 + 1e-12
+        assert option["ci_low"] - step < float(ci_low) <= option["ci_low"] + 1e-9
+        assert option["ci_high"] - 1e-9 <= float(ci_high) < option["ci_high"] + step
+        assert confidence == "0.9"
+        assert document["epsilon_per_question"] - 1e-9 <= float(epsilon)
+        assert float(epsilon) < document["epsilon_per_question"] + step
+        assert option["exact_ci_low"] - step < float(exact_low) <= option["exact_ci_low"] + 1e-9
+        assert option["exact_ci_high"] - 1e-9 <= float(exact_high)
+        assert float(exact_high) < option["exact_ci_high"] + step
+
+
+def test_results_csv_has_no_long_floats(app, client, fetch, token, survey):
+    slug, _ = survey
+    submit(app, slug, SAMPLE_ROWS)
+    document = client.get(f"/api/v1/surveys/{slug}/results", headers=bearer(token)).get_json()
+    # Seven answers make sevenths: the API's figures run to 16 digits...
+    assert any(len(repr(o["estimate"])) > 10 for q in document["questions"] for o in q["options"])
+    # ...the file's stop at four decimal places (and confidence is written as asked for).
+    cells = numeric_cells(read_rows(fetch(slug, "results")))
+    assert len(cells) == 5 * 9
+    assert [cell for cell in cells if not SHORT_NUMBER.fullmatch(cell)] == []
+
+
+@pytest.mark.parametrize(
+    ("function", "value", "written"),
+    [
+        (exports.rounded, 0.6499999999999999, "0.65"),
+        (exports.rounded, 1 / 3, "0.3333"),
+        (exports.rounded, 2 / 3, "0.6667"),
+        (exports.rounded, -0.5, "-0.5"),
+        (exports.rounded, -0.00001, "0.0"),  # never "-0.0"
+        (exports.rounded, 3, "3.0"),
+        (exports.rounded, None, ""),
+        (exports.rounded_down, 1 / 3, "0.3333"),
+        (exports.rounded_down, 2 / 3, "0.6666"),
+        (exports.rounded_down, 0.35 - 1e-12, "0.35"),  # floating-point noise, not a lower bound
+        (exports.rounded_down, 0.34999, "0.3499"),
+        (exports.rounded_down, 0.0, "0.0"),
+        (exports.rounded_down, None, ""),
+        (exports.rounded_up, 1 / 3, "0.3334"),
+        (exports.rounded_up, 0.6499999999999999, "0.65"),
+        (exports.rounded_up, 0.65001, "0.6501"),
+        (exports.rounded_up, 1.0, "1.0"),
+        (exports.rounded_up, 1.0986122886681098, "1.0987"),  # ln 3, the epsilon of p = 0.25
+        (exports.rounded_up, None, ""),
+    ],
+)
+def test_figures_are_rounded_to_four_places(function, value, written):
+    assert function(value) == written
 
 
 def test_results_csv_loads_in_pandas_with_numeric_columns(app, client, fetch, token, survey):
@@ -243,18 +366,19 @@ def test_results_csv_loads_in_pandas_with_numeric_columns(app, client, fetch, to
 
     assert list(frame.columns) == RESULTS_HEADER
     assert len(frame) == 5
-    for column in ("question_id", "option_value", "n", "noisy_count"):
+    for column in ("question_number", "option_value", "n", "noisy_count"):
         assert pd_types.is_integer_dtype(frame[column]), column
     for column in ("estimate", "ci_low", "ci_high", "confidence", "epsilon"):
         assert pd_types.is_float_dtype(frame[column]), column
+    assert frame["question_number"].tolist() == [1, 1, 2, 2, 2]
     options = [o for q in document["questions"] for o in q["options"]]
-    # Read back as numbers, the figures are the API's exactly.
-    assert frame["estimate"].tolist() == [o["estimate"] for o in options]
-    assert frame["ci_low"].tolist() == [o["ci_low"] for o in options]
-    assert frame["ci_high"].tolist() == [o["ci_high"] for o in options]
+    # Read back as numbers, the figures are the API's to four places.
+    for column in ("estimate", "ci_low", "ci_high"):
+        api = [o[column] for o in options]
+        assert max(abs(frame[column] - api)) < 1e-4, column
     assert frame["noisy_count"].tolist() == [o["noisy_count"] for o in options]
     assert (frame["confidence"] == 0.95).all()
-    assert (frame["epsilon"] == document["epsilon_per_question"]).all()
+    assert (abs(frame["epsilon"] - document["epsilon_per_question"]) < 1e-4).all()
 
 
 def test_negative_estimates_stay_numbers(app, fetch, make_survey):
@@ -317,11 +441,16 @@ def test_commas_quotes_and_newlines_are_quoted(app, fetch, make_survey):
     assert len(frame) == 5
 
     responses = fetch(slug, "responses")
-    header = read_rows(responses)[0]
-    assert header[2] == question
+    raw = responses.get_data().decode("utf-8-sig")
+    assert '"Q1: Commas, ""quotes"" and\na newline?",Q1 value,' in raw
+    assert '"He said ""no""",1\r\n' in raw
+    rows = read_rows(responses)
+    assert rows[0][2] == f"Q1: {question}"
+    assert sorted(row[4] for row in rows[1:]) == sorted([options[2], options[1]])
     frame = read_frame(responses)
-    assert list(frame.columns)[2] == question
-    assert len(frame) == 2
+    assert list(frame.columns)[2] == f"Q1: {question}"
+    assert sorted(frame["Q2: Pick one"]) == sorted([options[2], options[1]])
+    assert sorted(frame["Q2 value"]) == [1, 2]
 
 
 FORMULA_PREFIXES = ["=", "+", "-", "@"]
@@ -339,7 +468,8 @@ def test_formula_cells_are_neutralised(app, fetch, make_survey, prefix):
     assert results[3][3] == "'" + option
     assert results[4][3] == "Plain"
     responses = read_rows(fetch(slug, "responses"))
-    assert responses[0][2] == "'" + question
+    assert responses[0][2] == f"Q1: {question}"  # starts with Q: never a formula
+    assert sorted(row[4] for row in responses[1:]) == sorted(["'" + option, "Plain"])
     # No cell of either file starts a formula.
     for row in results + responses:
         for cell in row:
@@ -389,20 +519,98 @@ def test_hostile_markup_stays_text_in_the_csv(app, fetch, make_survey):
     rows = read_rows(response)
     assert rows[1][1] == question
     assert [row[3] for row in rows[3:]] == options
+    rows = read_rows(fetch(slug, "responses"))
+    assert rows[0][2] == f"Q1: {question}"
+    assert rows[1][2:] == ["Yes", "1", options[0], "0"]
+
+
+UNICODE_QUESTION = "Café — ¿sí? 日本語"
+UNICODE_OPTIONS = ["Ünïcödé", "emoji 🎓"]
 
 
 def test_unicode_text_is_utf8(app, fetch, make_survey):
-    question = "Café — ¿sí? 日本語"
-    options = ["Ünïcödé", "emoji 🎓"]
-    slug, _ = make_survey(definition(question, options))
+    slug, _ = make_survey(definition(UNICODE_QUESTION, UNICODE_OPTIONS))
     submit(app, slug, [(1, 1)])
     response = fetch(slug, "results")
-    assert question.encode("utf-8") in response.get_data()
+    assert response.get_data().startswith(BOM)
+    assert UNICODE_QUESTION.encode("utf-8") in response.get_data()
     frame = read_frame(response)
-    assert frame["question"][0] == question
-    assert frame["option"].tolist()[2:] == options
-    header = read_frame(fetch(slug, "responses")).columns.tolist()
-    assert header[2] == question
+    assert frame["question"][0] == UNICODE_QUESTION
+    assert frame["option"].tolist()[2:] == UNICODE_OPTIONS
+    frame = read_frame(fetch(slug, "responses"))
+    assert frame.columns.tolist()[2] == f"Q1: {UNICODE_QUESTION}"
+    assert frame["Q2: Pick one"].tolist() == [UNICODE_OPTIONS[1]]
+
+
+# --------------------------------------------------------------------------- R
+
+#: Reads a CSV file as the README says (and as R reads it when told nothing), then prints the
+#: names (tab-separated), the class of each column, and each column's values (joined by "|").
+R_READER = r"""
+path <- commandArgs(trailingOnly = TRUE)[1]
+told <- read.csv(path, fileEncoding = "UTF-8-BOM", check.names = FALSE)
+plain <- read.csv(path)
+writeLines(paste(names(told), collapse = "\t"))
+writeLines(paste(names(plain), collapse = "\t"))
+writeLines(paste(sapply(told, class), collapse = "\t"))
+for (column in told) writeLines(paste(column, collapse = "|"))
+"""
+
+
+def read_in_r(tmp_path, name: str, data: bytes) -> list[str]:
+    """What R's read.csv makes of an export: the lines R_READER prints."""
+    rscript = shutil.which("Rscript")
+    if rscript is None:
+        # Like the browser tests without Chromium: a failure, never a skip (.ci/run installs it).
+        pytest.fail("Rscript not found: apt-get install r-base-core", pytrace=False)
+    path = tmp_path / f"{name}.csv"
+    path.write_bytes(data)
+    script = tmp_path / "read.R"
+    script.write_text(R_READER)
+    finished = subprocess.run(
+        [rscript, "--vanilla", str(script), str(path)],
+        capture_output=True,
+        # A UTF-8 locale, as on any current system (R on Windows is UTF-8 since 4.2).
+        env={**os.environ, "LC_ALL": "C.UTF-8"},
+        timeout=60,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr.decode(errors="replace")
+    return finished.stdout.decode("utf-8").splitlines()
+
+
+def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp_path):
+    slug, _ = make_survey(definition(UNICODE_QUESTION, UNICODE_OPTIONS))
+    submit(app, slug, [(1, 1), (0, 0), (1, 0)])
+
+    responses = read_in_r(tmp_path, "responses", fetch(slug, "responses").get_data())
+    names = ["submission_id", "submitted_on", f"Q1: {UNICODE_QUESTION}", "Q1 value"]
+    names += ["Q2: Pick one", "Q2 value"]
+    assert responses[0].split("\t") == names
+    # Told nothing, R still drops the mark ("X.U.FEFF.submission_id" if it did not) and makes
+    # the other names syntactic, as it does with any file.
+    assert responses[1].split("\t")[:2] == ["submission_id", "submitted_on"]
+    assert responses[1].split("\t")[3:] == ["Q1.value", "Q2..Pick.one", "Q2.value"]
+    assert responses[2].split("\t") == ["character"] * 3 + ["integer", "character", "integer"]
+    labels = {"1": "Yes", "0": "No"}
+    yes_no, yes_no_values = responses[5].split("|"), responses[6].split("|")
+    assert sorted(yes_no_values) == ["0", "1", "1"]
+    assert [labels[value] for value in yes_no_values] == yes_no
+    choice, choice_values = responses[7].split("|"), responses[8].split("|")
+    assert [UNICODE_OPTIONS[int(value)] for value in choice_values] == choice
+
+    results = read_in_r(tmp_path, "results", fetch(slug, "results").get_data())
+    assert results[0].split("\t") == RESULTS_HEADER
+    assert results[1].split("\t") == RESULTS_HEADER
+    classes = dict(zip(RESULTS_HEADER, results[2].split("\t"), strict=True))
+    assert [classes[name] for name in ("question_number", "option_value", "n", "noisy_count")] == [
+        "integer"
+    ] * 4
+    assert {classes[name] for name in RESULTS_HEADER[6:]} == {"numeric"}
+    assert results[3] == "1|1|2|2"
+    assert results[4].split("|") == [UNICODE_QUESTION] * 2 + ["Pick one"] * 2
+    assert results[6].split("|") == ["No", "Yes", *UNICODE_OPTIONS]
+    assert results[12] == "0.95|0.95|0.95|0.95"
 
 
 # --------------------------------------------------------------------------- access
@@ -443,7 +651,7 @@ def test_exports_open_with_the_owners_session(app, client, survey, analyst, name
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
     assert response.get_data(as_text=True).startswith(
-        "submission_id," if name == "responses" else "question_id,"
+        "\ufeffsubmission_id," if name == "responses" else "\ufeffquestion_number,"
     )
 
 
