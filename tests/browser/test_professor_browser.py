@@ -35,12 +35,18 @@ TRUE_ANSWERS = [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0), (1, 2), (0, 1), (1, 0), 
 FETCH_TEXT = """
 const [url, done] = [arguments[0], arguments[arguments.length - 1]];
 fetch(url, {credentials: "same-origin", cache: "no-store"})
-  .then(async (response) => done({
-    status: response.status,
-    type: response.headers.get("Content-Type"),
-    disposition: response.headers.get("Content-Disposition"),
-    text: await response.text(),
-  }))
+  .then(async (response) => {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    done({
+      status: response.status,
+      type: response.headers.get("Content-Type"),
+      disposition: response.headers.get("Content-Disposition"),
+      // The first bytes as they came (a CSV's byte-order mark); the text without them, as
+      // TextDecoder drops a UTF-8 byte-order mark.
+      head: Array.from(bytes.slice(0, 3)),
+      text: new TextDecoder().decode(bytes),
+    });
+  })
   .catch((error) => done({status: 0, text: String(error)}));
 """
 
@@ -278,38 +284,59 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     assert results["status"] == 200
     assert results["type"].startswith("text/csv")
     assert results["disposition"].startswith("attachment")
+    assert results["head"] == [0xEF, 0xBB, 0xBF]  # the byte-order mark Excel needs
     rows = list(csv.reader(io.StringIO(results["text"], newline="")))
-    assert rows[0][:6] == ["question_id", "question", "option_value", "option", "n", "noisy_count"]
-    expected_rows = [
-        [
-            str(q["id"]),
-            q["text"],
-            str(o["value"]),
-            o["label"],
-            str(q["n"]),
-            str(o["noisy_count"]),
-            repr(o["estimate"]),
-            repr(o["ci_low"]),
-            repr(o["ci_high"]),
-            "0.95",
-            repr(document["epsilon_per_question"]),
-            "" if o["exact_ci_low"] is None else repr(o["exact_ci_low"]),
-            "" if o["exact_ci_high"] is None else repr(o["exact_ci_high"]),
-        ]
-        for q in document["questions"]
+    assert rows[0][:6] == [
+        "question_number",
+        "question",
+        "option_value",
+        "option",
+        "n",
+        "noisy_count",
+    ]
+    options = [
+        (number, q, o)
+        for number, q in enumerate(document["questions"], start=1)
         for o in q["options"]
     ]
-    assert rows[1:] == expected_rows
+    assert [row[:6] for row in rows[1:]] == [
+        [str(number), q["text"], str(o["value"]), o["label"], str(q["n"]), str(o["noisy_count"])]
+        for number, q, o in options
+    ]
+    # The figures are the API's to four decimal places (ranges rounded outward, by less than a
+    # step of 0.0001), the confidence as asked for.
+    for row, (_, _, o) in zip(rows[1:], options, strict=True):
+        assert abs(float(row[6]) - o["estimate"]) <= 0.00005 + 1e-12
+        assert -1e-9 <= o["ci_low"] - float(row[7]) < 1e-4
+        assert -1e-9 <= float(row[8]) - o["ci_high"] < 1e-4
+        assert row[9] == "0.95"
+        assert -1e-9 <= float(row[10]) - document["epsilon_per_question"] < 1e-4
+        if o["exact_ci_low"] is not None:
+            assert -1e-9 <= o["exact_ci_low"] - float(row[11]) < 1e-4
+            assert -1e-9 <= float(row[12]) - o["exact_ci_high"] < 1e-4
+        for cell in row[6:]:
+            assert re.fullmatch(r"-?\d+(\.\d{1,4})?", cell) or cell == "", cell
 
     responses = fetch(prof, find(prof, "#download-responses").get_attribute("href"))
     assert responses["status"] == 200
+    assert responses["head"] == [0xEF, 0xBB, 0xBF]
     rows = list(csv.reader(io.StringIO(responses["text"], newline="")))
-    assert rows[0] == ["submission_id", "submitted_on", YES_NO_TEXT, CHOICE_TEXT]
+    assert rows[0] == [
+        "submission_id",
+        "submitted_on",
+        f"Q1: {YES_NO_TEXT}",
+        "Q1 value",
+        f"Q2: {CHOICE_TEXT}",
+        "Q2 value",
+    ]
     assert len(rows) == 1 + len(TRUE_ANSWERS)
     ids = [row[0] for row in rows[1:]]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
-    for column, question in enumerate(document["questions"], start=2):
-        counts = Counter(int(row[column]) for row in rows[1:])
+    for number, question in enumerate(document["questions"], start=1):
+        labels = [o["label"] for o in question["options"]]
+        answers = [(row[2 * number], int(row[2 * number + 1])) for row in rows[1:]]
+        assert all(label == labels[value] for label, value in answers), answers
+        counts = Counter(value for _, value in answers)
         assert [counts[o["value"]] for o in question["options"]] == [
             o["noisy_count"] for o in question["options"]
         ]
