@@ -77,6 +77,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         code_slips,
         errors,
         models,  # noqa: F401  (registers the tables)
+        projector,
         ratelimits,
         respondent,
         security,
@@ -107,6 +108,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(analyst.bp)
     app.register_blueprint(code_slips.bp)
+    app.register_blueprint(projector.bp)
     ratelimits.register(app)
 
     app.add_template_filter(percent)

@@ -222,3 +222,10 @@ def test_the_code_slips(make_chromium, live_app, analyst, make_survey, axe_sourc
     driver.find_element(By.ID, "issue-slips").click()
     WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slip"))
     check_at_every_width(driver, axe_source)
+
+
+def test_the_projector_view(make_chromium, live_app, analyst, make_survey, axe_source):
+    slug = answered_survey(live_app, make_survey)
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    check_at_every_width(driver, axe_source, height=720)

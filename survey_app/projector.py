@@ -1,0 +1,194 @@
+"""The projector view: what a professor shows the room while the class answers.
+
+``/analyst/surveys/<slug>/present`` is a full-screen page in large type with nothing private on
+it (no email, no buttons that change the survey): how to join (the address, the code and a QR
+code of the join link), how many have answered, and each question's chart. The page asks
+``/present/state`` every two seconds; that small JSON document carries an ETag made from
+what it shows (the noisy counts, the status, whether results are hidden), so while nothing
+changes the answer is an empty 304 and the server computes no estimate.
+
+A professor can hide the results from the projector until the survey closes (the dashboard
+still shows them): the room then sees only the count, so early answers do not sway later ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user, login_required
+
+from survey_app.access import owned_survey_or_404
+from survey_app.analyst import ActionForm, chosen_confidence
+from survey_app.extensions import db
+from survey_app.links import external_url
+from survey_app.models import Survey
+from survey_app.presenters import qr_code_svg
+from survey_app.results import MIN_ANSWERS_FOR_SHARES, noisy_counts, survey_results
+
+bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
+
+#: How often the page asks whether anything changed; a submission shows within this (and the
+#: time a request takes), inside the three seconds a room notices.
+POLL_SECONDS = 2
+
+
+@bp.after_request
+def _never_cached(response):
+    # Results are the professor's: no cache keeps a copy (the ETag is checked by the page itself).
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def results_hidden(survey: Survey) -> bool:
+    """True while the projector must show the count but no results."""
+    return survey.hide_results_until_closed and not survey.is_closed
+
+
+def state_version(survey: Survey, counts: dict[int, list[int]], confidence: float) -> str:
+    """A short fingerprint of everything the projector shows; it changes when any of it does."""
+    shown = {
+        "title": survey.title,
+        "status": survey.status.value,
+        "hidden": results_hidden(survey),
+        "confidence": confidence,
+        "join_code": survey.join_code,
+        "counts": None if results_hidden(survey) else sorted(counts.items()),
+        "respondents": respondents_from(survey, counts),
+    }
+    encoded = json.dumps(shown, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:20]
+
+
+def respondents_from(survey: Survey, counts: dict[int, list[int]]) -> int:
+    """Everyone answers every question: the first question's total counts the respondents."""
+    return sum(counts[survey.questions[0].id]) if survey.questions else 0
+
+
+def projector_state(survey: Survey, confidence: float, version: str) -> dict:
+    """The document the page redraws itself from: words, figures and each question's chart."""
+    hidden = results_hidden(survey)
+    results = survey_results(survey, confidence)
+    questions = []
+    for question in results.questions:
+        entry = {
+            "number": question.number,
+            "text": question.text,
+            "n": question.n,
+            "html": render_template(
+                "analyst/_present_question.html",
+                question=question,
+                confidence=confidence,
+                hidden=hidden,
+                min_answers=MIN_ANSWERS_FOR_SHARES,
+            ),
+        }
+        if not hidden and not question.too_early and question.n:
+            entry["options"] = [
+                {
+                    "label": option.label,
+                    "share": option.shown_share,
+                    "exact_ci_low": option.estimate.exact_low,
+                    "exact_ci_high": option.estimate.exact_high,
+                }
+                for option in question.options
+            ]
+        questions.append(entry)
+    return {
+        "version": version,
+        "status": survey.status.value,
+        "status_words": status_words(survey),
+        "respondents": results.respondents,
+        "respondents_words": respondents_words(results.respondents),
+        "results_hidden": hidden,
+        "confidence": confidence,
+        "questions": questions,
+    }
+
+
+def status_words(survey: Survey) -> str:
+    """One line for the room on whether it can still answer."""
+    if survey.is_draft:
+        return "Not open yet."
+    if survey.is_open:
+        return "Open: answer on your phone."
+    return "Closed: thank you for answering."
+
+
+def respondents_words(respondents: int) -> str:
+    """The count as the room reads it."""
+    return f"{respondents:,} {'person has' if respondents == 1 else 'people have'} answered"
+
+
+@bp.get("/present")
+@login_required
+def present(slug: str):
+    """The projector view: how to join, how many answered, and live charts in large type."""
+    survey = owned_survey_or_404(current_user, slug)
+    confidence = chosen_confidence()
+    counts = noisy_counts(survey)
+    version = state_version(survey, counts, confidence)
+    join_link = (
+        external_url("respondent.join_by_code", code=survey.join_code)
+        if survey.join_code and not survey.is_draft
+        else None
+    )
+    return render_template(
+        "analyst/present.html",
+        survey=survey,
+        state=projector_state(survey, confidence, version),
+        join_url=external_url("respondent.home"),
+        join_qr=qr_code_svg(join_link) if join_link else None,
+        state_url=url_for(".present_state", slug=slug, confidence=confidence),
+        poll_seconds=POLL_SECONDS,
+    )
+
+
+@bp.get("/present/state")
+def present_state(slug: str):
+    """What the projector shows, as JSON; 304 when nothing changed since the page's version."""
+    if not current_user.is_authenticated:
+        # A page left open past the end of its session: JSON it can read, not the sign-in page.
+        response = jsonify(error="Your session has ended: sign in again.", code="signed_out")
+        return response, 401
+    survey = owned_survey_or_404(current_user, slug)
+    confidence = chosen_confidence()
+    version = state_version(survey, noisy_counts(survey), confidence)
+    if version in request.if_none_match:
+        response = Response(status=304)
+    else:
+        response = jsonify(projector_state(survey, confidence, version))
+    response.set_etag(version)
+    return response
+
+
+@bp.post("/results-visibility")
+@login_required
+def set_results_visibility(slug: str):
+    """Hide the results from the projector until the survey closes, or show them again."""
+    survey = owned_survey_or_404(current_user, slug)
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    hide = request.form.get("hide") == "1"
+    survey.hide_results_until_closed = hide
+    db.session.commit()
+    if hide:
+        flash(
+            "The projector view now hides the results until you close the survey; "
+            "it still shows how many have answered. This dashboard shows everything.",
+            "success",
+        )
+    else:
+        flash("The projector view shows the results as they come in.", "success")
+    return redirect(url_for("analyst.dashboard", slug=slug, _anchor="projector"))

@@ -1,0 +1,157 @@
+"""The projector view in a real Chromium: it redraws itself as students answer (no reload),
+hides the results when asked, and reads from the back of a room at 1280x720 and on 4K."""
+
+from __future__ import annotations
+
+import io
+import uuid
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from survey_app.extensions import db
+from survey_app.submissions import record_submission
+from survey_app.surveys import find_survey
+from tests.browser.test_accessibility import signed_in
+
+pytestmark = pytest.mark.browser
+
+#: Generous against a slow CI machine; the page asks every 2 s (projector.POLL_SECONDS).
+WAIT_SECONDS = 15
+
+
+def send(live_app, slug: str, rows) -> None:
+    """Store randomized submissions as the submission API does."""
+    with live_app.app.app_context():
+        question_ids = [q.id for q in find_survey(slug).questions]
+    for values in rows:
+        with live_app.app.app_context():
+            answers = {str(q): v for q, v in zip(question_ids, values, strict=True)}
+            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+
+
+def answer_on_a_phone(make_chromium, live_app, slug: str) -> None:
+    """A student answers the first option of every question on the real survey page."""
+    phone = make_chromium()
+    phone.set_window_size(360, 740)
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, WAIT_SECONDS).until(
+        lambda d: d.find_element(By.ID, "submit-survey").is_enabled()
+    )
+    for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
+        fieldset.find_element(By.CSS_SELECTOR, "input[type=radio]").click()
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, WAIT_SECONDS).until(
+        lambda d: d.find_element(By.ID, "thank-you").is_displayed()
+    )
+
+
+def count_text(driver) -> str:
+    return driver.find_element(By.ID, "present-count").text
+
+
+def test_the_projector_redraws_itself_as_students_answer(make_chromium, live_app, analyst, survey):
+    slug, _ = survey
+    projector = signed_in(make_chromium, live_app, analyst)
+    projector.set_window_size(1280, 720)
+    projector.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert count_text(projector) == "0 people have answered"
+    # A mark the page would lose if it reloaded.
+    projector.execute_script("window.__notReloaded = true")
+    answer_on_a_phone(make_chromium, live_app, slug)
+    WebDriverWait(projector, WAIT_SECONDS).until(lambda d: count_text(d) == "1 person has answered")
+    # Too early for charts; then enough answers for them.
+    assert not projector.find_elements(By.CSS_SELECTOR, "#present-results svg.chart")
+    send(live_app, slug, [(1, 0)] * 10 + [(0, 1)] * 12 + [(1, 2)] * 13)
+    WebDriverWait(projector, WAIT_SECONDS).until(
+        lambda d: count_text(d) == "36 people have answered"
+    )
+    WebDriverWait(projector, WAIT_SECONDS).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#present-results svg.chart")) == 2
+    )
+    words = projector.find_element(By.ID, "present-question-1").text
+    assert "“Yes”: about" in words
+    assert projector.execute_script("return window.__notReloaded") is True
+
+
+def test_hidden_results_stay_off_the_projector_until_the_survey_closes(
+    make_chromium, live_app, analyst, survey
+):
+    slug, _ = survey
+    send(live_app, slug, [(1, 0)] * 10 + [(0, 1)] * 12 + [(1, 2)] * 13)
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}"))
+    driver.find_element(By.ID, "hide-results-on-projector").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_elements(By.ID, "show-results-on-projector")
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert driver.find_element(By.ID, "present-hidden").is_displayed()
+    assert not driver.find_elements(By.CSS_SELECTOR, "#present-results svg.chart")
+    assert count_text(driver) == "35 people have answered"
+    driver.execute_script("window.__notReloaded = true")
+    with live_app.app.app_context():
+        from survey_app.surveys import close_survey
+
+        close_survey(find_survey(slug))
+        db.session.commit()
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#present-results svg.chart")) == 2
+    )
+    assert not driver.find_elements(By.ID, "present-hidden")
+    assert driver.find_element(By.ID, "present-status").text.startswith("Closed")
+    assert driver.execute_script("return window.__notReloaded") is True
+
+
+@pytest.mark.parametrize(("width", "height", "smallest"), [(1280, 720, 16), (3840, 2160, 36)])
+def test_the_projector_reads_from_the_back_of_the_room(
+    make_chromium, live_app, analyst, survey, width, height, smallest
+):
+    """Every word at least ``smallest`` pixels high (about 2.2% of a 720-line screen and 1.7%
+    of a 2160-line one), the code far larger, nothing wider than the screen, and the QR code
+    decodes to the join link."""
+    import zxingcpp
+    from PIL import Image
+
+    slug, _ = survey
+    send(live_app, slug, [(1, 0)] * 10 + [(0, 1)] * 12 + [(1, 2)] * 13)
+    driver = signed_in(make_chromium, live_app, analyst)
+    # The screen itself, as a projector in full-screen mode shows it (a window would lose the
+    # height of its own bars).
+    driver.set_window_size(width, height + 200)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]
+    sizes = driver.execute_script(
+        """
+        const sizes = [];
+        for (const element of document.querySelectorAll('#projector *')) {
+          if (element.closest('.present-tools, .present-qr')) continue;
+          const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+          if (!own) continue;
+          const box = element.getBoundingClientRect();
+          if (box.width === 0) continue;
+          if (element instanceof SVGElement) sizes.push(box.height);
+          else sizes.push(parseFloat(getComputedStyle(element).fontSize));
+        }
+        return sizes;
+        """
+    )
+    assert sizes and min(sizes) >= smallest, sorted(sizes)[:5]
+    code_size = driver.execute_script(
+        "return parseFloat(getComputedStyle(document.getElementById('present-code')).fontSize)"
+    )
+    assert code_size >= 2.5 * smallest
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+    # The join box (title, count, code, QR code) is on the first screen, without scrolling.
+    qr = driver.find_element(By.ID, "present-qr")
+    viewport = driver.execute_script("return window.innerHeight")
+    assert qr.rect["y"] + qr.rect["height"] <= viewport
+    with live_app.app.app_context():
+        code = find_survey(slug).join_code
+    decoded = [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot_as_png)))]
+    assert decoded == [live_app.url(f"/j/{code}")]
