@@ -4,16 +4,15 @@ hides the results when asked, and reads from the back of a room at 1280x720 and 
 from __future__ import annotations
 
 import io
-import uuid
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.extensions import db
-from survey_app.submissions import record_submission
 from survey_app.surveys import find_survey
 from tests.browser.test_accessibility import signed_in
+from tests.unit.test_results_api import submit
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +22,7 @@ WAIT_SECONDS = 15
 
 def send(live_app, slug: str, rows) -> None:
     """Store randomized submissions as the submission API does."""
-    with live_app.app.app_context():
-        question_ids = [q.id for q in find_survey(slug).questions]
-    for values in rows:
-        with live_app.app.app_context():
-            answers = {str(q): v for q, v in zip(question_ids, values, strict=True)}
-            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+    submit(live_app.app, slug, rows)
 
 
 def answer_on_a_phone(make_chromium, live_app, slug: str) -> None:

@@ -4,23 +4,12 @@ changes, and results hidden from the room until the survey closes when the profe
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
 from survey_app.extensions import db
-from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey
-
-
-def submit(app, slug: str, rows) -> None:
-    """Record randomized submissions through the code the submission API runs."""
-    with app.app_context():
-        question_ids = [q.id for q in find_survey(slug).questions]
-    for values in rows:
-        with app.app_context():
-            answers = {str(q): v for q, v in zip(question_ids, values, strict=True)}
-            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+from tests.unit.test_results_api import submit
 
 
 def present(slug: str) -> str:
