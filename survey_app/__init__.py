@@ -76,6 +76,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         assets,
         code_slips,
         errors,
+        manage,
         models,  # noqa: F401  (registers the tables)
         projector,
         ratelimits,
@@ -108,6 +109,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(analyst.bp)
     app.register_blueprint(code_slips.bp)
+    app.register_blueprint(manage.bp)
     app.register_blueprint(projector.bp)
     ratelimits.register(app)
 

@@ -52,10 +52,7 @@ from survey_app.results import (
 from survey_app.surveys import (
     MAX_QUESTIONS,
     SurveyDefinitionError,
-    SurveyStateError,
-    close_survey,
     create_survey,
-    open_survey,
     parse_definition,
     replace_questions,
 )
@@ -217,11 +214,20 @@ def sign_out_everywhere():
 @bp.get("/")
 @login_required
 def surveys():
-    """The signed-in analyst's surveys."""
-    owned = db.session.execute(
-        select(Survey).where(Survey.owner_id == current_user.id).order_by(Survey.created_at.desc())
-    ).scalars()
-    return render_template("analyst/surveys.html", surveys=list(owned), form=ActionForm())
+    """The signed-in analyst's surveys, but for those archived (counted, and a link away)."""
+    owned = list(
+        db.session.execute(
+            select(Survey)
+            .where(Survey.owner_id == current_user.id)
+            .order_by(Survey.created_at.desc())
+        ).scalars()
+    )
+    return render_template(
+        "analyst/surveys.html",
+        surveys=[survey for survey in owned if not survey.archived],
+        archived_count=sum(survey.archived for survey in owned),
+        form=ActionForm(),
+    )
 
 
 BLANK_DEFINITION = {
@@ -381,35 +387,6 @@ def definition_of(survey: Survey) -> dict:
 
 def _copy(definition: dict) -> dict:
     return {**definition, "questions": [dict(q) for q in definition["questions"]]}
-
-
-@bp.post("/surveys/<slug>/open")
-@login_required
-def open_survey_view(slug: str):
-    """Open the survey to respondents."""
-    return _change_status(slug, open_survey, "The survey is open: share the link below.")
-
-
-@bp.post("/surveys/<slug>/close")
-@login_required
-def close_survey_view(slug: str):
-    """Close the survey: no more answers; results stay."""
-    return _change_status(slug, close_survey, "The survey is closed; its results stay here.")
-
-
-def _change_status(slug: str, change, message: str):
-    survey = owned_survey_or_404(current_user, slug)
-    if not ActionForm().validate_on_submit():
-        abort(400)
-    try:
-        change(survey)
-    except SurveyStateError as error:
-        db.session.rollback()
-        flash(str(error), "error")
-    else:
-        db.session.commit()
-        flash(message, "success")
-    return redirect(url_for("analyst.dashboard", slug=slug))
 
 
 @bp.get("/surveys/<slug>/preview")

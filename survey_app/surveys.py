@@ -1,4 +1,4 @@
-"""What can be done with a survey: define it (checked), open and close it.
+"""What can be done with a survey: define it (checked), open, close, copy, archive, delete it.
 
 Views and commands call these; they hold the rules (a definition's fields and their limits; a
 survey's mechanism is frozen once it opens), so that the web, the API and the command line
@@ -8,6 +8,7 @@ agree. They flush; the view or command that calls them commits. Submissions are 
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import numbers
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import (
+    delete,
+    inspect,
     select,
     update,
 )
@@ -27,8 +30,10 @@ from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
     Analyst,
+    OneTimeCode,
     Question,
     QuestionKind,
+    Submission,
     Survey,
     SurveyStatus,
     Tally,
@@ -293,6 +298,10 @@ def open_survey(survey: Survey) -> None:
     """
     if survey.is_open:
         return
+    if survey.archived:
+        raise SurveyStateError(
+            "an archived survey cannot open: put it back on your survey list first"
+        )
     if not survey.questions:
         raise SurveyStateError("a survey needs at least one question to open")
     if survey.is_draft:
@@ -337,6 +346,99 @@ def close_survey(survey: Survey) -> None:
     survey.status = SurveyStatus.CLOSED
     db.session.flush()
     after_commit(functools.partial(forget_arrival_order, survey.id))
+
+
+#: What a copy's title ends with, so the two can be told apart until the copy is renamed.
+COPY_MARK = " (copy)"
+#: Question columns a copy does not take: its own identity and the survey it belongs to.
+_QUESTION_IDENTITY = frozenset({"id", "survey_id"})
+
+
+def copy_title(title: str) -> str:
+    """A copy's title: the original's, marked, within :data:`MAX_TITLE_LENGTH`."""
+    return title[: MAX_TITLE_LENGTH - len(COPY_MARK)].rstrip() + COPY_MARK
+
+
+def copy_question(question: Question) -> Question:
+    """A new, unattached question like ``question``: every column but its id and survey.
+
+    Read from the model's columns, so a field that a new question type adds to Question
+    (a numeric question's bounds, say) is copied with no change here.
+    """
+    mapper = inspect(Question)
+    keys = (mapper.get_property_by_column(column).key for column in mapper.local_table.columns)
+    return Question(
+        **{
+            key: copy.deepcopy(getattr(question, key))
+            for key in keys
+            if key not in _QUESTION_IDENTITY
+        }
+    )
+
+
+def duplicate_survey(survey: Survey) -> Survey:
+    """A new draft of the same owner for another section; the caller commits.
+
+    It takes the title (marked as a copy), the intro, the flip probability, the questions and
+    their options, and the settings (one-time codes required, results hidden from the projector
+    until closed). It takes nothing of what the original gathered: no answers, tallies, codes or
+    join code; it is not archived.
+    """
+    duplicate = Survey(
+        owner_id=survey.owner_id,
+        title=copy_title(survey.title),
+        intro=survey.intro,
+        flip_probability=survey.flip_probability,
+        requires_codes=survey.requires_codes,
+        hide_results_until_closed=survey.hide_results_until_closed,
+        status=SurveyStatus.DRAFT,
+    )
+    duplicate.questions.extend(copy_question(question) for question in survey.questions)
+    db.session.add(duplicate)
+    db.session.flush()
+    return duplicate
+
+
+def archive_survey(survey: Survey, archived: bool = True) -> None:
+    """Take a survey off the survey list (or put it back); results and exports stay.
+
+    An open survey is refused: archived surveys are out of sight, so none may be taking
+    answers. The professor closes it first (with its confirmation), then archives it.
+    """
+    if archived:
+        # Checked in the database, not only as loaded: an "open" arriving meanwhile waits
+        # (PostgreSQL holds the row) or is seen (SQLite writes one at a time).
+        moved = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status != SurveyStatus.OPEN)
+            .values(archived=True)
+        )
+        if moved.rowcount != 1:
+            raise SurveyStateError(
+                "this survey is still taking answers: close it first, then archive it"
+            )
+    survey.archived = archived
+    db.session.flush()
+
+
+def delete_survey(survey: Survey) -> None:
+    """Delete a survey and all of it: questions, tallies, submissions, one-time codes.
+
+    The caller commits. The rows are deleted here one table at a time, not left to the
+    foreign keys' ON DELETE CASCADE alone (which stays, for tables added later): SQLite
+    applies cascades only on connections with ``PRAGMA foreign_keys = ON``. Once committed,
+    the storage is rewritten as when a survey closes
+    (:func:`survey_app.database.forget_arrival_order`): SQLite's file is rebuilt without the
+    deleted rows, PostgreSQL's VACUUM frees the space they held for reuse.
+    """
+    survey_id = survey.id
+    questions = select(Question.id).where(Question.survey_id == survey_id)
+    db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
+    db.session.execute(delete(Submission).where(Submission.survey_id == survey_id))
+    db.session.execute(delete(OneTimeCode).where(OneTimeCode.survey_id == survey_id))
+    db.session.delete(survey)  # its questions go with it (the relationship's cascade)
+    db.session.flush()
+    after_commit(functools.partial(forget_arrival_order, survey_id))
 
 
 def find_survey_by_join_code(typed: str) -> Survey | None:

@@ -213,6 +213,33 @@ def test_the_dashboard_with_results_tables_and_plans(
         check_at_every_width(driver, axe_source)
 
 
+def test_the_management_pages(make_chromium, live_app, analyst, make_survey, axe_source):
+    """Close and delete confirmations, the archived list (empty, then not), an archived
+    survey's dashboard, the survey list's link to the archived ones, a copy in the builder."""
+    slug = answered_survey(live_app, make_survey)
+    closed = answered_survey(live_app, make_survey, status="closed")
+    driver = signed_in(make_chromium, live_app, analyst)
+    for path in (f"/{slug}/close", f"/{slug}/delete", f"/{closed}/delete"):
+        driver.get(live_app.url(f"/analyst/surveys{path}"))
+        assert driver.find_elements(By.CSS_SELECTOR, "#confirm-close, #confirm-delete")
+        check_at_every_width(driver, axe_source)
+    driver.get(live_app.url("/analyst/archived"))
+    assert driver.find_element(By.ID, "no-archived")
+    check_at_every_width(driver, axe_source)
+    driver.get(live_app.url(f"/analyst/surveys/{closed}"))
+    driver.find_element(By.ID, "archive-survey").click()
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "archived-notice"))
+    check_at_every_width(driver, axe_source)  # an archived survey's dashboard, and its message
+    for path in ("/analyst/archived", "/analyst/"):
+        driver.get(live_app.url(path))
+        assert driver.find_elements(By.CSS_SELECTOR, "#archived-surveys, #archived-link")
+        check_at_every_width(driver, axe_source)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}"))
+    driver.find_element(By.ID, "duplicate-survey").click()
+    WebDriverWait(driver, 15).until(lambda d: d.current_url.endswith("/edit"))
+    check_at_every_width(driver, axe_source)
+
+
 def test_the_code_slips(make_chromium, live_app, analyst, make_survey, axe_source):
     slug, _ = make_survey(status="draft")
     driver = signed_in(make_chromium, live_app, analyst)

@@ -363,6 +363,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
 
     # ------------------------------------------------------------------ close
     click_and_wait_for_page(prof, "#close-survey")
+    assert "takes no more answers" in find(prof, "#close-consequences").text  # asked first
+    click_and_wait_for_page(prof, "#confirm-close")
     assert find(prof, "#survey-status-badge").text == "closed"
     assert find(prof, "#respondent-count").text == str(len(TRUE_ANSWERS))
     respondent.execute_script("window.localStorage.clear();")

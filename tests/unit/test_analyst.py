@@ -364,7 +364,8 @@ def test_status_change_without_its_token_is_refused(
     slug, _ = make_survey(status=status)
     before = state_of(app, slug)
     response = signed_in.post(
-        f"/analyst/surveys/{slug}/{action}", data=_with_token(app, {}, variant)
+        f"/analyst/surveys/{slug}/{action}",
+        data=_with_token(app, {"confirmed": "yes"}, variant),
     )
     assert response.status_code == 400
     assert state_of(app, slug) == before
@@ -763,10 +764,11 @@ def test_editing_a_survey_that_has_opened_is_refused(app, signed_in, make_survey
 # --------------------------------------------------------------------------- open, close
 
 
-def press(client, slug: str, action: str):
+def press(client, slug: str, action: str, **fields):
     page = client.get(f"/analyst/surveys/{slug}")
     return client.post(
-        f"/analyst/surveys/{slug}/{action}", data={"csrf_token": csrf_token(page.text)}
+        f"/analyst/surveys/{slug}/{action}",
+        data={"csrf_token": csrf_token(page.text), **fields},
     )
 
 
@@ -790,7 +792,11 @@ def test_open_then_close_then_reopen(app, signed_in, make_survey):
     assert 'id="close-survey"' in dashboard and 'id="open-survey"' not in dashboard
     assert app.test_client().get(f"/s/{slug}").status_code == 200
 
-    assert press(signed_in, slug, "close").status_code == 302
+    # Closing asks first (tests/unit/test_manage_surveys.py has the rest of that page).
+    asked = press(signed_in, slug, "close")
+    assert asked.status_code == 303 and asked.headers["Location"].endswith(f"/{slug}/close")
+    assert state_of(app, slug)["status"] == SurveyStatus.OPEN
+    assert press(signed_in, slug, "close", confirmed="yes").status_code == 302
     assert state_of(app, slug)["status"] == SurveyStatus.CLOSED
     assert app.test_client().get(f"/s/{slug}").status_code == 410
     dashboard = signed_in.get(f"/analyst/surveys/{slug}").text
@@ -804,16 +810,20 @@ def test_closing_a_draft_is_refused_with_a_message(app, signed_in, make_survey):
     slug, _ = make_survey(status="draft")
     page = signed_in.get(f"/analyst/surveys/{slug}")
     response = signed_in.post(
-        f"/analyst/surveys/{slug}/close", data={"csrf_token": csrf_token(page.text)}
+        f"/analyst/surveys/{slug}/close",
+        data={"csrf_token": csrf_token(page.text), "confirmed": "yes"},
     )
     assert response.status_code == 302
     assert state_of(app, slug)["status"] == SurveyStatus.DRAFT
     assert "cannot close" in signed_in.get(f"/analyst/surveys/{slug}").text
 
 
-def test_status_buttons_only_take_post(signed_in, survey):
-    for action in ("open", "close"):
-        assert signed_in.get(f"/analyst/surveys/{survey[0]}/{action}").status_code == 405
+def test_status_buttons_only_take_post(app, signed_in, survey):
+    before = state_of(app, survey[0])
+    assert signed_in.get(f"/analyst/surveys/{survey[0]}/open").status_code == 405
+    # Closing's address shows its confirmation page; only that page's POST closes.
+    assert 'id="confirm-close"' in signed_in.get(f"/analyst/surveys/{survey[0]}/close").text
+    assert state_of(app, survey[0]) == before
 
 
 # --------------------------------------------------------------------------- preview
