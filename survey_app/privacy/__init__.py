@@ -10,8 +10,10 @@ and nothing of Flask or the database, so it can be read, tested and reused on it
   noisy count) and the margins they reach;
 - :mod:`~survey_app.privacy.mechanisms`: :class:`RandomizedResponse`, one type per mechanism,
   which owns all of the above for a question, so that callers never branch on its kind;
-- :mod:`~survey_app.privacy.numeric`: numeric questions on a grid of [lo, hi], with
-  :class:`GridLaplace` and :class:`PiecewiseNumeric` (and :func:`numeric_mechanism` to pick one).
+- :mod:`~survey_app.privacy.numeric`: numeric questions on a grid of [lo, hi]
+  (:mod:`~survey_app.privacy.numeric_grid`, :mod:`~survey_app.privacy.numeric_base`), with
+  :class:`GridLaplace` (:mod:`~survey_app.privacy.laplace`) and :class:`HybridNumeric`
+  (:mod:`~survey_app.privacy.hybrid`), and :func:`numeric_mechanism` to pick one.
 
 Conventions
 -----------

@@ -1,0 +1,342 @@
+"""What every numeric mechanism shares: the exact law's checks, estimates, intervals, histogram.
+
+A numeric mechanism randomizes a grid index ``k`` in ``0 .. G`` (:mod:`numeric_grid`) into an
+integer report, and knows the exact law of that report (:meth:`NumericMechanism.pmf`) and an
+estimate of ``k`` from it that is unbiased for every k. The class mean in the question's units
+is then the average of those estimates mapped back to [lo, hi].
+
+Guaranteed intervals use only the worst-case variance over ``k`` and, for Bernstein's inequality,
+the bounded range of the estimates: both depend on n, the confidence and the mechanism alone,
+never on the data, so taking the smaller of the Chebyshev and Bernstein half-widths keeps the
+guarantee.
+
+References
+----------
+S. Bernstein's inequality: for independent X_i with |X_i - E X_i| <= M and average variance
+sigma^2, Pr[|mean - E mean| >= h] <= 2 exp(-n h^2 / (2 (sigma^2 + M h / 3))).
+Y. Vardi, D. Lee, "From image deblurring to optimal investments: maximum likelihood solutions
+for positive linear inverse problems", JRSS B 55 (1993) (EM / Richardson-Lucy deconvolution).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from survey_app.privacy.numeric_grid import (
+    NUMERIC_GRID_STEPS,
+    NUMERIC_ROUNDING_BIAS,
+    ROUNDING_VARIANCE,
+    NumericEstimate,
+    NumericHistogram,
+    _check_grid_indices,
+    _check_numeric_epsilon,
+    _check_rng,
+    _positive_count,
+    _rounding_channel,
+    check_numeric_bounds,
+    randomized_grid_indices,
+    value_of_grid_index,
+)
+from survey_app.privacy.parameters import _check_confidence, _check_margin
+
+__all__ = ["NumericMechanism"]
+
+#: The histogram's EM stops when no share moves by more than this in an iteration ...
+_EM_TOLERANCE = 1e-9
+#: ... or after this many iterations.
+_EM_MAX_ITERATIONS = 5000
+#: Above this many distinct reports, the histogram groups them into this many runs of
+#: neighbouring reports (only Laplace's wide range gets there): the likelihood of grouped data
+#: is still exact, and the channel matrix stays small (G + 1 by this).
+_EM_MAX_GROUPS = 2048
+
+
+@dataclass(frozen=True)
+class NumericMechanism:
+    """A numeric question's mechanism on [lo, hi] at epsilon; subclasses define the law.
+
+    A subclass defines the output range, the exact law of a report given the grid index
+    (:meth:`_probabilities`), the unbiased estimate of k from a report, its variance, the
+    browser's integer parameters, and a reference sampler.
+    """
+
+    lo: float
+    hi: float
+    epsilon: float
+
+    #: The name a survey definition and the browser use.
+    name: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        check_numeric_bounds(self.lo, self.hi)
+        _check_numeric_epsilon(self.epsilon)
+
+    # ---------------------------------------------------------------- to subclass
+
+    @property
+    def output_range(self) -> tuple[int, int]:
+        """The smallest and largest report the browser can send (both included)."""
+        raise NotImplementedError
+
+    @property
+    def real_epsilon(self) -> float:
+        """The epsilon the browser's integer parameters really give: never above epsilon."""
+        raise NotImplementedError
+
+    def browser_parameters(self) -> dict[str, int]:
+        """The integers randomized-response.js needs for this mechanism."""
+        raise NotImplementedError
+
+    def _probabilities(self, k: np.ndarray, outputs: np.ndarray) -> np.ndarray:
+        """Pr[report = outputs[j] | grid index k[i]], shape (len(k), len(outputs))."""
+        raise NotImplementedError
+
+    def estimate_of_output(self, outputs: ArrayLike) -> np.ndarray:
+        """The unbiased estimate of the grid index from each report (grid steps)."""
+        raise NotImplementedError
+
+    def variance_given_grid_index(self, k: ArrayLike) -> np.ndarray:
+        """Var[estimate_of_output(report) | grid index k], in grid steps squared."""
+        raise NotImplementedError
+
+    def _randomize_indices(self, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def _bias_bound(self) -> float:
+        """Bound on |E[estimate | x] - u| in grid steps (rounding, clamping)."""
+        return NUMERIC_ROUNDING_BIAS
+
+    def _interval_probabilities(
+        self, k: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray:
+        """Pr[starts[j] <= report <= ends[j] | k[i]]: sums of the law (a subclass may do better)."""
+        low, high = self.output_range
+        rows = self._probabilities(k, np.arange(low, high + 1, dtype=np.int64))
+        cumulative = np.concatenate([np.zeros((len(k), 1)), np.cumsum(rows, axis=1)], axis=1)
+        return cumulative[:, ends - low + 1] - cumulative[:, starts - low]
+
+    # ---------------------------------------------------------------- the law
+
+    @property
+    def step(self) -> float:
+        """One grid step in the question's units: ``(hi - lo) / G``."""
+        return (self.hi - self.lo) / NUMERIC_GRID_STEPS
+
+    def is_valid_output(self, output: object) -> bool:
+        """True when ``output`` is an integer the browser can send (the server refuses others)."""
+        if isinstance(output, bool) or not isinstance(output, numbers.Integral):
+            return False
+        low, high = self.output_range
+        return low <= int(output) <= high
+
+    def _check_outputs(self, outputs: object) -> np.ndarray:
+        array = np.asarray(outputs)
+        if array.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError("outputs must be integers")
+        low, high = self.output_range
+        if array.min() < low or array.max() > high:
+            raise ValueError(f"outputs must be in {low} .. {high}")
+        return array.astype(np.int64).ravel()
+
+    def pmf(self, k: int) -> np.ndarray:
+        """The exact law of the report given grid index k, over ``output_range`` in order."""
+        index = _check_grid_indices(k)
+        if index.ndim != 0:
+            raise ValueError("k must be a single grid index")
+        low, high = self.output_range
+        outputs = np.arange(low, high + 1, dtype=np.int64)
+        return self._probabilities(index.reshape(1), outputs)[0]
+
+    @cached_property
+    def _noise_variance(self) -> float:
+        """max over k of Var[estimate | k], grid steps squared."""
+        k = np.arange(NUMERIC_GRID_STEPS + 1)
+        return float(np.max(self.variance_given_grid_index(k)))
+
+    @cached_property
+    def worst_case_variance(self) -> float:
+        """The largest variance of one respondent's estimated value, in units squared.
+
+        ``(max_k Var[estimate | k] + 1/4) step^2``: by the law of total variance the randomized
+        rounding adds ``Var[k | x] <= 1/4`` grid steps squared to the mechanism's own variance.
+        """
+        return (self._noise_variance + ROUNDING_VARIANCE) * self.step**2
+
+    @property
+    def _estimate_range(self) -> tuple[float, float]:
+        """The smallest and largest estimate of any report (at the range's ends if monotone)."""
+        low, high = self.output_range
+        estimates = self.estimate_of_output(np.array([low, high]))
+        return float(np.min(estimates)), float(np.max(estimates))
+
+    @cached_property
+    def _deviation_bound(self) -> float:
+        """M (grid steps): |estimate - E[estimate | x]| <= M for every report and value.
+
+        The estimate of a report lies in :attr:`_estimate_range`, and its mean given x within
+        the bias bound of u in [0, G].
+        """
+        smallest, largest = self._estimate_range
+        return max(largest, NUMERIC_GRID_STEPS - smallest) + self._bias_bound
+
+    # ---------------------------------------------------------------- sampling
+
+    def randomize(self, values: ArrayLike, rng: np.random.Generator) -> np.ndarray:
+        """Reports of true values as the browser makes them: clip, round, randomize.
+
+        The reference sampler, for simulation and tests: it draws from the same law with NumPy
+        (the browser draws from 32-bit words; tests check both against :meth:`pmf`).
+        """
+        return self.randomize_grid_indices(
+            randomized_grid_indices(values, self.lo, self.hi, rng), rng
+        )
+
+    def randomize_grid_indices(self, k: ArrayLike, rng: np.random.Generator) -> np.ndarray:
+        """Reports of grid indices (each in 0 .. G), drawn from :meth:`pmf`."""
+        return self._randomize_indices(_check_grid_indices(k), _check_rng(rng))
+
+    # ---------------------------------------------------------------- estimates
+
+    def _half_widths(self, n: int, confidence: float) -> tuple[float, float]:
+        """(Chebyshev, Bernstein) half-widths in grid steps, the bias bound included.
+
+        With V the worst-case variance and M the deviation bound (grid steps), delta =
+        1 - confidence and L = ln(2 / delta):
+
+            Chebyshev: h = sqrt(V / (n delta));
+            Bernstein: h = L M / (3n) + sqrt((L M / (3n))^2 + 2 L V / n),
+
+        the root of n h^2 = 2 L (V + M h / 3). Each holds for independent respondents whatever
+        their values (V bounds every respondent's variance), so the smaller does too; the bias
+        bound is added because the estimate's mean is within it of the true mean.
+        """
+        delta = 1.0 - confidence
+        variance = self._noise_variance + ROUNDING_VARIANCE
+        chebyshev = math.sqrt(variance / (n * delta))
+        log_term = math.log(2.0 / delta)
+        linear = log_term * self._deviation_bound / (3.0 * n)
+        bernstein = linear + math.sqrt(linear**2 + 2.0 * log_term * variance / n)
+        return chebyshev + self._bias_bound, bernstein + self._bias_bound
+
+    def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """Chebyshev's guaranteed half-width with n answers, in the question's units."""
+        return self._half_widths(_positive_count(n), _check_confidence(confidence))[0] * self.step
+
+    def bernstein_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """Bernstein's guaranteed half-width with n answers, in the question's units."""
+        return self._half_widths(_positive_count(n), _check_confidence(confidence))[1] * self.step
+
+    def half_width(self, n: int, confidence: float = 0.95) -> float:
+        """The guaranteed half-width n answers reach (the smaller bound), in the question's units.
+
+        It depends on n and the mechanism only, so it is also the planned margin.
+        """
+        return min(self._half_widths(_positive_count(n), _check_confidence(confidence))) * self.step
+
+    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose :meth:`half_width` is at most ``margin`` (question's units)."""
+        size = _check_margin(margin)
+        level = _check_confidence(confidence)
+
+        def reaches(n: int) -> bool:
+            return min(self._half_widths(n, level)) * self.step <= size
+
+        low, high = 0, 1
+        while not reaches(high):
+            low, high = high, high * 2
+        while high - low > 1:
+            middle = (low + high) // 2
+            if reaches(middle):
+                high = middle
+            else:
+                low = middle
+        return high
+
+    def estimate_mean(self, outputs: ArrayLike, confidence: float = 0.95) -> NumericEstimate:
+        """The unbiased mean of the respondents' (clipped) values, with its guaranteed interval.
+
+        ``mean = value_of_grid_index(average of estimate_of_output(report))``; the half-width is
+        :meth:`half_width` at n = the number of reports.
+        """
+        reports = self._check_outputs(outputs)
+        level = _check_confidence(confidence)
+        n = int(reports.size)
+        common = {"confidence": level, "epsilon": self.epsilon, "mechanism": self.name}
+        if n == 0:
+            empty = dict.fromkeys(["mean", "half_width", "ci_low", "ci_high"])
+            return NumericEstimate(
+                n=0,
+                chebyshev_half_width=None,
+                bernstein_half_width=None,
+                lo=self.lo,
+                hi=self.hi,
+                **empty,
+                **common,
+            )
+        mean_index = float(np.mean(self.estimate_of_output(reports)))
+        mean = float(value_of_grid_index(mean_index, self.lo, self.hi))
+        chebyshev, bernstein = (h * self.step for h in self._half_widths(n, level))
+        half_width = min(chebyshev, bernstein)
+        return NumericEstimate(
+            n=n,
+            mean=mean,
+            half_width=half_width,
+            chebyshev_half_width=chebyshev,
+            bernstein_half_width=bernstein,
+            ci_low=min(self.hi, max(self.lo, mean - half_width)),
+            ci_high=max(self.lo, min(self.hi, mean + half_width)),
+            lo=self.lo,
+            hi=self.hi,
+            **common,
+        )
+
+    def histogram(self, outputs: ArrayLike, bins: int = 10) -> NumericHistogram:
+        """The debiased distribution of the true values over ``bins`` equal bins of [lo, hi].
+
+        Maximum likelihood by EM (Richardson-Lucy deconvolution, Vardi & Lee 1993) with the
+        exact channel from a bin to a report: ``A[b, y] = sum_m W[b, m] Pr[y | m]``, W the
+        randomized rounding of a value uniform in bin b (:func:`_rounding_channel`). From equal
+        shares, each step is ``pi_b <- pi_b sum_y (c_y / n) A[b, y] / (pi A)_y``, which stays on
+        the simplex (no projection is needed) and never lowers the likelihood. Only the distinct
+        reports enter (grouped into runs of neighbours beyond :data:`_EM_MAX_GROUPS`), so the
+        cost is bins x (distinct reports) per step.
+        """
+        if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or not 1 <= bins <= 100:
+            raise ValueError(f"bins must be an integer in 1 .. 100, got {bins!r}")
+        reports = self._check_outputs(outputs)
+        edges = tuple(float(e) for e in np.linspace(self.lo, self.hi, int(bins) + 1))
+        n = int(reports.size)
+        shares = np.full(int(bins), 1.0 / int(bins))
+        if n == 0:
+            return NumericHistogram(edges, tuple(shares.tolist()), 0, 0)
+        distinct, counts = np.unique(reports, return_counts=True)
+        grid = np.arange(NUMERIC_GRID_STEPS + 1, dtype=np.int64)
+        if distinct.size <= _EM_MAX_GROUPS:
+            law = self._probabilities(grid, distinct)
+        else:
+            groups = np.array_split(np.arange(distinct.size), _EM_MAX_GROUPS)
+            starts = distinct[[group[0] for group in groups]]
+            ends = np.append(starts[1:] - 1, distinct[-1])
+            law = self._interval_probabilities(grid, starts, ends)
+            counts = np.array([counts[group].sum() for group in groups])
+        channel = _rounding_channel(int(bins)) @ law
+        weights = counts / n
+        iterations, moved = 0, math.inf
+        while moved >= _EM_TOLERANCE and iterations < _EM_MAX_ITERATIONS:
+            likelihood = shares @ channel
+            updated = shares * (channel @ (weights / likelihood))
+            updated /= updated.sum()  # only rounding moves it off the simplex
+            moved = float(np.max(np.abs(updated - shares)))
+            shares = updated
+            iterations += 1
+        return NumericHistogram(edges, tuple(shares.tolist()), n, iterations)

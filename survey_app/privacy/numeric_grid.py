@@ -1,0 +1,252 @@
+"""The grid of a numeric question, its parameter checks, and the types its results come in.
+
+A numeric question has bounds ``[lo, hi]`` (finite, ``lo < hi``). The browser clips the
+respondent's true value ``x`` to them and puts it on a grid of ``G + 1`` points
+(``G = NUMERIC_GRID_STEPS = 1000`` steps) by *randomized rounding*:
+
+    u = (x - lo) / (hi - lo) * G,    k = floor(u) + Bernoulli(u - floor(u)),
+
+so ``E[k] = u`` and ``Var[k] <= 1/4``. The Bernoulli is one 32-bit word compared with
+``floor(frac * 2**32)``: its probability is below ``frac`` by less than ``2**-32``, and the
+floating-point ``u`` is off by a few units of 2**-53 G, so ``E[k]`` is within
+``NUMERIC_ROUNDING_BIAS = 2**-31`` grid steps of the exact ``u``; every guaranteed half-width adds
+that bias. A mechanism then randomizes the grid index ``k``. Each is an epsilon-LDP map from
+``{0, ..., G}`` to integers, and the rounding only mixes such maps (``Pr[y | x] = sum_k Pr[k | x]
+Pr[y | k]`` lies between ``min_k`` and ``max_k`` of ``Pr[y | k]``), so the whole path from ``x``
+to the report is epsilon-LDP too, however the browser's floating point rounds ``u``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from survey_app.privacy.parameters import _count, _real
+
+__all__ = [
+    "MAX_NUMERIC_EPSILON",
+    "MIN_NUMERIC_EPSILON",
+    "NUMERIC_GRID_STEPS",
+    "NUMERIC_ROUNDING_BIAS",
+    "NumericEstimate",
+    "NumericHistogram",
+    "check_numeric_bounds",
+    "grid_position",
+    "randomized_grid_indices",
+    "value_of_grid_index",
+]
+
+#: G: the browser puts a numeric answer on the grid 0, 1, ..., G of [lo, hi] (G even: the
+#: hybrid mechanism's Duchi part is symmetric about G / 2).
+NUMERIC_GRID_STEPS = 1000
+#: Numeric questions take an epsilon in [MIN_NUMERIC_EPSILON, MAX_NUMERIC_EPSILON]: below it the
+#: Laplace scale (G / epsilon grid steps) needs ever larger integers and a class learns nothing
+#: anyway; above it the piecewise window is a cell or two and nothing is gained.
+MIN_NUMERIC_EPSILON = 0.01
+MAX_NUMERIC_EPSILON = 20.0
+#: Bound, in grid steps, on |E[k] - u| of the browser's randomized rounding (see the module).
+NUMERIC_ROUNDING_BIAS = 2.0**-31
+#: The variance of randomized rounding, Var[k | x] = frac (1 - frac) <= 1/4 (grid steps^2).
+ROUNDING_VARIANCE = 0.25
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def check_numeric_bounds(lo: object, hi: object) -> tuple[float, float]:
+    """``(lo, hi)`` as floats, or ValueError naming the bound: both finite, ``lo < hi``."""
+    low = _real("lo", lo)
+    high = _real("hi", hi)
+    if not low < high:
+        raise ValueError(f"lo must be below hi, got lo={lo!r}, hi={hi!r}")
+    if not math.isfinite(high - low):
+        raise ValueError(f"hi - lo must be a finite number, got lo={lo!r}, hi={hi!r}")
+    return low, high
+
+
+def _check_numeric_epsilon(epsilon: object) -> float:
+    eps = _real("epsilon", epsilon)
+    if not MIN_NUMERIC_EPSILON <= eps <= MAX_NUMERIC_EPSILON:
+        raise ValueError(
+            f"epsilon must be in [{MIN_NUMERIC_EPSILON}, {MAX_NUMERIC_EPSILON:g}] for a numeric "
+            f"question, got {epsilon!r}"
+        )
+    return eps
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    return rng
+
+
+def _check_grid_indices(indices: object) -> np.ndarray:
+    array = np.asarray(indices)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError("k (grid indices) must be integers")
+    if array.size and (array.min() < 0 or array.max() > NUMERIC_GRID_STEPS):
+        raise ValueError(f"k (grid indices) must be in 0 .. {NUMERIC_GRID_STEPS}")
+    return array.astype(np.int64)
+
+
+def _positive_count(n: object) -> int:
+    respondents = _count("n", n)
+    if respondents == 0:
+        raise ValueError("n must be at least 1 to have a margin")
+    return respondents
+
+
+def _exp_lower_bound(epsilon: float) -> Fraction:
+    """A rational at most e^epsilon and below it by no more than a relative 1e-30.
+
+    The Taylor series sum_{i <= m} epsilon^i / i! of e^epsilon (epsilon > 0, the float's exact
+    value) stops below the true value; it stops once the last term is below 1e-32 of the sum,
+    so the remainder (at most twice the last term once epsilon / i < 1/2) is below 1e-30 of it.
+    """
+    x = Fraction(epsilon)
+    total = term = Fraction(1)
+    i = 0
+    while True:
+        i += 1
+        term = term * x / i
+        total += term
+        if 2 * x < i and term * 10**32 < total:
+            return total
+
+
+# --------------------------------------------------------------------------- the grid
+
+
+def grid_position(values: ArrayLike, lo: float, hi: float) -> np.ndarray:
+    """``u = (clip(x, lo, hi) - lo) / (hi - lo) * G``: where values fall on the grid, in [0, G].
+
+    As the browser computes it (``gridIndex`` in randomized-response.js) before rounding.
+    """
+    low, high = check_numeric_bounds(lo, hi)
+    array = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(array)):
+        raise ValueError("values must be finite numbers")
+    clipped = np.clip(array, low, high)
+    return (clipped - low) / (high - low) * NUMERIC_GRID_STEPS
+
+
+def randomized_grid_indices(
+    values: ArrayLike, lo: float, hi: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Grid indices of values by randomized rounding, ``floor(u) + Bernoulli(u - floor(u))``.
+
+    For simulation and tests (the browser draws its Bernoulli from a 32-bit word). ``E[k] = u``.
+    """
+    position = grid_position(values, lo, hi)
+    floor = np.floor(position)
+    up = _check_rng(rng).random(position.shape) < position - floor
+    return np.minimum(floor.astype(np.int64) + up, NUMERIC_GRID_STEPS)
+
+
+def value_of_grid_index(k: ArrayLike, lo: float, hi: float) -> np.ndarray | float:
+    """The value of grid index (or grid position) k: ``lo + (hi - lo) k / G``.
+
+    Affine, so it maps an unbiased estimate of a mean grid index to an unbiased estimate of
+    the mean (clipped) value. Accepts any real k, since estimates may leave [0, G].
+    """
+    low, high = check_numeric_bounds(lo, hi)
+    result = low + (high - low) * np.asarray(k, dtype=float) / NUMERIC_GRID_STEPS
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def _rounding_channel(bins: int) -> np.ndarray:
+    """W[b, m] = Pr[k = m | x uniform in bin b of B equal bins], by randomized rounding.
+
+    With u uniform on [a, c] (the bin's grid positions), Pr[k = m] is the average over u of the
+    hat function max(0, 1 - |u - m|), i.e. (H(c - m) - H(a - m)) / (c - a) with H the hat's
+    integral.
+    """
+    edges = np.linspace(0.0, NUMERIC_GRID_STEPS, bins + 1)
+    cells = np.arange(NUMERIC_GRID_STEPS + 1, dtype=float)
+
+    def hat_integral(v: np.ndarray) -> np.ndarray:
+        v = np.clip(v, -1.0, 1.0)
+        return np.where(v <= 0.0, (v + 1.0) ** 2 / 2.0, 1.0 - (1.0 - v) ** 2 / 2.0)
+
+    upper = hat_integral(edges[1:, None] - cells[None, :])
+    lower = hat_integral(edges[:-1, None] - cells[None, :])
+    return (upper - lower) / np.diff(edges)[:, None]
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class NumericEstimate:
+    """The estimated mean of a numeric question, in the question's units, with its interval.
+
+    Attributes
+    ----------
+    n : int
+        Number of randomized answers.
+    mean : float or None
+        Unbiased estimate of the respondents' mean (true values clipped to [lo, hi]); not
+        clipped itself, so noise can push it outside [lo, hi]. ``None`` when ``n == 0``.
+    half_width : float or None
+        The guaranteed half-width: the smaller of :attr:`chebyshev_half_width` and
+        :attr:`bernstein_half_width` (both hold whatever the data, so their minimum does).
+    chebyshev_half_width, bernstein_half_width : float or None
+        The two bounds, each with ``Pr[|mean - truth| >= h] <= 1 - confidence``.
+    ci_low, ci_high : float or None
+        ``mean -/+ half_width`` clipped to [lo, hi].
+    confidence : float
+        The guaranteed coverage.
+    epsilon : float
+        The stated epsilon of the mechanism.
+    mechanism : str
+        ``"laplace"`` or ``"hybrid"``.
+    lo, hi : float
+        The question's bounds.
+    """
+
+    n: int
+    mean: float | None
+    half_width: float | None
+    chebyshev_half_width: float | None
+    bernstein_half_width: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    epsilon: float
+    mechanism: str
+    lo: float
+    hi: float
+
+    @property
+    def has_data(self) -> bool:
+        return self.n > 0
+
+    @property
+    def consistent_with_randomization(self) -> bool:
+        """False when ``mean -/+ half_width`` misses [lo, hi] entirely.
+
+        Every true mean lies in [lo, hi], so randomized answers do that with probability at
+        most ``1 - confidence``; answers sent without the browser's randomization easily.
+        """
+        if self.mean is None or self.half_width is None:
+            return True
+        return self.mean + self.half_width >= self.lo and self.mean - self.half_width <= self.hi
+
+
+@dataclass(frozen=True)
+class NumericHistogram:
+    """The debiased distribution of the true values over equal bins of [lo, hi].
+
+    ``edges`` has ``bins + 1`` entries from lo to hi; ``shares`` (on the simplex: non-negative,
+    summing to 1) is the maximum-likelihood estimate, by EM, of the share of respondents in
+    each bin, the values being taken as uniform within their bin.
+    """
+
+    edges: tuple[float, ...]
+    shares: tuple[float, ...]
+    n: int
+    iterations: int
