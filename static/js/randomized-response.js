@@ -94,3 +94,245 @@ export function randomizeChoice(index, k, p) {
   const other = uniformBelow(k - 1);
   return other >= index ? other + 1 : other;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Numeric questions (issue 14). survey_app/privacy/ (numeric_grid.py, laplace.py, hybrid.py)
+// holds the math and computes every integer parameter below (browser_parameters()), so nothing
+// here depends on floating-point arithmetic except the value's position on the grid, which is
+// the respondent's own value and leaks nothing (any grid index gets the mechanism's epsilon).
+//
+// The report is a function of the value and of noise drawn beforehand, independently of the
+// value (drawNumericNoise): the page draws the noise once and re-sends from it, as it does with
+// the table of a choice question, and for every value the report has exactly the law the server
+// debiases with (each part below compares words with integer thresholds).
+//
+// Grid: with u = (x - lo) / (hi - lo) * G (x clipped to [lo, hi]), k = floor(u) + 1 when the
+// rounding word is below floor((u - floor(u)) 2^32), so E[k] = u up to 2^-32 of a grid step.
+//
+// - laplace: k + Z clamped to [-B, G + B], Z discrete Laplace with Pr[Z = z] proportional to
+//   exp(-|z| s / t), drawn exactly by Canonne, Kamath & Steinke, "The Discrete Gaussian for
+//   Differential Privacy" (NeurIPS 2020), Algorithm 1 (bernoulliExp) and Algorithm 2
+//   (discreteLaplace), from 32-bit words and integers below 2^53 only; epsilon = G s / t.
+// - hybrid (Wang et al. 2019): a word below A picks the piecewise part, otherwise Duchi's.
+//   Piecewise: the window k .. k + w - 1 is reported (a uniform cell of it) when a word is below
+//   K, otherwise a uniform one of the G cells of 0 .. G + w - 1 outside it. Duchi: G + w + 1
+//   ("high") when a word is below T0 + k Delta, otherwise G + w ("low").
+
+export const NUMERIC_GRID_STEPS = 1000;
+
+/** The largest integer every intermediate value of the numeric mechanisms stays below. */
+const SAFE_LIMIT = Number.MAX_SAFE_INTEGER;
+
+function checkInteger(name, value, min, max) {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail(`${name} must be an integer in ${min} .. ${max}, got ${String(value)}`);
+  }
+}
+
+function checkBounds(lo, hi) {
+  checkFinite("lo", lo);
+  checkFinite("hi", hi);
+  if (!(lo < hi)) fail(`lo must be below hi, got lo=${lo}, hi=${hi}`);
+  if (!Number.isFinite(hi - lo)) fail(`hi - lo must be a finite number, got lo=${lo}, hi=${hi}`);
+}
+
+/**
+ * The grid index of value on the grid 0 .. steps of [lo, hi] (value clipped to it), rounded up
+ * when word (a uniform 32-bit word) is below floor((u - floor(u)) 2^32), u the grid position.
+ */
+export function roundToGrid(value, lo, hi, steps, word) {
+  checkBounds(lo, hi);
+  checkInteger("steps", steps, 1, 2 ** 20);
+  checkFinite("value", value);
+  checkInteger("word", word, 0, RANDOM_WORDS - 1);
+  const clipped = Math.min(hi, Math.max(lo, value));
+  const position = ((clipped - lo) / (hi - lo)) * steps;
+  const floor = Math.floor(position);
+  // position - floor is exact, and so is its scaling by 2^32: the threshold is an integer.
+  const up = Math.floor((position - floor) * RANDOM_WORDS);
+  return Math.min(steps, floor + (word < up ? 1 : 0));
+}
+
+/** gridIndex by randomized rounding with a fresh word: floor(u) + Bernoulli(u - floor(u)). */
+export function gridIndex(value, lo, hi, steps = NUMERIC_GRID_STEPS) {
+  checkBounds(lo, hi);
+  checkFinite("value", value);
+  checkInteger("steps", steps, 1, 2 ** 20);
+  return roundToGrid(value, lo, hi, steps, randomWord());
+}
+
+/** A uniform integer in 0 .. m - 1 for m up to 2^53: one word up to 2^32, else two (rejection). */
+export function uniformBelowLarge(m) {
+  checkInteger("m", m, 1, SAFE_LIMIT);
+  if (m <= RANDOM_WORDS) return uniformBelow(m);
+  const modulus = BigInt(m);
+  const range = 1n << 64n;
+  const limit = range - (range % modulus);
+  for (;;) {
+    const high = BigInt(randomWord());
+    const word = (high << 32n) | BigInt(randomWord());
+    if (word < limit) return Number(word % modulus);
+  }
+}
+
+/** Bernoulli(numerator / denominator): a uniform draw below denominator is below numerator. */
+function bernoulliFraction(numerator, denominator) {
+  return uniformBelowLarge(denominator) < numerator;
+}
+
+/**
+ * True with probability exp(-numerator / denominator), exactly (Canonne, Kamath & Steinke 2020,
+ * Algorithm 1). For gamma = numerator / denominator in [0, 1]: draw Bernoulli(gamma / K) for
+ * K = 1, 2, ... until one fails, and return whether that K is odd. Above 1, exp(-gamma) is
+ * exp(-1)^floor(gamma) exp(-(gamma - floor(gamma))).
+ */
+export function bernoulliExp(numerator, denominator) {
+  checkInteger("denominator", denominator, 1, 2 ** 32);
+  checkInteger("numerator", numerator, 0, 2 ** 32 * denominator);
+  if (numerator <= denominator) {
+    let k = 1;
+    while (bernoulliFraction(numerator, denominator * k)) k += 1;
+    return k % 2 === 1;
+  }
+  const whole = (numerator - (numerator % denominator)) / denominator;
+  for (let i = 0; i < whole; i += 1) {
+    if (!bernoulliExp(1, 1)) return false;
+  }
+  return bernoulliExp(numerator % denominator, denominator);
+}
+
+/**
+ * An integer Z with Pr[Z = z] proportional to exp(-|z| s / t): the discrete Laplace (two-sided
+ * geometric) law of scale t / s, exactly (Canonne, Kamath & Steinke 2020, Algorithm 2).
+ */
+export function discreteLaplace(t, s) {
+  checkInteger("scale_numerator", t, 1, 2 ** 32);
+  checkInteger("scale_denominator", s, 1, 2 ** 32);
+  for (;;) {
+    const u = uniformBelow(t);
+    if (!bernoulliExp(u, t)) continue;
+    let v = 0;
+    while (bernoulliExp(1, 1)) v += 1;
+    const x = u + t * v;
+    const y = (x - (x % s)) / s;
+    const negative = randomWord() < RANDOM_WORDS / 2;
+    if (negative && y === 0) continue;
+    return negative ? -y : y;
+  }
+}
+
+function checkParameterObject(params) {
+  if (params === null || typeof params !== "object") fail("params must be an object");
+  checkInteger("steps", params.steps, 2, 2 ** 20);
+}
+
+function checkLaplaceParameters(params) {
+  checkParameterObject(params);
+  checkInteger("scale_numerator", params.scale_numerator, 1, 2 ** 32);
+  checkInteger("scale_denominator", params.scale_denominator, 1, 2 ** 32);
+  checkInteger("bound", params.bound, 1, 2 ** 40);
+}
+
+function checkHybridParameters(params) {
+  checkParameterObject(params);
+  if (params.steps % 2 !== 0) fail(`steps must be even, got ${params.steps}`);
+  checkInteger("width", params.width, 1, params.steps);
+  checkInteger("window_threshold", params.window_threshold, 1, RANDOM_WORDS - 1);
+  checkInteger("piecewise_threshold", params.piecewise_threshold, 0, RANDOM_WORDS);
+  checkInteger("duchi_base", params.duchi_base, 1, RANDOM_WORDS / 2);
+  checkInteger("duchi_slope", params.duchi_slope, 0, RANDOM_WORDS);
+  if (params.duchi_base + (params.steps / 2) * params.duchi_slope !== RANDOM_WORDS / 2) {
+    fail("duchi_base + (steps / 2) duchi_slope must be 2^31");
+  }
+}
+
+function checkMechanism(mechanism, params) {
+  if (mechanism === "laplace") return checkLaplaceParameters(params);
+  if (mechanism === "hybrid") return checkHybridParameters(params);
+  return fail(`mechanism must be "laplace" or "hybrid", got ${String(mechanism)}`);
+}
+
+/** The report of grid index k by GridLaplace: k + laplace, clamped to [-B, G + B]. */
+export function laplaceReport(k, params, laplace) {
+  checkLaplaceParameters(params);
+  checkInteger("k", k, 0, params.steps);
+  checkInteger("laplace", laplace, -SAFE_LIMIT, SAFE_LIMIT);
+  return Math.min(params.steps + params.bound, Math.max(-params.bound, k + laplace));
+}
+
+/** The report of grid index k by HybridNumeric with the noise of drawNumericNoise("hybrid"). */
+export function hybridReport(k, params, noise) {
+  checkHybridParameters(params);
+  checkInteger("k", k, 0, params.steps);
+  const cells = params.steps + params.width;
+  if (noise.part < params.piecewise_threshold) {
+    if (noise.window < params.window_threshold) return k + noise.offset;
+    return noise.outside >= k ? noise.outside + params.width : noise.outside;
+  }
+  return noise.duchi < params.duchi_base + k * params.duchi_slope ? cells + 1 : cells;
+}
+
+/**
+ * The noise of one numeric answer, drawn before the answer is known (every draw the mechanism
+ * may use, so that the report for any value follows from it): plain integers, to keep until the
+ * report is sent. Words are drawn in the order of the fields below.
+ */
+export function drawNumericNoise(mechanism, params) {
+  checkMechanism(mechanism, params); // before any word is drawn
+  const rounding = randomWord();
+  if (mechanism === "laplace") {
+    return { rounding, laplace: discreteLaplace(params.scale_numerator, params.scale_denominator) };
+  }
+  return {
+    rounding,
+    part: randomWord(),
+    window: randomWord(),
+    offset: uniformBelow(params.width),
+    outside: uniformBelow(params.steps),
+    duchi: randomWord(),
+  };
+}
+
+/** True when noise is what drawNumericNoise(mechanism, params) can return (say, from storage). */
+export function numericNoiseFits(noise, mechanism, params) {
+  if (noise === null || typeof noise !== "object") return false;
+  const word = (value) => Number.isInteger(value) && value >= 0 && value < RANDOM_WORDS;
+  try {
+    checkMechanism(mechanism, params);
+  } catch {
+    return false;
+  }
+  if (!word(noise.rounding)) return false;
+  if (mechanism === "laplace") return Number.isSafeInteger(noise.laplace);
+  return (
+    word(noise.part) &&
+    word(noise.window) &&
+    word(noise.duchi) &&
+    Number.isInteger(noise.offset) &&
+    noise.offset >= 0 &&
+    noise.offset < params.width &&
+    Number.isInteger(noise.outside) &&
+    noise.outside >= 0 &&
+    noise.outside < params.steps
+  );
+}
+
+/**
+ * The report of value on [lo, hi] by the named mechanism ("laplace" or "hybrid") with the
+ * server's browser_parameters() and noise from drawNumericNoise: no randomness of its own.
+ */
+export function numericReport(value, lo, hi, mechanism, params, noise) {
+  checkMechanism(mechanism, params);
+  if (!numericNoiseFits(noise, mechanism, params)) fail("noise must come from drawNumericNoise");
+  const k = roundToGrid(value, lo, hi, params.steps, noise.rounding);
+  if (mechanism === "laplace") return laplaceReport(k, params, noise.laplace);
+  return hybridReport(k, params, noise);
+}
+
+/** The report of value on [lo, hi] by the named mechanism, with fresh noise. */
+export function randomizeNumber(value, lo, hi, mechanism, params) {
+  checkMechanism(mechanism, params);
+  checkBounds(lo, hi);
+  checkFinite("value", value);
+  return numericReport(value, lo, hi, mechanism, params, drawNumericNoise(mechanism, params));
+}
