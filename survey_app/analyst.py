@@ -45,6 +45,7 @@ from survey_app.results import (
     DEFAULT_CONFIDENCE,
     MIN_ANSWERS_FOR_SHARES,
     PoolingError,
+    answered,
     noisy_counts,
     shape_of,
     survey_results,
@@ -430,7 +431,7 @@ def respondents_of(survey: Survey) -> int:
     """How many have answered one survey (everyone answers every question)."""
     if not survey.questions:
         return 0
-    return sum(noisy_counts(survey)[survey.questions[0].id])
+    return answered(noisy_counts(survey)[survey.questions[0].id])
 
 
 def shown_results(survey: Survey) -> dict:

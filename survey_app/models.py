@@ -79,6 +79,7 @@ class SurveyStatus(enum.StrEnum):
 class QuestionKind(enum.StrEnum):
     YES_NO = "yes_no"
     CHOICE = "choice"
+    NUMERIC = "numeric"
 
 
 class Analyst(db.Model):
@@ -222,7 +223,7 @@ class Survey(db.Model):
 
 
 class Question(db.Model):
-    """One question, ``yes_no`` or ``choice`` (2 to 12 options)."""
+    """One question: ``yes_no``, ``choice`` (2 to 12 options) or ``numeric`` (a bounded number)."""
 
     __tablename__ = "questions"
     __table_args__ = (UniqueConstraint("survey_id", "position"),)
@@ -241,12 +242,23 @@ class Question(db.Model):
     )
     # Option labels of a choice question, in order; None for yes/no.
     choices: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # A numeric question's bounds (answers are clipped to them in the browser), the unit it is
+    # asked in ("hours", say: may be empty), and the mechanism its definition names (None: the
+    # one of smaller worst-case variance at the survey's epsilon). None for other questions.
+    minimum: Mapped[float | None] = mapped_column(Float, nullable=True)
+    maximum: Mapped[float | None] = mapped_column(Float, nullable=True)
+    unit: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    numeric_mechanism: Mapped[str | None] = mapped_column(String(10), nullable=True)
 
     survey: Mapped[Survey] = relationship(back_populates="questions")
 
     @property
+    def is_numeric(self) -> bool:
+        return self.kind == QuestionKind.NUMERIC
+
+    @property
     def option_labels(self) -> list[str]:
-        """Labels of the values a respondent can report, by value."""
+        """Labels of the values a respondent can report, by value (none for a number)."""
         if self.kind == QuestionKind.YES_NO:
             return list(YES_NO_LABELS)
         return list(self.choices or [])
@@ -256,9 +268,26 @@ class Question(db.Model):
         return len(self.option_labels)
 
     @property
-    def mechanism(self) -> privacy.RandomizedResponse:
-        """What the browser does to an answer to this question (yes/no is the case k = 2)."""
+    def mechanism(self) -> privacy.RandomizedResponse | privacy.NumericMechanism:
+        """What the browser does to an answer to this question (yes/no is the case k = 2).
+
+        A numeric question's at the survey's epsilon: see privacy.numeric_mechanism.
+        """
+        if self.is_numeric:
+            return privacy.numeric_mechanism(
+                self.minimum,
+                self.maximum,
+                self.survey.epsilon_per_question,
+                self.numeric_mechanism,
+            )
         return privacy.RandomizedResponse(self.survey.flip_probability, self.option_count)
+
+    @property
+    def report_range(self) -> tuple[int, int]:
+        """The smallest and largest randomized value the browser can send (both included)."""
+        if self.is_numeric:
+            return self.mechanism.output_range
+        return 0, self.option_count - 1
 
 
 class Submission(db.Model):

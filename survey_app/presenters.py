@@ -11,9 +11,9 @@ import segno
 from markupsafe import Markup
 
 from survey_app import privacy
-from survey_app.models import Survey
+from survey_app.models import Question, Survey
 from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
-from survey_app.results import SurveyResults
+from survey_app.results import NumericResult, SurveyResults
 
 
 def public_definition(survey: Survey) -> dict:
@@ -40,9 +40,32 @@ def public_definition(survey: Survey) -> dict:
                     for value, label in enumerate(question.option_labels)
                 ],
                 "epsilon": epsilon,
+                **(numeric_definition(question) if question.is_numeric else {}),
             }
             for question in survey.questions
         ],
+    }
+
+
+def numeric_definition(question: Question) -> dict:
+    """What a browser needs to randomize a numeric answer: bounds, mechanism and its integers.
+
+    ``mechanism.parameters`` are the integers randomized-response.js takes
+    (browser_parameters()); ``report_range`` is what the submission API accepts.
+    """
+    mechanism = question.mechanism
+    low, high = mechanism.output_range
+    return {
+        "min": question.minimum,
+        "max": question.maximum,
+        "unit": question.unit or "",
+        "mechanism": {
+            "name": mechanism.name,
+            "named_in_definition": question.numeric_mechanism is not None,
+            "parameters": mechanism.browser_parameters(),
+            "real_epsilon": mechanism.real_epsilon,
+        },
+        "report_range": [low, high],
     }
 
 
@@ -174,6 +197,7 @@ def results_document(results: SurveyResults) -> dict:
                 "text": question.text,
                 "type": question.kind.value,
                 "n": question.n,
+                **(numeric_document(question.numeric) if question.numeric else {}),
                 "options": [
                     {
                         "value": option.value,
@@ -193,6 +217,30 @@ def results_document(results: SurveyResults) -> dict:
             }
             for question in results.questions
         ],
+    }
+
+
+def numeric_document(result: NumericResult) -> dict:
+    """A numeric question's results as the JSON API gives them (its ``options`` are empty).
+
+    ``mean`` is unbiased and unclipped; ``ci_low``/``ci_high`` is ``mean -/+ half_width``
+    clipped to [min, max], ``half_width`` the smaller of the Chebyshev and Bernstein ones.
+    """
+    estimate, histogram = result.estimate, result.histogram
+    return {
+        "min": estimate.lo,
+        "max": estimate.hi,
+        "unit": result.unit,
+        "mechanism": result.mechanism.name,
+        "mechanism_reason": result.mechanism_reason,
+        "mean": estimate.mean,
+        "ci_low": estimate.ci_low,
+        "ci_high": estimate.ci_high,
+        "half_width": estimate.half_width,
+        "chebyshev_half_width": estimate.chebyshev_half_width,
+        "bernstein_half_width": estimate.bernstein_half_width,
+        "consistent": estimate.consistent_with_randomization,
+        "histogram": {"edges": list(histogram.edges), "shares": list(histogram.shares)},
     }
 
 

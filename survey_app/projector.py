@@ -35,7 +35,7 @@ from survey_app.extensions import db
 from survey_app.links import external_url
 from survey_app.models import Survey
 from survey_app.presenters import qr_code_svg
-from survey_app.results import MIN_ANSWERS_FOR_SHARES, noisy_counts, survey_results
+from survey_app.results import MIN_ANSWERS_FOR_SHARES, answered, noisy_counts, survey_results
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -73,7 +73,7 @@ def state_version(survey: Survey, counts: dict[int, list[int]], confidence: floa
 
 def respondents_from(survey: Survey, counts: dict[int, list[int]]) -> int:
     """Everyone answers every question: the first question's total counts the respondents."""
-    return sum(counts[survey.questions[0].id]) if survey.questions else 0
+    return answered(counts[survey.questions[0].id]) if survey.questions else 0
 
 
 def projector_state(survey: Survey, confidence: float, version: str) -> dict:

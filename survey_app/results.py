@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from sqlalchemy import func, select
 
 from survey_app import privacy
@@ -22,6 +23,8 @@ CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
 #: Below this many answers a question shows its count and says it is too early for shares.
 MIN_ANSWERS_FOR_SHARES = 10
+#: A numeric question's debiased histogram has this many equal bins of [min, max].
+NUMERIC_HISTOGRAM_BINS = 10
 
 
 class PoolingError(ValueError):
@@ -44,6 +47,23 @@ class OptionResult:
 
 
 @dataclass(frozen=True)
+class NumericResult:
+    """A numeric question's results: the mean with its guaranteed interval, the histogram."""
+
+    estimate: privacy.NumericEstimate
+    histogram: privacy.NumericHistogram
+    mechanism: privacy.NumericMechanism
+    #: The definition named the mechanism (else it was chosen for its smaller noise).
+    named: bool
+    unit: str
+
+    @property
+    def mechanism_reason(self) -> str:
+        """Which mechanism and why, in words for a professor."""
+        return privacy.mechanism_choice_reason(self.mechanism, self.named)
+
+
+@dataclass(frozen=True)
 class QuestionResult:
     id: int
     number: int
@@ -51,6 +71,8 @@ class QuestionResult:
     kind: QuestionKind
     n: int
     options: list[OptionResult]
+    #: A numeric question's results (its ``options`` are empty); None for other questions.
+    numeric: NumericResult | None = None
 
     @property
     def half_width(self) -> float | None:
@@ -75,6 +97,8 @@ class QuestionResult:
     @property
     def consistent_with_randomization(self) -> bool:
         """False when some option's counts are not what randomized answers could give."""
+        if self.numeric is not None:
+            return self.numeric.estimate.consistent_with_randomization
         return all(option.estimate.consistent_with_randomization for option in self.options)
 
 
@@ -94,10 +118,16 @@ class SurveyResults:
         return len(self.surveys) > 1
 
 
-def noisy_counts(survey: Survey) -> dict[int, list[int]]:
+#: How many randomized answers reported each value: a list by value (yes/no, choice) or, for a
+#: numeric question, a dict of report to count (reports that never came are left out).
+Counts = list[int] | dict[int, int]
+
+
+def noisy_counts(survey: Survey) -> dict[int, Counts]:
     """For each question id, how many randomized answers reported each value."""
-    counts: dict[int, list[int]] = {
-        question.id: [0] * question.option_count for question in survey.questions
+    counts: dict[int, Counts] = {
+        question.id: {} if question.is_numeric else [0] * question.option_count
+        for question in survey.questions
     }
     rows = db.session.execute(
         select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
@@ -106,15 +136,44 @@ def noisy_counts(survey: Survey) -> dict[int, list[int]]:
         .group_by(Tally.question_id, Tally.value)
     )
     for question_id, value, count in rows:
-        counts[question_id][value] = count
+        if count or not isinstance(counts[question_id], dict):
+            counts[question_id][value] = count
     return counts
+
+
+def answered(counts: Counts) -> int:
+    """How many answered a question, from its counts."""
+    return sum(counts.values() if isinstance(counts, dict) else counts)
+
+
+def _add_counts(first: Counts, second: Counts) -> Counts:
+    if isinstance(first, dict):
+        return {value: first.get(value, 0) + second.get(value, 0) for value in {*first, *second}}
+    return [a + b for a, b in zip(first, second, strict=True)]
+
+
+def numeric_result(question: Question, counts: dict[int, int], confidence: float) -> NumericResult:
+    """The mean, its interval and the histogram of a numeric question's reports."""
+    mechanism = question.mechanism
+    values = sorted(counts)
+    reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
+    return NumericResult(
+        estimate=mechanism.estimate_mean(reports, confidence),
+        histogram=mechanism.histogram(reports, NUMERIC_HISTOGRAM_BINS),
+        mechanism=mechanism,
+        named=question.numeric_mechanism is not None,
+        unit=question.unit or "",
+    )
 
 
 def shape_of(survey: Survey) -> tuple:
     """What must be the same for answers to be pooled: p, and each question's text and options."""
     return (
         survey.flip_probability,
-        tuple((q.kind, q.text, tuple(q.option_labels)) for q in survey.questions),
+        tuple(
+            (q.kind, q.text, tuple(q.option_labels), q.minimum, q.maximum, q.numeric_mechanism)
+            for q in survey.questions
+        ),
     )
 
 
@@ -145,16 +204,32 @@ def survey_results(
         raise PoolingError("no survey to show")
     check_poolable(surveys)
     first = surveys[0]
-    pooled: dict[int, list[int]] = {}
+    pooled: dict[int, Counts] = {}
     for each in surveys:
         counts = noisy_counts(each)
         for position, question in enumerate(each.questions):
             key = first.questions[position].id
-            so_far = pooled.get(key, [0] * question.option_count)
-            pooled[key] = [a + b for a, b in zip(so_far, counts[question.id], strict=True)]
+            so_far = pooled.get(key)
+            pooled[key] = (
+                counts[question.id] if so_far is None else _add_counts(so_far, counts[question.id])
+            )
     questions = []
     for number, question in enumerate(first.questions, start=1):
         counts = pooled[question.id]
+        if question.is_numeric:
+            numeric = numeric_result(question, counts, confidence)
+            questions.append(
+                QuestionResult(
+                    id=question.id,
+                    number=number,
+                    text=question.text,
+                    kind=question.kind,
+                    n=numeric.estimate.n,
+                    options=[],
+                    numeric=numeric,
+                )
+            )
+            continue
         estimates = question.mechanism.estimate(counts, confidence)
         n = sum(counts)
         shown = (

@@ -85,9 +85,13 @@ class Mechanism:
 
     survey_id: int
     question_ids: tuple[int, ...]
-    option_counts: tuple[int, ...]
+    #: Each question's smallest and largest randomized value (0 .. k - 1 for k options; a
+    #: numeric question's mechanism's output range).
+    value_ranges: tuple[tuple[int, int], ...]
     #: Fixed once the survey opens, as the questions are (codes.require_codes).
     requires_codes: bool = False
+    #: A numeric question's tally rows are added as its reports first arrive.
+    has_numeric: bool = False
 
     @cached_property
     def question_list(self) -> str:
@@ -113,8 +117,9 @@ def mechanism_of(slug: str) -> Mechanism:
     mechanism = Mechanism(
         survey_id=survey.id,
         question_ids=tuple(question.id for question in survey.questions),
-        option_counts=tuple(question.option_count for question in survey.questions),
+        value_ranges=tuple(question.report_range for question in survey.questions),
         requires_codes=survey.requires_codes,
+        has_numeric=any(question.is_numeric for question in survey.questions),
     )
     if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
         _mechanisms.clear()
@@ -132,14 +137,12 @@ def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
     if missing:
         raise SubmissionRejected(f"answers: question {missing[0]} is not answered")
     values = []
-    for key, option_count in zip(expected, mechanism.option_counts, strict=True):
+    for key, (low, high) in zip(expected, mechanism.value_ranges, strict=True):
         value = answers[key]
         if isinstance(value, bool) or not isinstance(value, int):
             raise SubmissionRejected(f"answers[{key}]: must be an integer, got {value!r}")
-        if not 0 <= value < option_count:
-            raise SubmissionRejected(
-                f"answers[{key}]: must be in 0 .. {option_count - 1}, got {value}"
-            )
+        if not low <= value <= high:
+            raise SubmissionRejected(f"answers[{key}]: must be in {low} .. {high}, got {value}")
         values.append(str(value))
     return ",".join(values)
 
@@ -150,7 +153,7 @@ def code_of(mechanism: Mechanism, payload: dict) -> str | None:
         return None  # a code sent anyway is not needed, and not looked at
     if payload.get("code") in (None, ""):
         raise SubmissionRejected(
-            "this survey asks for a one-time code: send it as \"code\"", 403, "code_required"
+            'this survey asks for a one-time code: send it as "code"', 403, "code_required"
         )
     code = normalise_code(payload["code"])
     if code is None:
@@ -209,6 +212,22 @@ _RECORD_WITH_CODE_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(
 )
 _RECORD_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(claim="", claimed="")
 
+#: PostgreSQL, before the statement above when the survey has a numeric question: the
+#: submission's tally rows that do not exist yet (a numeric report seen for the first time in
+#: this shard), with a count of 0. Its own statement, in autocommit, because the statement above
+#: would not see rows that a part of itself inserts. Rows come in a fixed order, so two such
+#: inserts never wait for each other in a cycle; a row left at 0 by a refused submission counts
+#: nothing. Only for an open survey, and only values in range (checked before).
+_ADD_TALLIES_ON_POSTGRESQL = """
+INSERT INTO tallies (question_id, value, shard, noisy_count)
+SELECT answer.question_id, answer.value, %(shard)s, 0
+FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
+            string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
+WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+ORDER BY answer.question_id, answer.value
+ON CONFLICT DO NOTHING
+"""
+
 #: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
 _STORE_ON_SQLITE = """
 INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
@@ -219,6 +238,13 @@ _CLAIM_ON_SQLITE = """
 UPDATE one_time_codes SET used_on = :submitted_on
 WHERE survey_id = :survey_id AND code_sha256 = :code_sha256 AND used_on IS NULL
   AND EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
+"""
+#: ... with the missing tally rows of a numeric question's reports added first (see above).
+_ADD_TALLIES_ON_SQLITE = """
+INSERT OR IGNORE INTO tallies (question_id, value, shard, noisy_count)
+SELECT question.value, answer.value, :shard, 0
+FROM json_each('[' || :question_list || ']') AS question
+JOIN json_each('[' || :answers || ']') AS answer USING (key)
 """
 _COUNT_ON_SQLITE = """
 UPDATE tallies SET noisy_count = noisy_count + 1
@@ -244,12 +270,15 @@ def submission_row(
         "question_count": len(mechanism.question_ids),
         # Concurrent submissions add to one of several rows per count (see Tally).
         "shard": random.randrange(TALLY_SHARDS),
+        "has_numeric": mechanism.has_numeric,
     }
 
 
 def _store_on_postgresql(row: dict[str, object]) -> bool:
     try:
         with autocommit_cursor() as cursor:
+            if row["has_numeric"]:
+                cursor.execute(_ADD_TALLIES_ON_POSTGRESQL, row)
             with_code = row["code_sha256"] is not None
             statement = _RECORD_WITH_CODE_ON_POSTGRESQL if with_code else _RECORD_ON_POSTGRESQL
             cursor.execute(statement, row)
@@ -266,6 +295,8 @@ def _store_on_sqlite(row: dict[str, object]) -> bool:
         # A unique violation here (a retry) rolls the claim back with the rest.
         if connection.exec_driver_sql(_STORE_ON_SQLITE, row).rowcount == 0:
             return False
+        if row["has_numeric"]:
+            connection.exec_driver_sql(_ADD_TALLIES_ON_SQLITE, row)
         counted = connection.exec_driver_sql(_COUNT_ON_SQLITE, row).rowcount
         if counted != row["question_count"]:  # raised inside the transaction: nothing stays
             raise RuntimeError(f"tallies missing for survey {row['survey_id']}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import math
 import numbers
 import tomllib
 import unicodedata
@@ -49,6 +50,12 @@ MAX_QUESTIONS = 50
 MIN_OPTIONS = 2
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
+MAX_UNIT_LENGTH = 40
+#: A survey with a numeric question needs epsilon >= privacy.MIN_NUMERIC_EPSILON (0.01): p below
+#: 1 / (1 + e^0.01) = 0.49750002..., written as the shorter limit below it.
+MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
+#: The mechanisms a numeric question's definition may name.
+NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
 
 
 #: The survey quickstart opens, and the tests' sample: a yes/no and a three-option question.
@@ -79,6 +86,11 @@ class QuestionDefinition:
     text: str
     kind: QuestionKind
     choices: tuple[str, ...] | None = None
+    #: A numeric question's bounds, unit ("" if none) and named mechanism (None: chosen).
+    minimum: float | None = None
+    maximum: float | None = None
+    unit: str | None = None
+    mechanism: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,22 +171,79 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
     return float(value)
 
 
+#: Fields only a numeric question has.
+_NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
+
+
+def _bound(field: str, raw: dict, name: str) -> float:
+    """A numeric question's ``min`` or ``max``: a finite number."""
+    if name not in raw:
+        raise SurveyDefinitionError(
+            f"{field}.{name}: missing (a numeric question needs min and max, e.g. 0 and 40)"
+        )
+    value = raw[name]
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SurveyDefinitionError(f"{field}.{name}: must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        number = math.inf
+    if not math.isfinite(number):
+        raise SurveyDefinitionError(f"{field}.{name}: must be a finite number, got {value!r}")
+    return number
+
+
+def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefinition:
+    """A numeric question: finite ``min`` below ``max``, optional ``unit`` and ``mechanism``."""
+    if "options" in raw:
+        raise SurveyDefinitionError(f"{field}.options: a numeric question has no options")
+    minimum = _bound(field, raw, "min")
+    maximum = _bound(field, raw, "max")
+    if not minimum < maximum:
+        raise SurveyDefinitionError(
+            f"{field}.max: must be above min ({minimum:g}), got {maximum:g}"
+        )
+    try:
+        privacy.check_numeric_bounds(minimum, maximum)
+    except ValueError as error:
+        raise SurveyDefinitionError(
+            f"{field}: max - min must be a finite number, got min={minimum:g}, max={maximum:g}"
+        ) from error
+    unit = _text(f"{field}.unit", raw.get("unit", ""), MAX_UNIT_LENGTH, required=False)
+    mechanism = raw.get("mechanism")
+    if mechanism is not None and mechanism not in NUMERIC_MECHANISM_NAMES:
+        names = " or ".join(repr(name) for name in NUMERIC_MECHANISM_NAMES)
+        raise SurveyDefinitionError(f"{field}.mechanism: must be {names}, got {mechanism!r}")
+    return QuestionDefinition(
+        text, QuestionKind.NUMERIC, minimum=minimum, maximum=maximum, unit=unit, mechanism=mechanism
+    )
+
+
 def parse_question(index: int, raw: object) -> QuestionDefinition:
     """One question of a definition; ``index`` counts from 0 and names it in errors."""
     field = f"questions[{index}]"
     if not isinstance(raw, dict):
         raise SurveyDefinitionError(f"{field}: must be an object with text and type")
-    unknown = set(raw) - {"text", "type", "options"}
+    unknown = set(raw) - {"text", "type", "options", *_NUMERIC_FIELDS}
     if unknown:
         raise SurveyDefinitionError(f"{field}: unknown field {sorted(unknown)[0]!r}")
     text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
     kind = raw.get("type")
+    if kind == QuestionKind.NUMERIC.value:
+        return parse_numeric_question(field, text, raw)
+    numeric_only = [name for name in _NUMERIC_FIELDS if name in raw]
+    if numeric_only and kind in (QuestionKind.YES_NO.value, QuestionKind.CHOICE.value):
+        raise SurveyDefinitionError(
+            f"{field}.{numeric_only[0]}: only a numeric question has {numeric_only[0]}"
+        )
     if kind == QuestionKind.YES_NO.value:
         if "options" in raw:
             raise SurveyDefinitionError(f"{field}.options: a yes_no question has no options")
         return QuestionDefinition(text, QuestionKind.YES_NO)
     if kind != QuestionKind.CHOICE.value:
-        raise SurveyDefinitionError(f"{field}.type: must be 'yes_no' or 'choice', got {kind!r}")
+        raise SurveyDefinitionError(
+            f"{field}.type: must be 'yes_no', 'choice' or 'numeric', got {kind!r}"
+        )
     options = raw.get("options")
     if not isinstance(options, list):
         raise SurveyDefinitionError(f"{field}.options: a choice question needs a list of options")
@@ -212,11 +281,17 @@ def parse_definition(raw: object) -> SurveyDefinition:
         raise SurveyDefinitionError("questions: must be a non-empty list")
     if len(questions) > MAX_QUESTIONS:
         raise SurveyDefinitionError(f"questions: at most {MAX_QUESTIONS} questions")
+    parsed = tuple(parse_question(index, q) for index, q in enumerate(questions))
+    if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS and any(
+        q.kind == QuestionKind.NUMERIC for q in parsed
+    ):
+        raise SurveyDefinitionError(
+            f"flip_probability: must be at most {MAX_FLIP_PROBABILITY_WITH_NUMBERS} in a survey "
+            f"with a numeric question (closer to 0.5 a number would carry no information), "
+            f"got {flip_probability!r}"
+        )
     return SurveyDefinition(
-        title=title,
-        intro=intro,
-        flip_probability=flip_probability,
-        questions=tuple(parse_question(index, q) for index, q in enumerate(questions)),
+        title=title, intro=intro, flip_probability=flip_probability, questions=parsed
     )
 
 
@@ -286,6 +361,10 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
             text=question.text,
             kind=question.kind,
             choices=list(question.choices) if question.choices else None,
+            minimum=question.minimum,
+            maximum=question.maximum,
+            unit=question.unit,
+            numeric_mechanism=question.mechanism,
         )
         for position, question in enumerate(questions)
     )
@@ -294,7 +373,9 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
 def open_survey(survey: Survey) -> None:
     """Open a draft (or reopen a closed survey) to submissions; the caller commits.
 
-    Opening freezes the mechanism: every value of every question gets its zero tallies now.
+    Opening freezes the mechanism: every value of every yes/no or choice question gets its
+    zero tallies now. A numeric question's reports are too many to list (Laplace's reach far
+    beyond the bounds): each gets its tally row when it first arrives (submissions).
     """
     if survey.is_open:
         return

@@ -1,0 +1,248 @@
+"""Numeric questions in the app (issue 14): definitions, submissions, results, API JSON.
+
+The mechanisms' math is tested in test_numeric_mechanisms.py; here the app around it: bad
+bounds refused with a clear error, reports outside the mechanism's range refused (400) and
+nothing stored, and results equal to what survey_app.privacy computes from the reports.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+
+import numpy as np
+import pytest
+
+from survey_app import privacy
+from survey_app.cli import main as survey_app_command
+from survey_app.extensions import db
+from survey_app.models import Submission, Tally
+from survey_app.surveys import SurveyDefinitionError, find_survey, parse_definition
+
+HOURS = {
+    "title": "Study time",
+    "flip_probability": 0.25,
+    "questions": [
+        {
+            "text": "Hours a week on this course?",
+            "type": "numeric",
+            "min": 0,
+            "max": 40,
+            "unit": "hours",
+        },
+        {"text": "Used the forum?", "type": "yes_no"},
+    ],
+}
+
+
+def numeric(**fields) -> dict:
+    return {"text": "How many?", "type": "numeric", "min": 0, "max": 10, **fields}
+
+
+def definition_with(question: dict, flip_probability: float = 0.25) -> dict:
+    return {"title": "T", "flip_probability": flip_probability, "questions": [question]}
+
+
+def post(client, slug: str, answers: dict, submission_id: str | None = None):
+    body = {"submission_id": submission_id or str(uuid.uuid4()), "answers": answers}
+    return client.post(f"/api/v1/surveys/{slug}/responses", json=body)
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+def test_a_numeric_question_is_parsed():
+    parsed = parse_definition(HOURS).questions[0]
+    assert (parsed.kind.value, parsed.minimum, parsed.maximum, parsed.unit) == (
+        "numeric",
+        0.0,
+        40.0,
+        "hours",
+    )
+    assert parsed.mechanism is None
+    named = parse_definition(definition_with(numeric(mechanism="laplace"))).questions[0]
+    assert named.mechanism == "laplace" and named.unit == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        (numeric(min=5, max=5), "questions[0].max: must be above min (5), got 5"),
+        (numeric(min=6, max=5), "questions[0].max: must be above min (6), got 5"),
+        ({"text": "x", "type": "numeric", "max": 5}, "questions[0].min: missing"),
+        ({"text": "x", "type": "numeric", "min": 5}, "questions[0].max: missing"),
+        (numeric(min="0"), "questions[0].min: must be a number, got '0'"),
+        (numeric(max=True), "questions[0].max: must be a number, got True"),
+        (numeric(min=float("nan")), "questions[0].min: must be a finite number"),
+        (numeric(max=float("inf")), "questions[0].max: must be a finite number"),
+        (numeric(max=10**400), "questions[0].max: must be a finite number"),
+        (numeric(min=-1e308, max=1e308), "questions[0]: max - min must be a finite number"),
+        (numeric(mechanism="duchi"), "questions[0].mechanism: must be 'laplace' or 'hybrid'"),
+        (numeric(options=["a", "b"]), "questions[0].options: a numeric question has no options"),
+        (numeric(unit="x" * 41), "questions[0].unit: must be at most 40 characters"),
+        ({"text": "x", "type": "yes_no", "min": 0}, "questions[0].min: only a numeric question"),
+        ({"text": "x", "type": "number"}, "must be 'yes_no', 'choice' or 'numeric'"),
+    ],
+)
+def test_bad_numeric_questions_are_refused_naming_the_field(question, message):
+    with pytest.raises(SurveyDefinitionError) as raised:
+        parse_definition(definition_with(question))
+    assert message in str(raised.value)
+
+
+def test_a_numeric_question_needs_a_flip_probability_that_leaves_it_information():
+    with pytest.raises(SurveyDefinitionError, match="flip_probability: must be at most 0.4975"):
+        parse_definition(definition_with(numeric(), flip_probability=0.499))
+    assert parse_definition(definition_with(numeric(), flip_probability=0.4975))
+    # ... which is where its epsilon reaches the numeric mechanisms' floor, 0.01.
+    assert privacy.epsilon_from_flip_probability(0.4975) >= privacy.MIN_NUMERIC_EPSILON
+
+
+def test_toml_definition_with_a_numeric_question(runner, analyst, tmp_path, app):
+    path = tmp_path / "hours.toml"
+    path.write_text(
+        'title = "Study time"\nflip_probability = 0.25\n\n[[questions]]\n'
+        'text = "Hours a week?"\ntype = "numeric"\nmin = 0\nmax = 40\nunit = "hours"\n'
+        'mechanism = "laplace"\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(survey_app_command, ["create-survey", str(path), "--owner", analyst])
+    assert result.exit_code == 0, result.output
+    slug = result.output.strip().splitlines()[-1]
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        assert (question.minimum, question.maximum, question.unit) == (0.0, 40.0, "hours")
+        assert question.mechanism.name == "laplace"
+
+
+def test_bad_bounds_in_a_file_are_one_line_errors(runner, analyst, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'title = "T"\nflip_probability = 0.25\n[[questions]]\ntext = "x"\ntype = "numeric"\n'
+        "min = 10\nmax = nan\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(survey_app_command, ["create-survey", str(path), "--owner", analyst])
+    assert result.exit_code == 2
+    assert "questions[0].max: must be a finite number, got nan" in result.output
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+@pytest.fixture
+def hours(make_survey):
+    return make_survey(HOURS)
+
+
+def test_the_public_definition_carries_the_browsers_parameters(client, hours, app):
+    slug, (number_id, _) = hours
+    document = client.get(f"/api/v1/surveys/{slug}").get_json()
+    question = document["questions"][0]
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    assert question["type"] == "numeric"
+    assert (question["min"], question["max"], question["unit"]) == (0.0, 40.0, "hours")
+    assert question["mechanism"]["name"] == "hybrid" == mechanism.name
+    assert question["mechanism"]["parameters"] == mechanism.browser_parameters()
+    assert question["mechanism"]["named_in_definition"] is False
+    assert question["report_range"] == list(mechanism.output_range)
+    assert question["mechanism"]["real_epsilon"] <= question["epsilon"]
+    assert question["options"] == []
+
+
+def test_reports_in_range_are_stored_and_counted(client, hours, app):
+    slug, (number_id, yes_no_id) = hours
+    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).output_range
+    for report in [low, high, 700, 700]:
+        response = post(client, slug, {str(number_id): report, str(yes_no_id): 1})
+        assert response.status_code == 201, response.get_json()
+    with app.app_context():
+        counts = {}
+        for tally in db.session.query(Tally).filter_by(question_id=number_id):
+            counts[tally.value] = counts.get(tally.value, 0) + tally.noisy_count
+        assert {value: c for value, c in counts.items() if c} == {low: 1, high: 1, 700: 2}
+
+
+@pytest.mark.parametrize("offset", [-1, 1])
+def test_reports_outside_the_range_are_refused_and_nothing_is_stored(client, hours, app, offset):
+    slug, (number_id, yes_no_id) = hours
+    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).output_range
+    value = low - 1 if offset < 0 else high + 1
+    response = post(client, slug, {str(number_id): value, str(yes_no_id): 1})
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "error": f"answers[{number_id}]: must be in {low} .. {high}, got {value}",
+        "code": "invalid",
+    }
+    for bad in [2.5, "700", None, True]:
+        assert post(client, slug, {str(number_id): bad, str(yes_no_id): 1}).status_code == 400
+    with app.app_context():
+        assert db.session.query(Submission).count() == 0
+        assert db.session.query(Tally).filter_by(question_id=number_id).count() == 0
+
+
+def test_a_retry_of_a_numeric_submission_is_counted_once(client, hours, app):
+    slug, (number_id, yes_no_id) = hours
+    submission_id = str(uuid.uuid4())
+    answers = {str(number_id): 123, str(yes_no_id): 0}
+    assert post(client, slug, answers, submission_id).status_code == 201
+    assert post(client, slug, answers, submission_id).status_code == 200
+    other = {str(number_id): 124, str(yes_no_id): 0}
+    refused = post(client, slug, other, submission_id)
+    assert (refused.status_code, refused.get_json()["code"]) == (409, "already_used")
+    with app.app_context():
+        total = sum(t.noisy_count for t in db.session.query(Tally).filter_by(question_id=number_id))
+        assert total == 1
+
+
+def test_laplaces_negative_reports_are_accepted(client, make_survey, app):
+    slug, (number_id,) = make_survey(definition_with(numeric(mechanism="laplace")))
+    low, high = privacy.numeric_mechanism(0.0, 10.0, math.log(3), "laplace").output_range
+    assert low < -1000
+    assert post(client, slug, {str(number_id): -1000}).status_code == 201
+    assert post(client, slug, {str(number_id): low - 1}).status_code == 400
+
+
+# --------------------------------------------------------------------------- results
+
+
+def test_results_are_the_privacy_packages_figures(client, hours, app, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    rng = np.random.default_rng(2026_12_14)
+    reports = mechanism.randomize(rng.uniform(0, 40, 30), rng).tolist()
+    for report in reports:
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 1}).status_code == 201
+    sign_in_as(client, analyst)
+    document = client.get(f"/api/v1/surveys/{slug}/results?confidence=0.9").get_json()
+    question = document["questions"][0]
+    expected = mechanism.estimate_mean(reports, 0.9)
+    histogram = mechanism.histogram(reports, 10)
+    assert document["respondents"] == 30
+    assert question["n"] == 30 and question["options"] == []
+    assert question["mean"] == pytest.approx(expected.mean, rel=1e-12)
+    assert question["half_width"] == expected.half_width
+    assert (question["ci_low"], question["ci_high"]) == (expected.ci_low, expected.ci_high)
+    assert question["bernstein_half_width"] == expected.bernstein_half_width
+    assert question["chebyshev_half_width"] == expected.chebyshev_half_width
+    assert question["consistent"] is True
+    assert question["mechanism"] == "hybrid" and question["unit"] == "hours"
+    assert "less noise" in question["mechanism_reason"]
+    assert question["histogram"]["edges"] == list(histogram.edges)
+    assert question["histogram"]["shares"] == pytest.approx(list(histogram.shares))
+    assert json.dumps(document)  # plain JSON: no NumPy numbers left
+
+
+def test_pooling_needs_the_same_bounds(make_survey, app):
+    from survey_app.results import PoolingError, survey_results
+
+    first, _ = make_survey(HOURS)
+    same, _ = make_survey(HOURS)
+    wider = json.loads(json.dumps(HOURS))
+    wider["questions"][0]["max"] = 60
+    other, _ = make_survey(wider)
+    with app.app_context():
+        assert survey_results([find_survey(first), find_survey(same)]).pooled
+        with pytest.raises(PoolingError, match="same questions"):
+            survey_results([find_survey(first), find_survey(other)])
