@@ -131,6 +131,11 @@ def respondents_words(respondents: int) -> str:
     return f"{respondents:,} {'person has' if respondents == 1 else 'people have'} answered"
 
 
+def is_absolute(link: str) -> bool:
+    """True for a whole address a phone can open, False for a path alone."""
+    return link.startswith(("http://", "https://"))
+
+
 @bp.get("/present")
 @login_required
 def present(slug: str):
@@ -149,7 +154,10 @@ def present(slug: str):
         survey=survey,
         state=projector_state(survey, confidence, version),
         join_url=external_url("respondent.home"),
-        join_qr=qr_code_svg(join_link) if join_link else None,
+        # A QR code of a bare path would lead a phone nowhere: without a known public
+        # address the page says so instead (links.external_url never trusts the Host header).
+        join_qr=qr_code_svg(join_link) if join_link and is_absolute(join_link) else None,
+        address_known=is_absolute(external_url("respondent.home")),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,
     )

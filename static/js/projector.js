@@ -23,8 +23,11 @@ function showQuestions(state) {
     section.innerHTML = question.html; // our own server-rendered, escaped fragment
     parts.push(section);
   }
+  // The closing lines stay as the page drew them (the scope only while results show).
   const scope = results.querySelector(".present-scope");
   if (scope && !state.results_hidden) parts.push(scope);
+  const privacy = document.getElementById("present-privacy");
+  if (privacy) parts.push(privacy);
   results.replaceChildren(...parts);
 }
 

@@ -103,7 +103,7 @@ def test_the_projector_reads_from_the_back_of_the_room(
     make_chromium, live_app, analyst, survey, width, height, smallest
 ):
     """Every word at least ``smallest`` pixels high (about 2.2% of a 720-line screen and 1.7%
-    of a 2160-line one), the code far larger, nothing wider than the screen, and the QR code
+    of a 2160-line one), the code far larger, the whole page on the screen, and the QR code
     decodes to the join link."""
     import zxingcpp
     from PIL import Image
@@ -141,6 +141,8 @@ def test_the_projector_reads_from_the_back_of_the_room(
     )
     assert code_size >= 2.5 * smallest
     assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+    # A two-question survey fits the screen whole: the room cannot scroll.
+    assert driver.execute_script("return document.documentElement.scrollHeight") <= height
     # The join box (title, count, code, QR code) is on the first screen, without scrolling.
     qr = driver.find_element(By.ID, "present-qr")
     viewport = driver.execute_script("return window.innerHeight")

@@ -159,3 +159,24 @@ def test_a_draft_on_the_projector_says_it_is_not_open(
     page = client.get(present(slug)).get_data(as_text=True)
     assert "This survey is a draft" in page
     assert 'id="present-qr"' not in page and 'id="present-code"' not in page
+
+
+def test_without_a_public_address_the_projector_says_so_and_draws_no_qr_code(
+    app, client, survey, analyst, sign_in_as
+):
+    """Asked by a name that is not loopback and with no SURVEY_APP_PUBLIC_URL, links are paths
+    alone: a QR code of one would lead phones nowhere."""
+    sign_in_as(client, analyst)
+    hall = app.test_client()
+    hall.set_cookie("session", client.get_cookie("session").value, domain="lecture-hall.example")
+
+    def page() -> str:
+        response = hall.get(present(survey[0]), base_url="http://lecture-hall.example")
+        assert response.status_code == 200
+        return response.get_data(as_text=True)
+
+    assert 'id="present-address-missing"' in page()
+    assert 'id="present-qr"' not in page()
+    app.config["PUBLIC_URL"] = "https://surveys.example.edu"
+    assert 'id="present-address-missing"' not in page()
+    assert 'id="present-qr"' in page()
