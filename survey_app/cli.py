@@ -259,7 +259,13 @@ def forget_arrival_order_command() -> None:
     """
     from survey_app.database import forget_arrival_order
 
-    forget_arrival_order()
+    if not forget_arrival_order():
+        click.echo(
+            "Error: the database's write-ahead log could not be emptied (another process is "
+            "reading it) and still holds recent writes in arrival order; run this again later.",
+            err=True,
+        )
+        sys.exit(1)
     click.echo("Stored submissions rewritten in submission_id order.")
 
 
@@ -310,7 +316,19 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     click.echo("")
     from survey_app.server import serve
 
+    release_database()
     serve(host=host, port=port, workers=2)
+
+
+def release_database() -> None:
+    """End the session and close every pooled connection, before this process serves.
+
+    Reading the survey after the commit began a read transaction; held for the server's whole
+    run (this process is gunicorn's master), it would keep SQLite from ever emptying its
+    write-ahead log, which holds every write in arrival order. The workers open their own.
+    """
+    db.session.remove()
+    db.engine.dispose()
 
 
 def _safe_url() -> str:

@@ -9,6 +9,7 @@ the timeout). Read-only transactions begin deferred and never wait for writers.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,8 @@ from survey_app.extensions import db
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 _WRITE_OPTION = "survey_app_write"
+
+logger = logging.getLogger(__name__)
 
 #: A pooled server connection that sat unused for longer than this is checked with a round trip
 #: before it is handed out (the server may have restarted, or closed idle sessions meanwhile).
@@ -266,7 +269,7 @@ _CODE_COLUMNS = "survey_id, code_sha256, used_on"
 CHECKPOINT_WAIT_MS = 2_000
 
 
-def forget_arrival_order(survey_id: int | None = None) -> None:
+def forget_arrival_order(survey_id: int | None = None) -> bool:
     """Leave no trace of the order in which submissions arrived in the database's storage.
 
     SQLite keeps submissions in a table without rowid, in submission_id (random) order; what
@@ -282,7 +285,9 @@ def forget_arrival_order(survey_id: int | None = None) -> None:
 
     Called when a survey closes, and by ``survey-app forget-arrival-order`` (for surveys
     still open). For 100,000 submissions it took 0.1 s on SQLite and 1.1 s on PostgreSQL
-    here; writers wait meanwhile.
+    here; writers wait meanwhile. Returns False, and logs a warning, when SQLite's log could
+    not be emptied because another connection kept reading it for longer than
+    ``CHECKPOINT_WAIT_MS``: the log then still holds recent writes in arrival order.
     """
     engine = db.engine
     if is_sqlite(engine):
@@ -290,18 +295,25 @@ def forget_arrival_order(survey_id: int | None = None) -> None:
             connection = engine.raw_connection()
             try:
                 driver = connection.driver_connection
-                # A checkpoint waits for readers to finish with the log; a long export is not
-                # waited for (the log is then emptied at a later checkpoint).
-                driver.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
-                driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                driver.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+                _checkpoint(driver)  # VACUUM then copies less; only the last one must succeed
                 driver.execute("VACUUM")
-                driver.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
-                driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                driver.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+                busy, log_frames, checkpointed = _checkpoint(driver)
             finally:
                 connection.close()
-        return
+        if busy:
+            # A read transaction that began before the last writes pins them in the log (an
+            # export still streaming, or a process that holds a transaction open): the log is
+            # neither emptied nor truncated, so it is said rather than passed over.
+            logger.warning(
+                "The SQLite write-ahead log could not be emptied (another connection was "
+                "reading it; %s of %s pages copied): until it is, the -wal file keeps recent "
+                "writes in arrival order. Run `survey-app forget-arrival-order` again once "
+                "no other process holds the database open.",
+                checkpointed,
+                log_frames,
+            )
+            return False
+        return True
     which = "" if survey_id is None else "WHERE survey_id = :survey_id"
     with engine.begin() as connection:
         # One-time codes marked used as submissions arrived (surveys that require codes) go
@@ -329,3 +341,20 @@ def forget_arrival_order(survey_id: int | None = None) -> None:
         connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
             "VACUUM submissions, one_time_codes"
         )
+    return True
+
+
+def _checkpoint(driver) -> tuple[int, int, int]:
+    """Copy SQLite's write-ahead log into the database file and truncate it to 0 bytes.
+
+    Returns SQLite's answer: (busy, pages in the log, pages copied); busy is 1 when a reader
+    still needed the log after ``CHECKPOINT_WAIT_MS`` (a long export is not waited for).
+    """
+    driver.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+    try:
+        busy, log_frames, checkpointed = driver.execute(
+            "PRAGMA wal_checkpoint(TRUNCATE)"
+        ).fetchone()
+    finally:
+        driver.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+    return busy, log_frames, checkpointed

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import sqlite3
+
+import pytest
 
 import survey_app.server
 from survey_app.extensions import db
@@ -46,3 +51,42 @@ def test_quickstart_again_gives_a_new_password_and_keeps_one_sample(app, runner,
     assert passwords[0] != passwords[1]
     links = [re.search(r"(/s/\S+)", r.output).group(1) for r in (first, second)]
     assert links[0] == links[1]
+
+
+def wal_checkpoint(database: str) -> tuple[int, int, int]:
+    """``PRAGMA wal_checkpoint(TRUNCATE)`` from a connection of its own: (busy, log, done)."""
+    # A short busy wait: a reader that holds the log would hold it for the whole server run.
+    with contextlib.closing(sqlite3.connect(database, timeout=0.2)) as connection:
+        return connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+
+@pytest.mark.parametrize("runs", [1, 2], ids=["new sample", "sample already there"])
+def test_quickstart_holds_no_database_connection_while_it_serves(
+    app, runner, monkeypatch, database_url, runs
+):
+    """The server runs for hours: a read transaction left open by the setup would keep SQLite
+    from emptying its write-ahead log, which holds every write in arrival order."""
+    if not database_url.startswith("sqlite:"):
+        pytest.skip("the write-ahead log is SQLite's")
+    database = database_url.removeprefix("sqlite:///")
+    seen = {}
+
+    def serve(**_options) -> None:
+        seen["checked_out"] = db.engine.pool.checkedout()
+        seen["in_transaction"] = db.session().in_transaction()
+        with sqlite3.connect(database) as writer:  # a submission while the server runs
+            writer.execute("UPDATE surveys SET intro = intro")
+        seen["checkpoint"] = wal_checkpoint(database)
+        seen["wal_bytes"] = os.path.getsize(database + "-wal")
+
+    with app.app_context():
+        db.drop_all()
+    for _ in range(runs):
+        monkeypatch.setattr(survey_app.server, "serve", lambda **options: None)
+        assert runner.invoke(args=["quickstart"]).exit_code == 0
+    monkeypatch.setattr(survey_app.server, "serve", serve)
+    result = runner.invoke(args=["quickstart"])
+    assert result.exit_code == 0, result.output
+    assert seen["checked_out"] == 0 and not seen["in_transaction"]
+    assert seen["checkpoint"][0] == 0, f"checkpoint busy: {seen['checkpoint']}"
+    assert seen["wal_bytes"] == 0

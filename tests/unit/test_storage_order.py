@@ -8,11 +8,16 @@ the second pass of CI.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import sqlite3
 import uuid
 
 import pytest
 from sqlalchemy import exc, select
 
+from survey_app import database
 from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import Submission, Survey
@@ -153,3 +158,53 @@ def test_closing_rewrites_storage_only_once_the_caller_commits(app, survey, monk
         assert rewritten == [survey_id]
         db.session.commit()  # a later commit does not run it again
         assert rewritten == [survey_id]
+
+
+# --------------------------------------------------------------------------- SQLite's log
+
+
+@pytest.fixture
+def database_file(database_url) -> str:
+    if not database_url.startswith("sqlite:"):
+        pytest.skip("the write-ahead log is SQLite's")
+    return database_url.removeprefix("sqlite:///")
+
+
+def test_closing_empties_the_write_ahead_log(app, runner, survey, database_file, caplog):
+    slug, question_ids = survey
+    submit_in_order(app, slug, question_ids, arrival_ids())
+    assert os.path.getsize(database_file + "-wal") > 0  # the submissions, in arrival order
+    with caplog.at_level(logging.WARNING, logger="survey_app.database"):
+        assert runner.invoke(args=["close-survey", slug]).exit_code == 0
+    assert os.path.getsize(database_file + "-wal") == 0
+    assert not caplog.records
+    with app.app_context():
+        assert forget_arrival_order() is True
+
+
+def test_a_log_held_by_a_reader_is_reported_not_passed_over(
+    app, runner, survey, database_file, caplog, monkeypatch
+):
+    """A read transaction begun before the last submissions pins them in the log: the
+    checkpoint is busy, and that must be said (a warning, a failed command), never hidden."""
+    monkeypatch.setattr(database, "CHECKPOINT_WAIT_MS", 50)  # the reader will not let go
+    slug, question_ids = survey
+    with contextlib.closing(sqlite3.connect(database_file, isolation_level=None)) as reader:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM surveys").fetchone()  # its snapshot begins
+        submit_in_order(app, slug, question_ids, arrival_ids())
+        with caplog.at_level(logging.WARNING, logger="survey_app.database"):
+            with app.app_context():
+                assert forget_arrival_order() is False
+            result = runner.invoke(args=["forget-arrival-order"])
+        assert result.exit_code == 1
+        assert "write-ahead log could not be emptied" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert len(warnings) == 2
+        assert "could not be emptied" in warnings[0].getMessage()
+        assert os.path.getsize(database_file + "-wal") > 0
+        reader.execute("COMMIT")
+    with app.app_context():
+        assert forget_arrival_order() is True
+    assert os.path.getsize(database_file + "-wal") == 0
