@@ -140,4 +140,5 @@ def survey_results_csv(slug: str):
 def survey_responses_csv(slug: str):
     """Every submission's randomized values, streamed."""
     survey = owned_survey_or_404(api_analyst(), slug)
-    return csv_response(responses_csv(survey), f"responses-{slug}.csv")
+    # The saved file's name says what its rows are: scrambled answers, not people's own.
+    return csv_response(responses_csv(survey), f"{slug}-randomized-responses.csv")

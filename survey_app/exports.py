@@ -56,14 +56,16 @@ RESULTS_HEADER = (
     "n",
     "noisy_count",
     "estimate",
-    "ci_low",
-    "ci_high",
-    "confidence",
-    "epsilon",
-    # The exact guaranteed interval (ci_low, ci_high are the Chebyshev one); empty when the
-    # counts are not consistent with the randomization.
+    # The headline range, the one the dashboard shows: the exact guaranteed interval; empty
+    # when the counts are not consistent with the randomization.
     "exact_ci_low",
     "exact_ci_high",
+    # The textbook Chebyshev bound, far wider, named for what it is: a bare "ci_low" would
+    # pass for the headline range (the JSON API keeps its names: programs read them).
+    "chebyshev_ci_low",
+    "chebyshev_ci_high",
+    "confidence",
+    "epsilon",
 )
 
 
@@ -143,14 +145,15 @@ def response_columns(number: int, question: Question) -> tuple[list[str], dict[s
     """A question's columns in responses.csv: their headers, and its cells for each stored value.
 
     A yes/no or choice question has two: the randomized answer's label, headed by the question's
-    number and text ("Q2: How often?"), then its value ("Q2 value": yes/no 1 = yes, 0 = no; a
-    choice, the option's index from 0), the one to compute with. The cells are keyed by the value
-    as stored (text) and written with their quoting, a comma between them, so that a row is a
-    dictionary look-up a question. A question whose answer is a number would need one column,
-    the number.
+    number and text ("Q2 (randomized): How often?": a column of Yes and No under a bare question
+    reads, in a spreadsheet, like people's real answers), then its value ("Q2 value": yes/no
+    1 = yes, 0 = no; a choice, the option's index from 0), the one to compute with. The cells
+    are keyed by the value as stored (text) and written with their quoting, a comma between
+    them, so that a row is a dictionary look-up a question. A question whose answer is a
+    number would need one column, the number.
     """
     # The header begins with "Q", so it can never start a formula, whatever the text.
-    headers = [f"Q{number}: {question.text}", f"Q{number} value"]
+    headers = [f"Q{number} (randomized): {question.text}", f"Q{number} value"]
     cells = {
         str(value): csv_row([safe_text(label), value]).removesuffix("\r\n")
         for value, label in enumerate(question.option_labels)
@@ -207,6 +210,8 @@ def _response_lines(
 def results_csv(results: SurveyResults) -> Iterator[str]:
     """One row a question option: the noisy count, the estimate and both its intervals.
 
+    The exact range comes first, as on the dashboard; the Chebyshev one is headed as such.
+
     Estimates are rounded to the nearest, ranges outward (so they still cover what they
     guarantee), epsilon up (never less privacy loss than there is); the confidence is written
     as asked for (0.95).
@@ -220,12 +225,12 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
             question.n,
             option.noisy_count,
             rounded(option.estimate.estimate),
+            rounded_down(option.estimate.exact_low),
+            rounded_up(option.estimate.exact_high),
             rounded_down(option.estimate.ci_low),
             rounded_up(option.estimate.ci_high),
             repr(float(results.confidence)),
             rounded_up(results.epsilon_per_question),
-            rounded_down(option.estimate.exact_low),
-            rounded_up(option.estimate.exact_high),
         )
         for question in results.questions
         for option in question.options

@@ -286,13 +286,21 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     assert results["disposition"].startswith("attachment")
     assert results["head"] == [0xEF, 0xBB, 0xBF]  # the byte-order mark Excel needs
     rows = list(csv.reader(io.StringIO(results["text"], newline="")))
-    assert rows[0][:6] == [
+    # The headline (exact) range first; the Chebyshev columns say what they are.
+    assert rows[0] == [
         "question_number",
         "question",
         "option_value",
         "option",
         "n",
         "noisy_count",
+        "estimate",
+        "exact_ci_low",
+        "exact_ci_high",
+        "chebyshev_ci_low",
+        "chebyshev_ci_high",
+        "confidence",
+        "epsilon",
     ]
     options = [
         (number, q, o)
@@ -307,26 +315,28 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     # step of 0.0001), the confidence as asked for.
     for row, (_, _, o) in zip(rows[1:], options, strict=True):
         assert abs(float(row[6]) - o["estimate"]) <= 0.00005 + 1e-12
-        assert -1e-9 <= o["ci_low"] - float(row[7]) < 1e-4
-        assert -1e-9 <= float(row[8]) - o["ci_high"] < 1e-4
-        assert row[9] == "0.95"
-        assert -1e-9 <= float(row[10]) - document["epsilon_per_question"] < 1e-4
         if o["exact_ci_low"] is not None:
-            assert -1e-9 <= o["exact_ci_low"] - float(row[11]) < 1e-4
-            assert -1e-9 <= float(row[12]) - o["exact_ci_high"] < 1e-4
+            assert -1e-9 <= o["exact_ci_low"] - float(row[7]) < 1e-4
+            assert -1e-9 <= float(row[8]) - o["exact_ci_high"] < 1e-4
+        assert -1e-9 <= o["ci_low"] - float(row[9]) < 1e-4  # the API's Chebyshev range
+        assert -1e-9 <= float(row[10]) - o["ci_high"] < 1e-4
+        assert row[11] == "0.95"
+        assert -1e-9 <= float(row[12]) - document["epsilon_per_question"] < 1e-4
         for cell in row[6:]:
             assert re.fullmatch(r"-?\d+(\.\d{1,4})?", cell) or cell == "", cell
 
     responses = fetch(prof, find(prof, "#download-responses").get_attribute("href"))
     assert responses["status"] == 200
     assert responses["head"] == [0xEF, 0xBB, 0xBF]
+    # Saved, the file's name says its answers are randomized (the address stays responses.csv).
+    assert responses["disposition"] == f'attachment; filename="{slug}-randomized-responses.csv"'
     rows = list(csv.reader(io.StringIO(responses["text"], newline="")))
     assert rows[0] == [
         "submission_id",
         "submitted_on",
-        f"Q1: {YES_NO_TEXT}",
+        f"Q1 (randomized): {YES_NO_TEXT}",
         "Q1 value",
-        f"Q2: {CHOICE_TEXT}",
+        f"Q2 (randomized): {CHOICE_TEXT}",
         "Q2 value",
     ]
     assert len(rows) == 1 + len(TRUE_ANSWERS)

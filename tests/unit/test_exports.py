@@ -34,12 +34,13 @@ RESULTS_HEADER = [
     "n",
     "noisy_count",
     "estimate",
-    "ci_low",
-    "ci_high",
-    "confidence",
-    "epsilon",
+    # The headline range first, as on the dashboard; the Chebyshev one says what it is.
     "exact_ci_low",
     "exact_ci_high",
+    "chebyshev_ci_low",
+    "chebyshev_ci_high",
+    "confidence",
+    "epsilon",
 ]
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
@@ -49,9 +50,9 @@ SAMPLE_LABELS = [["No", "Yes"], ["Never", "Once", "Often"]]
 RESPONSES_HEADER = [
     "submission_id",
     "submitted_on",
-    "Q1: Have you ever copied homework?",
+    "Q1 (randomized): Have you ever copied homework?",
     "Q1 value",
-    "Q2: How often?",
+    "Q2 (randomized): How often?",
     "Q2 value",
 ]
 BOM = b"\xef\xbb\xbf"
@@ -152,7 +153,9 @@ def test_responses_csv_holds_every_submission_in_words_and_values(app, fetch, su
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
     assert response.mimetype_params.get("charset", "utf-8").lower() == "utf-8"
-    assert response.headers["Content-Disposition"] == f'attachment; filename="responses-{slug}.csv"'
+    assert response.headers["Content-Disposition"] == (
+        f'attachment; filename="{slug}-randomized-responses.csv"'
+    )
     assert "no-store" in response.headers["Cache-Control"]
     rows = read_rows(response)
     assert rows[0] == RESPONSES_HEADER
@@ -202,11 +205,11 @@ def test_responses_csv_loads_in_pandas_with_words_and_integer_values(app, fetch,
     assert pd_types.is_integer_dtype(frame["Q1 value"])
     assert pd_types.is_integer_dtype(frame["Q2 value"])
     assert Counter(frame["Q2 value"]) == Counter(row[1] for row in SAMPLE_ROWS)
-    assert Counter(frame["Q1: Have you ever copied homework?"]) == Counter(
+    assert Counter(frame["Q1 (randomized): Have you ever copied homework?"]) == Counter(
         "Yes" if row[0] else "No" for row in SAMPLE_ROWS
     )
     # Each label is its value's, row by row.
-    for label, value in zip(frame["Q2: How often?"], frame["Q2 value"], strict=True):
+    for label, value in zip(frame["Q2 (randomized): How often?"], frame["Q2 value"], strict=True):
         assert label == SAMPLE_LABELS[1][value]
 
 
@@ -217,7 +220,7 @@ def test_responses_csv_agrees_with_the_results_api(app, client, fetch, token, su
     document = client.get(f"/api/v1/surveys/{slug}/results", headers=bearer(token)).get_json()
     for number, question in enumerate(document["questions"], start=1):
         counts = Counter(frame[f"Q{number} value"])
-        words = Counter(frame[f"Q{number}: {question['text']}"])
+        words = Counter(frame[f"Q{number} (randomized): {question['text']}"])
         assert [counts[o["value"]] for o in question["options"]] == [
             o["noisy_count"] for o in question["options"]
         ]
@@ -232,8 +235,8 @@ def test_responses_csv_of_a_survey_without_answers_is_the_header_alone(fetch, ma
     response = fetch(slug, "responses")
     assert response.status_code == 200
     assert response.get_data() == BOM + (
-        b"submission_id,submitted_on,Q1: Have you ever copied homework?,Q1 value,"
-        b"Q2: How often?,Q2 value\r\n"
+        b"submission_id,submitted_on,Q1 (randomized): Have you ever copied homework?,Q1 value,"
+        b"Q2 (randomized): How often?,Q2 value\r\n"
     )
     assert read_frame(response).shape == (0, 6)
 
@@ -258,9 +261,9 @@ def test_columns_are_numbered_by_position_not_database_id(app, fetch, make_surve
     assert list(frame.columns) == [
         "submission_id",
         "submitted_on",
-        "Q1: Again?",
+        "Q1 (randomized): Again?",
         "Q1 value",
-        "Q2: Again?",
+        "Q2 (randomized): Again?",
         "Q2 value",
     ]
     assert frame.iloc[0].tolist()[2:] == ["Yes", 1, "No", 0]
@@ -304,12 +307,14 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
             str(question["n"]),
             str(option["noisy_count"]),
         ]
-        estimate, ci_low, ci_high, confidence, epsilon, exact_low, exact_high = row[6:]
+        estimate, exact_low, exact_high, chebyshev_low, chebyshev_high = row[6:11]
+        confidence, epsilon = row[11:]
         # The estimate to the nearest step; ranges outward, so they still cover what the API's
         # do; epsilon up (1e-9: the tolerance of the rounding, as on the pages).
         assert abs(float(estimate) - option["estimate"]) <= step / 2 + 1e-12
-        assert option["ci_low"] - step < float(ci_low) <= option["ci_low"] + 1e-9
-        assert option["ci_high"] - 1e-9 <= float(ci_high) < option["ci_high"] + step
+        # The API's "ci_low", "ci_high" are the Chebyshev range.
+        assert option["ci_low"] - step < float(chebyshev_low) <= option["ci_low"] + 1e-9
+        assert option["ci_high"] - 1e-9 <= float(chebyshev_high) < option["ci_high"] + step
         assert confidence == "0.9"
         assert document["epsilon_per_question"] - 1e-9 <= float(epsilon)
         assert float(epsilon) < document["epsilon_per_question"] + step
@@ -368,13 +373,20 @@ def test_results_csv_loads_in_pandas_with_numeric_columns(app, client, fetch, to
     assert len(frame) == 5
     for column in ("question_number", "option_value", "n", "noisy_count"):
         assert pd_types.is_integer_dtype(frame[column]), column
-    for column in ("estimate", "ci_low", "ci_high", "confidence", "epsilon"):
+    for column in RESULTS_HEADER[6:]:
         assert pd_types.is_float_dtype(frame[column]), column
     assert frame["question_number"].tolist() == [1, 1, 2, 2, 2]
     options = [o for q in document["questions"] for o in q["options"]]
     # Read back as numbers, the figures are the API's to four places.
-    for column in ("estimate", "ci_low", "ci_high"):
-        api = [o[column] for o in options]
+    # The file's names beside the API's (which keep "ci_low" for the Chebyshev range).
+    for column, field in (
+        ("estimate", "estimate"),
+        ("exact_ci_low", "exact_ci_low"),
+        ("exact_ci_high", "exact_ci_high"),
+        ("chebyshev_ci_low", "ci_low"),
+        ("chebyshev_ci_high", "ci_high"),
+    ):
+        api = [o[field] for o in options]
         assert max(abs(frame[column] - api)) < 1e-4, column
     assert frame["noisy_count"].tolist() == [o["noisy_count"] for o in options]
     assert (frame["confidence"] == 0.95).all()
@@ -404,7 +416,7 @@ def test_results_csv_without_answers_leaves_the_figures_empty(fetch, survey):
     assert len(rows) == 6
     for row in rows[1:]:
         assert row[4:6] == ["0", "0"]
-        assert row[6:9] == ["", "", ""]
+        assert row[6:11] == ["", "", "", "", ""]
     frame = read_frame(response)
     assert frame["estimate"].isna().all()
     assert pd_types.is_float_dtype(frame["estimate"])
@@ -442,14 +454,14 @@ def test_commas_quotes_and_newlines_are_quoted(app, fetch, make_survey):
 
     responses = fetch(slug, "responses")
     raw = responses.get_data().decode("utf-8-sig")
-    assert '"Q1: Commas, ""quotes"" and\na newline?",Q1 value,' in raw
+    assert '"Q1 (randomized): Commas, ""quotes"" and\na newline?",Q1 value,' in raw
     assert '"He said ""no""",1\r\n' in raw
     rows = read_rows(responses)
-    assert rows[0][2] == f"Q1: {question}"
+    assert rows[0][2] == f"Q1 (randomized): {question}"
     assert sorted(row[4] for row in rows[1:]) == sorted([options[2], options[1]])
     frame = read_frame(responses)
-    assert list(frame.columns)[2] == f"Q1: {question}"
-    assert sorted(frame["Q2: Pick one"]) == sorted([options[2], options[1]])
+    assert list(frame.columns)[2] == f"Q1 (randomized): {question}"
+    assert sorted(frame["Q2 (randomized): Pick one"]) == sorted([options[2], options[1]])
     assert sorted(frame["Q2 value"]) == [1, 2]
 
 
@@ -468,7 +480,7 @@ def test_formula_cells_are_neutralised(app, fetch, make_survey, prefix):
     assert results[3][3] == "'" + option
     assert results[4][3] == "Plain"
     responses = read_rows(fetch(slug, "responses"))
-    assert responses[0][2] == f"Q1: {question}"  # starts with Q: never a formula
+    assert responses[0][2] == f"Q1 (randomized): {question}"  # starts with Q: never a formula
     assert sorted(row[4] for row in responses[1:]) == sorted(["'" + option, "Plain"])
     # No cell of either file starts a formula.
     for row in results + responses:
@@ -478,7 +490,7 @@ def test_formula_cells_are_neutralised(app, fetch, make_survey, prefix):
     frame = read_frame(fetch(slug, "results"))
     for column in ("n", "noisy_count"):
         assert pd_types.is_integer_dtype(frame[column])
-    for column in ("estimate", "ci_low", "ci_high", "epsilon"):
+    for column in ("estimate", "exact_ci_low", "chebyshev_ci_high", "epsilon"):
         assert pd_types.is_float_dtype(frame[column])
 
 
@@ -520,7 +532,7 @@ def test_hostile_markup_stays_text_in_the_csv(app, fetch, make_survey):
     assert rows[1][1] == question
     assert [row[3] for row in rows[3:]] == options
     rows = read_rows(fetch(slug, "responses"))
-    assert rows[0][2] == f"Q1: {question}"
+    assert rows[0][2] == f"Q1 (randomized): {question}"
     assert rows[1][2:] == ["Yes", "1", options[0], "0"]
 
 
@@ -538,8 +550,8 @@ def test_unicode_text_is_utf8(app, fetch, make_survey):
     assert frame["question"][0] == UNICODE_QUESTION
     assert frame["option"].tolist()[2:] == UNICODE_OPTIONS
     frame = read_frame(fetch(slug, "responses"))
-    assert frame.columns.tolist()[2] == f"Q1: {UNICODE_QUESTION}"
-    assert frame["Q2: Pick one"].tolist() == [UNICODE_OPTIONS[1]]
+    assert frame.columns.tolist()[2] == f"Q1 (randomized): {UNICODE_QUESTION}"
+    assert frame["Q2 (randomized): Pick one"].tolist() == [UNICODE_OPTIONS[1]]
 
 
 # --------------------------------------------------------------------------- R
@@ -584,13 +596,13 @@ def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp
     submit(app, slug, [(1, 1), (0, 0), (1, 0)])
 
     responses = read_in_r(tmp_path, "responses", fetch(slug, "responses").get_data())
-    names = ["submission_id", "submitted_on", f"Q1: {UNICODE_QUESTION}", "Q1 value"]
-    names += ["Q2: Pick one", "Q2 value"]
+    names = ["submission_id", "submitted_on", f"Q1 (randomized): {UNICODE_QUESTION}", "Q1 value"]
+    names += ["Q2 (randomized): Pick one", "Q2 value"]
     assert responses[0].split("\t") == names
     # Told nothing, R still drops the mark ("X.U.FEFF.submission_id" if it did not) and makes
     # the other names syntactic, as it does with any file.
     assert responses[1].split("\t")[:2] == ["submission_id", "submitted_on"]
-    assert responses[1].split("\t")[3:] == ["Q1.value", "Q2..Pick.one", "Q2.value"]
+    assert responses[1].split("\t")[3:] == ["Q1.value", "Q2..randomized...Pick.one", "Q2.value"]
     assert responses[2].split("\t") == ["character"] * 3 + ["integer", "character", "integer"]
     labels = {"1": "Yes", "0": "No"}
     yes_no, yes_no_values = responses[5].split("|"), responses[6].split("|")
@@ -610,7 +622,7 @@ def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp
     assert results[3] == "1|1|2|2"
     assert results[4].split("|") == [UNICODE_QUESTION] * 2 + ["Pick one"] * 2
     assert results[6].split("|") == ["No", "Yes", *UNICODE_OPTIONS]
-    assert results[12] == "0.95|0.95|0.95|0.95"
+    assert results[14] == "0.95|0.95|0.95|0.95"
 
 
 # --------------------------------------------------------------------------- access
