@@ -9,7 +9,7 @@ import sys
 from typing import NoReturn
 
 import click
-from flask import Flask
+from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from survey_app.extensions import db
@@ -41,6 +41,20 @@ def _find_survey(slug: str):
     if survey is None:
         fail(f"no survey with the slug {slug!r}")
     return survey
+
+
+def _public_base() -> str:
+    """The configured public address, or "" (links are then printed as paths)."""
+    return current_app.config.get("PUBLIC_URL") or ""
+
+
+def _echo_join(survey) -> None:
+    """How a class reaches the survey: its join code and join link."""
+    if survey.join_code is None:
+        click.echo("It gets a join code when it opens (survey-app open-survey SLUG).")
+        return
+    click.echo(f"Join code: {survey.join_code}")
+    click.echo(f"Join link: {_public_base()}/j/{survey.join_code}")
 
 
 def upgrade_database() -> None:
@@ -102,8 +116,9 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
         open_survey(survey)
     db.session.commit()
     click.echo(f"Survey {survey.title!r} created ({survey.status.value}).")
-    click.echo(f"Respondent link: /s/{survey.slug}")
-    click.echo(survey.slug)
+    _echo_join(survey)
+    click.echo(f"Respondent link: {_public_base()}/s/{survey.slug}")
+    click.echo(survey.slug)  # alone on the last line, for scripts
 
 
 @click.command("open-survey")
@@ -113,12 +128,14 @@ def open_survey_command(slug: str) -> None:
     """Open the survey SLUG to respondents."""
     from survey_app.surveys import SurveyStateError, open_survey
 
+    survey = _find_survey(slug)
     try:
-        open_survey(_find_survey(slug))
+        open_survey(survey)
     except SurveyStateError as error:
         fail(str(error))
     db.session.commit()
     click.echo(f"Survey {slug} is open.")
+    _echo_join(survey)
 
 
 @click.command("close-survey")
@@ -312,6 +329,10 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     click.echo(f"    email:         {email}")
     click.echo(f"    password:      {password}   (new at every quickstart)")
     click.echo(f"  Sample survey:   {base}/s/{survey.slug}")
+    if survey.join_code is not None:
+        click.echo(f"    join code:     {survey.join_code}")
+        click.echo(f"    front page:    {base}/   (students type the code there)")
+        click.echo(f"    join link:     {base}/j/{survey.join_code}")
     click.echo("  Stop with Ctrl+C.")
     click.echo("")
     from survey_app.server import serve

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from sqlalchemy import select
 
+import survey_app.server
 from survey_app.extensions import db
 from survey_app.models import JOIN_CODE_ALPHABET, Survey, normalise_join_code
-from survey_app.surveys import find_survey
+from survey_app.surveys import SAMPLE_SURVEY, find_survey
 
 CODE = re.compile(rf"^[{JOIN_CODE_ALPHABET}]{{6}}$")
 
@@ -126,3 +128,66 @@ def test_the_dashboard_shows_a_qr_code_only_for_a_survey_people_can_join(
     svg = figure.group(1)
     assert 'class="qr"' in svg and "<script" not in svg and "href" not in svg
     assert 'id="join-qr"' not in client.get(f"/analyst/surveys/{draft_slug}").get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def printed_join(output: str) -> tuple[str, str]:
+    """The join code and join link a command printed."""
+    code = re.search(rf"[Jj]oin code:\s+([{JOIN_CODE_ALPHABET}]{{6}})\b", output)
+    link = re.search(r"[Jj]oin link:\s+(\S+)", output)
+    assert code and link, output
+    return code.group(1), link.group(1)
+
+
+@pytest.mark.parametrize("public_url", [None, "https://surveys.example.edu"])
+def test_create_survey_open_prints_the_join_code_and_link_and_the_slug_last(
+    app, runner, client, analyst, tmp_path, public_url
+):
+    app.config["PUBLIC_URL"] = public_url
+    path = tmp_path / "survey.json"
+    path.write_text(json.dumps(SAMPLE_SURVEY), encoding="utf-8")
+    result = runner.invoke(args=["create-survey", str(path), "--owner", analyst, "--open"])
+    assert result.exit_code == 0, result.output
+    slug = result.stdout.splitlines()[-1]
+    code, link = printed_join(result.stdout)
+    assert code == code_of(app, slug)
+    assert link == f"{public_url or ''}/j/{code}"
+    joined = client.get(link.removeprefix(public_url or ""))
+    assert joined.status_code == 302 and joined.headers["Location"] == f"/s/{slug}"
+
+
+def test_create_survey_as_a_draft_says_when_it_gets_a_code(app, runner, analyst, tmp_path):
+    path = tmp_path / "survey.json"
+    path.write_text(json.dumps(SAMPLE_SURVEY), encoding="utf-8")
+    result = runner.invoke(args=["create-survey", str(path), "--owner", analyst])
+    assert result.exit_code == 0, result.output
+    assert code_of(app, result.stdout.splitlines()[-1]) is None
+    assert "join code when it opens" in result.stdout
+    assert "/j/" not in result.stdout
+
+
+def test_open_survey_prints_the_join_code_and_link(app, runner, make_survey):
+    app.config["PUBLIC_URL"] = "https://surveys.example.edu"
+    slug, _ = make_survey(status="draft")
+    result = runner.invoke(args=["open-survey", slug])
+    assert result.exit_code == 0, result.output
+    code, link = printed_join(result.stdout)
+    assert code == code_of(app, slug)
+    assert link == f"https://surveys.example.edu/j/{code}"
+
+
+def test_quickstart_prints_the_join_code_and_link(app, runner, client, monkeypatch):
+    monkeypatch.setattr(survey_app.server, "serve", lambda **options: None)
+    monkeypatch.delenv("SURVEY_APP_PUBLIC_URL", raising=False)
+    with app.app_context():
+        db.drop_all()
+    result = runner.invoke(args=["quickstart", "--port", "5055"])
+    assert result.exit_code == 0, result.output
+    code, link = printed_join(result.output)
+    assert link == f"http://127.0.0.1:5055/j/{code}"
+    joined = client.get(f"/j/{code}")
+    assert joined.status_code == 302
+    assert client.get(joined.headers["Location"]).status_code == 200
+    assert f"{link}" in result.output and "http://127.0.0.1:5055/ " in result.output
