@@ -48,9 +48,16 @@ def join_by_code(code: str):
 def _join(typed: str):
     survey = find_survey_by_join_code(typed)
     if survey is not None and not survey.is_draft:
+        # A closed survey's page says that it has closed.
         return redirect(url_for("respondent.survey_page", slug=survey.slug))
     if not typed.strip():
         error = "Type the code shown by whoever runs the survey."
+    elif survey is not None:
+        # A draft gets its code before class when its one-time code slips are printed.
+        error = (
+            f"The survey with the code “{typed.strip()}” has not opened yet. Ask whoever runs "
+            "it (your professor) to open it, then press Join again."
+        )
     else:
         error = (
             f"No survey has the code “{typed.strip()}”. Check it: it has {JOIN_CODE_LENGTH} "

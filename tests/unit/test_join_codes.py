@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -80,11 +81,38 @@ def test_a_draft_cannot_be_joined(app, client, make_survey):
     assert client.get("/j/K7W3PX").status_code == 404
 
 
+def join_page(response) -> str:
+    """The main part of a join page, where its error and its code box are."""
+    return html.unescape(response.get_data(as_text=True).split("<main", 1)[1])
+
+
+def join_both_ways(client, typed: str):
+    """The join box's answer and the join link's answer for the same code."""
+    return client.get("/join", query_string={"code": typed}), client.get(f"/j/{typed}")
+
+
+def test_a_draft_with_a_code_has_not_opened_yet(app, client, runner, make_survey):
+    """Issuing one-time codes gives a draft its join code (the slips show it) before class."""
+    slug, _ = make_survey(status="draft")
+    assert runner.invoke(args=["issue-codes", slug, "2"]).exit_code == 0
+    code = code_of(app, slug)
+    assert CODE.match(code)
+    for response in join_both_ways(client, code.lower()):
+        assert response.status_code == 404
+        page = join_page(response)
+        assert "has not opened yet" in page and "No survey has" not in page
+        assert re.search(r'id="join-error"[^>]*>[^<]*(professor|runs it)', page)
+        assert f'value="{code.lower()}"' in page  # what was typed stays in the box
+        assert f"/s/{slug}" not in page
+
+
 def test_a_closed_survey_leads_to_its_closed_page(app, client, make_survey):
     slug, _ = make_survey(status="closed")
-    response = client.get(f"/j/{code_of(app, slug)}")
-    assert response.status_code == 302
-    assert client.get(response.headers["Location"]).status_code == 410
+    for response in join_both_ways(client, code_of(app, slug)):
+        assert response.status_code == 302
+        closed = client.get(response.headers["Location"])
+        assert closed.status_code == 410
+        assert "has closed" in closed.get_data(as_text=True)
 
 
 def test_the_front_door_has_a_join_box_and_a_sign_in_link(client):
