@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
+from survey_app.codes import normalise_code
 from survey_app.models import JOIN_CODE_LENGTH
 from survey_app.presenters import privacy_explanation
 from survey_app.surveys import find_survey, find_survey_by_join_code
@@ -57,6 +58,14 @@ def _join(typed: str):
         error = (
             f"The survey with the code “{typed.strip()}” has not opened yet. Ask whoever runs "
             "it (your professor) to open it, then press Join again."
+        )
+    elif normalise_code(typed) is not None:
+        # A slip holds two codes; students reach for the long one, which the survey page asks
+        # for once they are in.
+        error = (
+            f"“{typed.strip()}” looks like your one-time code. Type the 6-character survey "
+            "code first (on the screen, or above the one-time code on your slip), or scan "
+            "the slip's QR code: the survey page will then ask for your one-time code."
         )
     else:
         error = (

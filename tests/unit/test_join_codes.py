@@ -115,6 +115,24 @@ def test_a_closed_survey_leads_to_its_closed_page(app, client, make_survey):
         assert "has closed" in closed.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("typed", ["ABCDE-FGHJK", "abcde fghjk", "ABCDEFGHJK", " abcde-FGHJK "])
+def test_a_one_time_code_in_the_join_box_is_recognised(client, survey, typed):
+    for response in join_both_ways(client, typed):
+        assert response.status_code == 404
+        page = join_page(response)
+        error = re.search(r'id="join-error"[^>]*>(.*?)</p>', page, re.DOTALL).group(1)
+        assert "one-time code" in error
+        assert "6-character survey code" in error and "QR code" in error
+        assert "letters and digits, like" not in error  # not the wrong-length message
+        assert f'value="{typed.strip()}"' in page
+
+
+@pytest.mark.parametrize("typed", ["ABCDE-FGHJ", "ABCDE-FGHJ0", "ABCDE-FGHJKM"])
+def test_ten_characters_that_cannot_be_a_one_time_code_get_the_usual_message(client, typed):
+    page = join_page(client.get("/join", query_string={"code": typed}))
+    assert "one-time code" not in page.split('id="join-error"', 1)[1].split("</p>", 1)[0]
+
+
 def test_the_front_door_has_a_join_box_and_a_sign_in_link(client):
     page = client.get("/").get_data(as_text=True)
     assert '<form method="get" action="/join"' in page
