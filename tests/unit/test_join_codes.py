@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 
 import survey_app.server
+from survey_app import surveys
 from survey_app.extensions import db
 from survey_app.models import JOIN_CODE_ALPHABET, Survey, normalise_join_code
 from survey_app.surveys import SAMPLE_SURVEY, find_survey
@@ -27,6 +28,33 @@ def test_an_open_survey_has_a_code_without_lookalikes(app, survey):
     code = code_of(app, survey[0])
     assert CODE.match(code)
     assert not set(code) & set("0O1IL5S2ZUV")
+
+
+def test_the_alphabet_itself_has_no_lookalikes():
+    """Every code, join or one-time, is drawn from this alphabet: checked whole, not by sample."""
+    lookalikes = set("0O1IL5S2ZUV")  # 0/O, 1/I/L, 5/S, 2/Z, U/V
+    assert not set(JOIN_CODE_ALPHABET) & lookalikes
+    assert len(set(JOIN_CODE_ALPHABET)) == len(JOIN_CODE_ALPHABET)  # uniform draws
+    assert all(char.isascii() and (char.isupper() or char.isdigit()) for char in JOIN_CODE_ALPHABET)
+    assert len(JOIN_CODE_ALPHABET) >= 20  # 20^6 = 64 million codes: few collisions to retry
+
+
+def test_a_code_already_taken_is_drawn_again(app, make_survey, monkeypatch):
+    taken = code_of(app, make_survey()[0])
+    draws = iter([taken, taken, "K7W3PX"])
+    drawn = []
+
+    def new_join_code() -> str:
+        drawn.append(next(draws))
+        return drawn[-1]
+
+    monkeypatch.setattr(surveys, "new_join_code", new_join_code)
+    slug, _ = make_survey()
+    assert drawn == [taken, taken, "K7W3PX"]
+    assert code_of(app, slug) == "K7W3PX"
+    with app.app_context():
+        stored = db.session.execute(select(Survey.join_code)).scalars().all()
+    assert sorted(stored) == sorted([taken, "K7W3PX"])
 
 
 def test_a_draft_has_no_code_until_it_opens_and_keeps_it_after(app, runner, make_survey):
