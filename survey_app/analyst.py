@@ -33,10 +33,10 @@ from survey_app.accounts import (
     sign_in_browser,
     verify_password,
 )
-from survey_app.codes import code_counts
+from survey_app.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
 from survey_app.database import begin_session_writes
 from survey_app.extensions import db
-from survey_app.links import external_url, has_public_url
+from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
 from survey_app.presenters import privacy_explanation, qr_code_svg
 from survey_app.ratelimits import sign_in_throttle
@@ -479,7 +479,15 @@ def pool_choices(survey: Survey) -> dict:
 @login_required
 def dashboard(slug: str):
     """Respondents so far, estimates with exact and Chebyshev ranges, pooling, planning, exports."""
-    survey = owned_survey_or_404(current_user, slug)
+    return render_dashboard(owned_survey_or_404(current_user, slug))
+
+
+def render_dashboard(
+    survey: Survey, code_count: str = str(DEFAULT_CODE_COUNT), code_count_error: str | None = None
+) -> str:
+    """The dashboard page; a refused request for codes comes back with what was typed and why."""
+    slug = survey.slug
+    counts = code_counts(survey)
     shown = shown_results(survey)
     confidence = shown["confidence"]
     return render_template(
@@ -495,11 +503,16 @@ def dashboard(slug: str):
         join_url=external_url("respondent.home"),
         join_qr=(
             qr_code_svg(external_url("respondent.join_by_code", code=survey.join_code))
-            if survey.join_code and not survey.is_draft
+            if survey.join_code
+            and not survey.is_draft
+            and is_absolute(external_url("respondent.home"))
             else None
         ),
         public_url_known=has_public_url(),
-        codes=code_counts(survey),
+        codes=counts,
+        codes_missing=codes_missing(survey, counts),
+        code_count=code_count,
+        code_count_error=code_count_error,
     )
 
 

@@ -28,3 +28,8 @@ def external_url(endpoint: str, **values: object) -> str:
 def has_public_url() -> bool:
     """True when the app knows the address people reach it at."""
     return bool(current_app.config.get("PUBLIC_URL"))
+
+
+def is_absolute(link: str) -> bool:
+    """True for a whole address a phone can open (and a QR code can carry), False for a path."""
+    return link.startswith(("http://", "https://"))

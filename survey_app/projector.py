@@ -32,7 +32,7 @@ from flask_login import current_user, login_required
 from survey_app.access import owned_survey_or_404
 from survey_app.analyst import ActionForm, chosen_confidence
 from survey_app.extensions import db
-from survey_app.links import external_url
+from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
 from survey_app.presenters import qr_code_svg
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, answered, noisy_counts, survey_results
@@ -129,11 +129,6 @@ def status_words(survey: Survey) -> str:
 def respondents_words(respondents: int) -> str:
     """The count as the room reads it."""
     return f"{respondents:,} {'person has' if respondents == 1 else 'people have'} answered"
-
-
-def is_absolute(link: str) -> bool:
-    """True for a whole address a phone can open, False for a path alone."""
-    return link.startswith(("http://", "https://"))
 
 
 @bp.get("/present")

@@ -959,7 +959,11 @@ def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_
 
     # The trade-off table: the margin each class size reaches and the respondents each p
     # needs for this margin (exact, then Chebyshev), straight from privacy.
-    table = page[page.index("<caption>How privacy, class size and precision trade off") :]
+    table = page[
+        page.index(
+            '<caption class="visually-hidden">How privacy, class size and precision trade off'
+        ) :
+    ]
     rows = table_rows(table)
     assert len(rows) == len(planning.TRADE_OFF_FLIP_PROBABILITIES) >= 3
     for row, p in zip(rows, planning.TRADE_OFF_FLIP_PROBABILITIES, strict=True):

@@ -161,7 +161,7 @@ def test_a_draft_on_the_projector_says_it_is_not_open(
     assert 'id="present-qr"' not in page and 'id="present-code"' not in page
 
 
-def test_without_a_public_address_the_projector_says_so_and_draws_no_qr_code(
+def test_without_a_public_address_no_qr_code_of_a_bare_path_is_drawn(
     app, client, survey, analyst, sign_in_as
 ):
     """Asked by a name that is not loopback and with no SURVEY_APP_PUBLIC_URL, links are paths
@@ -170,13 +170,17 @@ def test_without_a_public_address_the_projector_says_so_and_draws_no_qr_code(
     hall = app.test_client()
     hall.set_cookie("session", client.get_cookie("session").value, domain="lecture-hall.example")
 
-    def page() -> str:
-        response = hall.get(present(survey[0]), base_url="http://lecture-hall.example")
+    def page(path: str) -> str:
+        response = hall.get(path, base_url="http://lecture-hall.example")
         assert response.status_code == 200
         return response.get_data(as_text=True)
 
-    assert 'id="present-address-missing"' in page()
-    assert 'id="present-qr"' not in page()
+    dashboard = f"/analyst/surveys/{survey[0]}"
+    assert 'id="present-address-missing"' in page(present(survey[0]))
+    assert 'id="present-qr"' not in page(present(survey[0]))
+    assert 'id="join-qr"' not in page(dashboard)
+    assert 'id="public-url-missing"' in page(dashboard)
     app.config["PUBLIC_URL"] = "https://surveys.example.edu"
-    assert 'id="present-address-missing"' not in page()
-    assert 'id="present-qr"' in page()
+    assert 'id="present-address-missing"' not in page(present(survey[0]))
+    assert 'id="present-qr"' in page(present(survey[0]))
+    assert 'id="join-qr"' in page(dashboard)
