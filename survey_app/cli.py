@@ -126,6 +126,7 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
 @with_appcontext
 def open_survey_command(slug: str) -> None:
     """Open the survey SLUG to respondents."""
+    from survey_app.codes import codes_missing
     from survey_app.surveys import SurveyStateError, open_survey
 
     survey = _find_survey(slug)
@@ -136,6 +137,8 @@ def open_survey_command(slug: str) -> None:
     db.session.commit()
     click.echo(f"Survey {slug} is open.")
     _echo_join(survey)
+    if missing := codes_missing(survey):
+        click.echo(f"Warning: {missing} Issue them with: survey-app issue-codes {slug} N", err=True)
 
 
 @click.command("close-survey")

@@ -14,6 +14,7 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
 from survey_app.access import owned_survey_or_404
+from survey_app.analyst import render_dashboard
 from survey_app.codes import (
     CodeRequestError,
     format_code,
@@ -80,12 +81,20 @@ def issue(slug: str):
     survey = owned_survey_or_404(current_user, slug)
     if not CodeForm().validate_on_submit():
         abort(400)
+    typed = request.form.get("count", "")
     try:
-        codes = issue_codes(survey, parse_code_count(request.form.get("count", "")))
-    except (CodeRequestError, SurveyStateError) as error:
+        codes = issue_codes(survey, parse_code_count(typed))
+    except CodeRequestError as error:
+        # The dashboard again, with what was typed and why next to the field: a redirect would
+        # put the field back to its default and the words at the top of the page.
         db.session.rollback()
         message = str(error)
-        flash(message[0].upper() + message[1:] + ".", "error")
+        return render_dashboard(
+            survey, code_count=typed[:64], code_count_error=message[0].upper() + message[1:] + "."
+        ), 400
+    except SurveyStateError as error:
+        db.session.rollback()
+        flash(str(error), "error")
         return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
     db.session.commit()
     if request.form.get("format") == "csv":
@@ -118,4 +127,3 @@ def issue(slug: str):
         join_url=join_url,
         csv_data=codes_csv(codes),
     )
-

@@ -8,8 +8,9 @@ submission to a survey that requires codes is stored only together with marking 
 all-or-nothing (see :mod:`survey_app.submissions`).
 
 Why a plain hash: a code guessed online meets the submission rate limit, and N codes among
-25^10 (about 10^14) leave a guess about N in 10^14 chances. Someone holding a copy of the database could
-try every code offline; they hold the answers already, and codes only ration submissions.
+25^10 (about 10^14) leave a guess about N in 10^14 chances. Someone holding a copy of the
+database could try every code offline; they hold the answers already, and codes only ration
+submissions.
 
 What this does not do: the server sees a code and the randomized answers in the same request.
 Whoever runs the server could log both, and a professor who knows which student got which code
@@ -33,6 +34,8 @@ CODE_LENGTH = 10
 #: The most codes one request or command issues, and the most one survey holds.
 MAX_CODES_AT_ONCE = 2000
 MAX_CODES_PER_SURVEY = 20000
+#: What the dashboard offers to issue: a class.
+DEFAULT_CODE_COUNT = 40
 
 
 class CodeRequestError(ValueError):
@@ -130,6 +133,28 @@ def code_counts(survey: Survey) -> dict[str, int]:
         )
     ).one()
     return {"issued": issued, "used": used}
+
+
+def codes_missing(survey: Survey, counts: dict[str, int] | None = None) -> str | None:
+    """Why nobody can answer a survey that requires codes, for want of one; None if they can.
+
+    Opening without codes is allowed (codes can be issued at any time, for latecomers too), so
+    the professor is told instead, wherever the survey is opened and on its dashboard.
+    """
+    if not survey.requires_codes or not (survey.is_draft or survey.is_open):
+        return None
+    counts = counts if counts is not None else code_counts(survey)
+    if counts["issued"] == 0:
+        return (
+            "This survey requires a one-time code from every respondent, and none has been "
+            "issued yet: nobody can answer until codes are issued."
+        )
+    if counts["used"] >= counts["issued"]:
+        return (
+            f"Every one-time code issued ({counts['issued']:,}) has been used: nobody else "
+            "can answer until more are issued."
+        )
+    return None
 
 
 def code_state(survey_id: int, code: str) -> str:

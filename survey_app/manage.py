@@ -15,7 +15,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from survey_app.access import owned_survey_or_404
-from survey_app.codes import code_counts
+from survey_app.codes import code_counts, codes_missing
 from survey_app.extensions import db
 from survey_app.models import Survey
 from survey_app.surveys import (
@@ -86,7 +86,11 @@ def _to_dashboard(slug: str):
 def open_survey_view(slug: str):
     """Open the survey to respondents (or reopen a closed one)."""
     survey = _checked_survey(slug)
-    _apply(survey, open_survey, "The survey is open: share the link below.")
+    if _apply(survey, open_survey, "The survey is open: share the link below.") and (
+        missing := codes_missing(survey)
+    ):
+        # Open all the same: codes can be issued now, and the dashboard keeps saying so.
+        flash(f"{missing} Issue them under “One answer per student” below.", "error")
     return _to_dashboard(slug)
 
 

@@ -246,6 +246,20 @@ def test_the_code_slips(make_chromium, live_app, analyst, make_survey, axe_sourc
     driver.get(live_app.url(f"/analyst/surveys/{slug}"))
     driver.find_element(By.ID, "require-codes").click()
     WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "issue-slips"))
+    assert driver.find_element(By.ID, "codes-missing").text  # none issued: nobody could answer
+    check_at_every_width(driver, axe_source)
+    # A number refused: the dashboard again, the field as typed, the reason beside it.
+    field = driver.find_element(By.ID, "code-count")
+    field.clear()
+    field.send_keys("abc")
+    driver.find_element(By.ID, "issue-slips").click()
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "code-count-error"))
+    assert driver.find_element(By.ID, "code-count").get_attribute("value") == "abc"
+    assert driver.switch_to.active_element == driver.find_element(By.ID, "code-count")
+    check_at_every_width(driver, axe_source)
+    field = driver.find_element(By.ID, "code-count")
+    field.clear()
+    field.send_keys("2")
     driver.find_element(By.ID, "issue-slips").click()
     WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slip"))
     check_at_every_width(driver, axe_source)

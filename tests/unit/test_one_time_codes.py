@@ -6,10 +6,11 @@ Runs on SQLite, and on PostgreSQL in CI's second pass (the submission statement 
 from __future__ import annotations
 
 import hashlib
-import re
 import json
+import re
 import threading
 import uuid
+from html.parser import HTMLParser
 
 import pytest
 from sqlalchemy import func, inspect, select
@@ -19,7 +20,7 @@ from survey_app.accounts import create_analyst
 from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import OneTimeCode, Submission, Survey
-from survey_app.surveys import find_survey
+from survey_app.surveys import close_survey, find_survey
 
 
 def post_json(client, slug: str, body: object):
@@ -56,9 +57,7 @@ def stored_rows(app) -> tuple[int, list[tuple]]:
         return count, sorted(rows)
 
 
-def test_the_command_prints_codes_once_and_the_database_keeps_only_their_hashes(
-    app, coded_survey
-):
+def test_the_command_prints_codes_once_and_the_database_keeps_only_their_hashes(app, coded_survey):
     slug, _, printed = coded_survey
     assert len(printed) == len(set(printed)) == 5
     for code in printed:
@@ -91,9 +90,7 @@ def test_the_used_code_table_has_no_submission_id_and_no_time_finer_than_the_day
     assert columns["used_on"] == "DATE"
 
 
-def test_a_code_answers_once_and_a_retry_of_its_submission_is_still_200(
-    app, client, coded_survey
-):
+def test_a_code_answers_once_and_a_retry_of_its_submission_is_still_200(app, client, coded_survey):
     slug, question_ids, printed = coded_survey
     first = submission(question_ids, printed[0])
     assert post_json(client, slug, first).status_code == 201
@@ -243,7 +240,10 @@ def test_the_professor_requires_codes_issues_slips_and_csv(app, client, sign_in_
     sign_in_as(client, "prof@example.edu")
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
     assert 'id="require-codes"' in page
-    assert post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1").status_code == 302
+    assert (
+        post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1").status_code
+        == 302
+    )
     with app.app_context():
         assert find_survey(slug).requires_codes
 
@@ -299,3 +299,128 @@ def test_codes_cannot_be_dropped_once_the_survey_opened(app, client, sign_in_as,
     assert "only while the survey is a draft" in response.get_data(as_text=True)
     with app.app_context():
         assert find_survey(slug).requires_codes
+
+
+class ByIds(HTMLParser):
+    """Each element with an id: its attributes and its text (child elements' text included)."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.attributes: dict[str, dict[str, str | None]] = {}
+        self.text: dict[str, str] = {}
+        self._open: list[str | None] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if "id" in attributes:
+            self.attributes[attributes["id"]] = attributes
+            self.text[attributes["id"]] = ""
+        if tag not in {"input", "br", "img", "meta", "link", "hr"}:
+            self._open.append(attributes.get("id"))
+
+    def handle_endtag(self, tag):
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data):
+        for element_id in filter(None, self._open):
+            self.text[element_id] += data
+
+
+def issued_codes(app) -> int:
+    with app.app_context():
+        return db.session.execute(select(func.count()).select_from(OneTimeCode)).scalar_one()
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("abc", "must be a whole number, got 'abc'"),
+        ("3000", "must be from 1 to 2000, got 3000"),
+        ("0", "must be from 1 to 2000, got 0"),
+        ("", "must be a whole number"),
+        ('4" autofocus onfocus="alert(1)', "must be a whole number"),
+    ],
+)
+def test_a_bad_number_of_codes_comes_back_as_typed_with_the_reason_by_the_field(
+    app, client, sign_in_as, make_survey, typed, reason
+):
+    slug, _ = make_survey(status="draft")
+    sign_in_as(client, "prof@example.edu")
+    post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1")
+    response = post_form(client, f"/analyst/surveys/{slug}/codes", count=typed, format="slips")
+
+    # The dashboard again, not a redirect that would reset the field to 40.
+    assert response.status_code == 400
+    page = ByIds(response.get_data(as_text=True))
+    field = page.attributes["code-count"]
+    assert field["value"] == typed
+    assert field["aria-invalid"] == "true"
+    assert field["aria-describedby"].split() == ["code-count-error", "code-count-hint"]
+    assert "onfocus" not in field  # the typed text stays inside the value
+    assert reason in page.text["code-count-error"]
+    assert page.text["code-count-error"].startswith("The number of codes")
+    assert issued_codes(app) == 0
+
+    # A good number afterwards: the field is back to its default, with no error.
+    page = ByIds(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    assert page.attributes["code-count"]["value"] == str(codes.DEFAULT_CODE_COUNT)
+    assert "aria-invalid" not in page.attributes["code-count"]
+    assert "code-count-error" not in page.attributes
+
+
+def test_a_survey_that_requires_codes_with_none_left_warns_that_nobody_can_answer(
+    app, client, sign_in_as, make_survey
+):
+    slug, question_ids = make_survey(status="draft")
+    sign_in_as(client, "prof@example.edu")
+    dashboard = f"/analyst/surveys/{slug}"
+    assert "codes-missing" not in ByIds(client.get(dashboard).get_data(as_text=True)).attributes
+    post_form(client, f"{dashboard}/codes/required", required="1")
+    page = ByIds(client.get(dashboard).get_data(as_text=True))
+    assert "none has been issued yet: nobody can answer" in page.text["codes-missing"]
+
+    # Opening is allowed (codes can be issued at any time), and says what is missing.
+    opened = post_form(client, f"{dashboard}/open")
+    html = client.get(opened.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert find_survey(slug).is_open
+    flashed = re.search(r'<p class="notice error">([^<]*)</p>', html)
+    assert flashed, "opening said nothing of the missing codes"
+    assert "none has been issued yet: nobody can answer until codes are issued." in flashed[1]
+    assert flashed[1].endswith("Issue them under “One answer per student” below.")
+    # The message is said once; the dashboard's own warning stays until codes are issued.
+    html = client.get(dashboard).get_data(as_text=True)
+    assert "Issue them under" not in html and "codes-missing" in ByIds(html).attributes
+
+    sheet = post_form(client, f"{dashboard}/codes", count="2", format="csv")
+    printed = sheet.get_data(as_text=True).splitlines()[1:]
+    assert "codes-missing" not in ByIds(client.get(dashboard).get_data(as_text=True)).attributes
+
+    for code in printed:
+        assert post_json(client, slug, submission(question_ids, code)).status_code == 201
+    page = ByIds(client.get(dashboard).get_data(as_text=True))
+    assert "Every one-time code issued (2) has been used" in page.text["codes-missing"]
+
+    with app.app_context():
+        close_survey(find_survey(slug))
+        db.session.commit()
+    assert "codes-missing" not in ByIds(client.get(dashboard).get_data(as_text=True)).attributes
+
+
+def test_open_survey_warns_when_a_survey_that_requires_codes_has_none(app, runner, make_survey):
+    slug, _ = make_survey(status="draft")
+    with app.app_context():
+        codes.require_codes(find_survey(slug))
+        db.session.commit()
+    result = runner.invoke(args=["open-survey", slug])
+    assert result.exit_code == 0, result.output
+    assert f"Survey {slug} is open." in result.stdout
+    assert "none has been issued yet: nobody can answer" in result.stderr
+    assert f"survey-app issue-codes {slug} N" in result.stderr
+    # With codes to use, no warning.
+    other, _ = make_survey(status="draft")
+    assert runner.invoke(args=["issue-codes", other, "3"]).exit_code == 0
+    result = runner.invoke(args=["open-survey", other])
+    assert result.exit_code == 0 and "Warning" not in result.stderr
