@@ -197,8 +197,14 @@ function start() {
   let state = loadState(slug);
   if (state && state.submitted === true) {
     state = forgetTable(slug); // also drops a table an older version of this page kept
-    showDone("already-answered");
-    return;
+    if (!codeField) {
+      showDone("already-answered");
+      return;
+    }
+    // A survey that requires one-time codes counts answers by code, not by browser: a phone
+    // shared by a class takes the next student's answer, with their code and a table drawn
+    // afresh below (the note kept says only that this browser sent something).
+    state = null;
   }
   if (!state || typeof state.submissionId !== "string" || !tableFits(state.table, questions)) {
     state = {

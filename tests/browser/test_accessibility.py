@@ -152,7 +152,7 @@ def test_a_survey_that_asks_for_a_code(make_chromium, live_app, make_survey, axe
     slug, _ = make_survey(status="draft")
     with live_app.app.app_context():
         survey = find_survey(slug)
-        issue_codes(survey, 1)
+        (code,) = issue_codes(survey, 1)
         open_survey(survey)
         db.session.commit()
     phone = make_chromium()
@@ -160,6 +160,13 @@ def test_a_survey_that_asks_for_a_code(make_chromium, live_app, make_survey, axe
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
     phone.find_element(By.ID, "submit-survey").click()  # no code: the field's error shows
     assert phone.find_element(By.ID, "one-time-code-error").text
+    check_at_every_width(phone, axe_source)
+    # Sent: the thanks, with the way for the next student on a shared phone.
+    phone.find_element(By.ID, "one-time-code").send_keys(code)
+    for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
+        fieldset.find_element(By.CSS_SELECTOR, "input[type=radio]").click()
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "answer-again").is_displayed())
     check_at_every_width(phone, axe_source)
 
 

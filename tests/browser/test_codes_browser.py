@@ -4,6 +4,7 @@ code is refused with words next to the field, and a slip's QR code fills the cod
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -13,7 +14,7 @@ from sqlalchemy import func, select
 
 from survey_app.codes import format_code, issue_codes
 from survey_app.extensions import db
-from survey_app.models import Submission
+from survey_app.models import OneTimeCode, Submission
 from survey_app.surveys import find_survey, open_survey
 
 pytestmark = pytest.mark.browser
@@ -136,3 +137,71 @@ def test_a_slips_qr_code_fills_in_its_code_and_leaves_no_trace_in_the_address(
     phone.find_element(By.ID, "submit-survey").click()
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
     assert stored(live_app) == 1
+
+
+def saved_state(phone, slug: str):
+    raw = phone.execute_script("return localStorage.getItem(arguments[0]);", f"survey-app:{slug}")
+    return json.loads(raw) if raw else None
+
+
+def test_two_students_answer_on_one_phone_each_with_their_own_code(
+    make_chromium, live_app, coded_survey
+):
+    """A shared phone: in a survey that requires codes, the code limits the answers, not the
+    browser. The phone keeps nothing that, with the export, tells either student's answer."""
+    slug, printed = coded_survey
+    phone = open_on_a_phone(make_chromium, live_app, f"/s/{slug}")
+    first = saved_state(phone, slug)
+    phone.find_element(By.ID, "one-time-code").send_keys(printed[0])
+    answer_every_question(phone)
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+    assert saved_state(phone, slug) == {"submitted": True}
+
+    # The next student, on the same phone: a clean form, not "already answered".
+    again = phone.find_element(By.ID, "answer-again")
+    assert again.is_displayed() and "code" in again.text
+    again.click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    assert not phone.find_element(By.ID, "already-answered").is_displayed()
+    assert phone.find_element(By.ID, "survey").is_displayed()
+    field = phone.find_element(By.ID, "one-time-code")
+    assert field.get_attribute("value") == ""
+    assert phone.execute_script("return document.querySelectorAll('input:checked').length") == 0
+    # A table drawn afresh for this student, under a new submission id.
+    second = saved_state(phone, slug)
+    assert second["submitted"] is False
+    assert second["submissionId"] != first["submissionId"]
+    field.send_keys(printed[1])
+    for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
+        fieldset.find_elements(By.CSS_SELECTOR, "input[type=radio]")[-1].click()
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+
+    # Both stored, each with its own code.
+    with live_app.app.app_context():
+        ids = set(db.session.execute(select(Submission.submission_id)).scalars())
+        used = db.session.execute(
+            select(func.count()).where(OneTimeCode.used_on.is_not(None))
+        ).scalar_one()
+    assert ids == {first["submissionId"], second["submissionId"]}
+    assert used == 2
+    # SECURITY.md "device" and "storage": only the note that this phone answered; no table and
+    # no submission id that would join it to a row of the export.
+    everything = phone.execute_script(
+        "return Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]));"
+    )
+    assert everything == {f"survey-app:{slug}": '{"submitted":true}'}
+    assert phone.execute_script("return sessionStorage.length") == 0
+
+    # A reload shows the form again, and a used code is still refused: the code is the limit.
+    phone.refresh()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    phone.find_element(By.ID, "one-time-code").send_keys(printed[0])
+    answer_every_question(phone)
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(
+        lambda d: "already used" in d.find_element(By.ID, "one-time-code-error").text
+    )
+    assert stored(live_app) == 2
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 360
