@@ -86,8 +86,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     from survey_app.presenters import (
         format_count,
         format_epsilon,
+        format_number,
         format_points,
         format_upper_bound,
+        numeric_words,
         percent,
     )
 
@@ -118,6 +120,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.add_template_filter(format_upper_bound, "upper_bound")
     app.add_template_filter(format_points, "points")
     app.add_template_filter(format_count, "headcount")
+    app.add_template_filter(format_number, "bound")
+    app.add_template_filter(numeric_words)
     assets.register(app)
     errors.register(app)
     security.register(app)

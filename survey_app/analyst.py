@@ -33,6 +33,7 @@ from survey_app.accounts import (
     sign_in_browser,
     verify_password,
 )
+from survey_app.builder import definition_from_form, definition_of
 from survey_app.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
 from survey_app.database import begin_session_writes
 from survey_app.extensions import db
@@ -239,33 +240,6 @@ BLANK_DEFINITION = {
 }
 
 
-def definition_from_form() -> dict:
-    """The builder's fields as a survey definition, checked by the same rules as files."""
-    form = request.form
-    texts = form.getlist("question_text")
-    kinds = form.getlist("question_type")
-    options = form.getlist("question_options")
-    questions = []
-    for index, text in enumerate(texts):
-        kind = kinds[index] if index < len(kinds) else "yes_no"
-        question = {"text": text, "type": kind}
-        if kind == "choice":
-            raw = options[index] if index < len(options) else ""
-            question["options"] = [line.strip() for line in raw.splitlines() if line.strip()]
-        questions.append(question)
-    raw_p = form.get("flip_probability", "").strip()
-    try:
-        flip_probability: object = float(raw_p)
-    except ValueError:
-        flip_probability = raw_p
-    return {
-        "title": form.get("title", ""),
-        "intro": form.get("intro", ""),
-        "flip_probability": flip_probability,
-        "questions": questions,
-    }
-
-
 def small_count(text: str) -> int | None:
     """A count written in at most four digits, else None.
 
@@ -282,6 +256,13 @@ def apply_builder_action(definition: dict) -> bool:
         definition["questions"].append({"text": "", "type": "yes_no"})
     elif action == "add_choice":
         definition["questions"].append({"text": "", "type": "choice", "options": ["", ""]})
+    elif action == "add_numeric":
+        definition["questions"].append({"text": "", "type": "numeric", "min": 0, "max": 10})
+    elif action == "apply_warner":  # Warner's coins: p = q / 2 (pages without JavaScript)
+        try:
+            definition["flip_probability"] = float(request.form.get("warner_q", "")) / 2
+        except ValueError:
+            pass  # the field's own check says why when the draft is saved
     elif action.startswith("remove_") and small_count(action[7:]) is not None:
         index = small_count(action[7:])
         if index < len(definition["questions"]):
@@ -372,18 +353,6 @@ def edit_survey(slug: str):
     db.session.commit()
     flash("Draft saved.", "success")
     return redirect(url_for("analyst.dashboard", slug=slug))
-
-
-def definition_of(survey: Survey) -> dict:
-    return {
-        "title": survey.title,
-        "intro": survey.intro,
-        "flip_probability": survey.flip_probability,
-        "questions": [
-            {"text": q.text, "type": q.kind.value, "options": list(q.choices or [])}
-            for q in survey.questions
-        ],
-    }
 
 
 def _copy(definition: dict) -> dict:

@@ -18,6 +18,16 @@ from functools import lru_cache
 
 from survey_app import privacy
 from survey_app.models import Survey
+from survey_app.planning_numbers import (
+    NumericPlan,
+    PlannedNumber,
+    join_words,
+    numbers_readout,
+    numeric_plans,
+    numeric_questions,
+    numeric_respondents,
+    question_name,
+)
 from survey_app.presenters import format_count, format_points, privacy_readout
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.surveys import MAX_QUESTIONS
@@ -38,8 +48,6 @@ NEXT_TO_NOTHING = 0.4
 TRADE_OFF_FLIP_PROBABILITIES = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 #: Class sizes compared in the trade-off table: the sizes professors have.
 TRADE_OFF_SIZES = (20, 40, 100, 300)
-#: A question's text is named in the builder's readout up to this many characters.
-NAME_LENGTH = 40
 
 
 # --------------------------------------------------------------------------- figures, kept
@@ -74,10 +82,15 @@ def respondents_needed_chebyshev(p: float, options: int, margin: float, confiden
 
 @lru_cache(maxsize=4096)
 def suggested_flip_probability(
-    margin: float, n: int, options: tuple[int, ...], confidence: float
+    margin: float,
+    n: int,
+    options: tuple[int, ...],
+    confidence: float,
+    numbers: tuple[tuple[float, float, str | None], ...] = (),
 ) -> float | None:
-    """privacy.suggest_flip_probability, kept (``options``: the distinct option counts)."""
-    return privacy.suggest_flip_probability(margin, n, options, confidence)
+    """privacy.suggest_flip_probability, kept (``options``: the distinct option counts;
+    ``numbers``: each numeric question's bounds and named mechanism)."""
+    return privacy.suggest_flip_probability(margin, n, options, confidence, numbers)
 
 
 def planning_size(n: int) -> int:
@@ -155,15 +168,6 @@ class PlannedQuestions:
         return f"the {len(self.names)} questions with {self.options} options"
 
 
-def _name(text: str, number: int) -> str:
-    text = " ".join(text.split())
-    if not text:
-        return f"question {number}"
-    if len(text) > NAME_LENGTH:
-        text = text[: NAME_LENGTH - 1].rstrip() + "…"
-    return f"“{text}”"
-
-
 def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], int]:
     """The builder's questions grouped by what they report, and how many were left out.
 
@@ -175,20 +179,18 @@ def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], 
     left_out = 0
     for number, question in enumerate(questions, start=1):
         if question.get("type") == "yes_no":
-            yes_no.append(_name(question.get("text", ""), number))
+            yes_no.append(question_name(question.get("text", ""), number))
             continue
+        if question.get("type") == "numeric":
+            continue  # planned on its own (numeric_questions)
         count = len(question.get("options") or [])
         if 2 <= count <= privacy.MAX_OPTIONS:
-            choices.setdefault(count, []).append(_name(question.get("text", ""), number))
+            choices.setdefault(count, []).append(question_name(question.get("text", ""), number))
         else:
             left_out += 1
     groups = [PlannedQuestions(2, True, tuple(yes_no))] if yes_no else []
     groups += [PlannedQuestions(k, False, tuple(names)) for k, names in sorted(choices.items())]
     return groups, left_out
-
-
-def _join(parts: Sequence[str]) -> str:
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def class_readout(
@@ -197,14 +199,17 @@ def class_readout(
     left_out: int,
     class_size: int,
     confidence: float = DEFAULT_CONFIDENCE,
+    numbers: Sequence[PlannedNumber] = (),
 ) -> dict:
     """What a class of ``class_size`` will learn at p, question by question, in words."""
-    if not groups:
+    if not groups and not numbers:
         return {
             "ok": False,
-            "error": "Give each multiple-choice question its options (2 to 12) to see what "
-            "the class will learn.",
+            "error": "Give each multiple-choice question its options (2 to 12), and each "
+            "numeric question its bounds, to see what the class will learn.",
         }
+    if not groups:
+        return numbers_readout(flip_probability, class_size, confidence, numbers)
     try:
         figures = [
             (
@@ -221,13 +226,13 @@ def class_readout(
     parts += [f"{g.label} within ±{format_points(m)} points" for g, m, _ in figures[1:]]
     text = f"With {class_size:,} students, {'; '.join(parts)}."
     text += " The textbook Chebyshev bound would say "
-    text += _join([f"±{format_points(c)}" for _, _, c in figures]) + " points."
+    text += join_words([f"±{format_points(c)}" for _, _, c in figures]) + " points."
     if left_out:
         text += (
             f" ({left_out} multiple-choice question{'s' if left_out != 1 else ''} without "
             "2 to 12 options yet left out.)"
         )
-    return {
+    reply = {
         "ok": True,
         "class_size": class_size,
         "confidence": confidence,
@@ -243,6 +248,11 @@ def class_readout(
         ],
         "text": text,
     }
+    if numbers:
+        extra = numbers_readout(flip_probability, class_size, confidence, numbers)
+        reply["numbers"] = extra["numbers"]
+        reply["text"] += " " + extra["text"]
+    return reply
 
 
 def suggestion_readout(
@@ -251,15 +261,28 @@ def suggestion_readout(
     class_size: int,
     flip_probability: float | None,
     confidence: float = DEFAULT_CONFIDENCE,
+    numbers: Sequence[PlannedNumber] = (),
 ) -> dict:
-    """The most private p at which every question reaches ``margin``, or why there is none."""
-    options = tuple(sorted({group.options for group in groups})) or (2,)
-    suggested = suggested_flip_probability(margin, class_size, options, confidence)
+    """The most private p at which every question reaches ``margin``, or why there is none.
+
+    For a numeric question ``margin`` is that share of its range (±10 points: a tenth of it).
+    """
+    options = tuple(sorted({group.options for group in groups}))
+    if not options and not numbers:
+        options = (2,)
+    bounds = tuple((n.lo, n.hi, n.mechanism) for n in numbers)
+    suggested = suggested_flip_probability(margin, class_size, options, confidence, bounds)
     floor = privacy.MIN_SUGGESTED_FLIP_PROBABILITY
     wanted = f"±{format_points(margin)} points"
+    if numbers:
+        amounts = [f"±{n.amount(margin * (n.hi - n.lo))} for {n.name}" for n in numbers]
+        wanted += f" ({join_words(amounts)})"
     reply = {"margin": margin, "flip_probability": suggested}
     if suggested is None:
-        needed = max(respondents_needed(floor, k, margin, confidence) for k in options)
+        needed = max(
+            [respondents_needed(floor, k, margin, confidence) for k in options]
+            + [numeric_respondents(n, floor, margin, confidence) for n in numbers]
+        )
         reply["respondents_at_floor"] = needed
         reply["text"] = (
             f"Even at a flip probability of {floor:g}, the least privacy this app will suggest, "
@@ -291,13 +314,14 @@ def suggestion_readout(
 def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: str | None) -> dict:
     """The builder's live readout: what p means, what the class will learn, the suggestion.
 
-    ``definition`` is the builder's form as a survey definition (analyst.definition_from_form);
+    ``definition`` is the builder's form as a survey definition (builder.definition_from_form);
     the class size and the margin wanted are as typed. The same dictionary is the JSON the
     readout endpoint answers and what the builder page renders without JavaScript.
     """
     questions = definition["questions"][:MAX_QUESTIONS]
     readout = privacy_readout(definition["flip_probability"], max(1, len(questions)))
     groups, left_out = question_groups(questions)
+    numbers, numbers_left_out = numeric_questions(questions)
     class_size, class_size_error = parse_class_size(class_size_raw)
     margin, margin_error = parse_margin(margin_raw)
     readout["class_size"] = class_size
@@ -312,7 +336,9 @@ def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: st
     if class_size is None:
         readout["planning"] = {"ok": False, "error": class_size_error}
     elif flip_probability is not None:
-        readout["planning"] = class_readout(flip_probability, groups, left_out, class_size)
+        readout["planning"] = class_readout(
+            flip_probability, groups, left_out + numbers_left_out, class_size, numbers=numbers
+        )
     else:
         readout["planning"] = None
     if margin_error:
@@ -322,7 +348,9 @@ def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: st
     elif class_size is None:
         readout["suggestion"] = None  # the class size's message says why
     else:
-        suggestion = suggestion_readout(margin, groups, class_size, flip_probability)
+        suggestion = suggestion_readout(
+            margin, groups, class_size, flip_probability, numbers=numbers
+        )
         readout["suggestion"] = {"ok": True, **suggestion}
     return readout
 
@@ -353,6 +381,8 @@ class Plan:
     sizes: tuple[int, ...]
     trade_off: list[TradeOffRow]
     margin_error: str | None = None
+    #: The survey's numeric questions, planned in their units.
+    numbers: tuple[NumericPlan, ...] = ()
 
     @property
     def says_next_to_nothing(self) -> bool:
@@ -360,8 +390,11 @@ class Plan:
 
 
 def survey_shapes(survey: Survey) -> list[int]:
-    """The distinct option counts of a survey's questions (2 for yes/no), at least [2]."""
-    return sorted({q.option_count for q in survey.questions}) or [2]
+    """The distinct option counts of a survey's questions (2 for yes/no), at least [2].
+
+    Numeric questions are planned apart (planning_numbers.numeric_plans).
+    """
+    return sorted({q.option_count for q in survey.questions if not q.is_numeric}) or [2]
 
 
 def trade_off_row(
@@ -410,6 +443,7 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
             trade_off_row(each, margin, confidence, each == p)
             for each in trade_off_flip_probabilities(p)
         ],
+        numbers=tuple(numeric_plans(survey, margin, confidence, n)),
     )
 
 

@@ -81,6 +81,12 @@ def privacy_explanation(survey: Survey) -> dict:
         "epsilon": epsilon,
         "epsilon_total": survey.epsilon_total,
         "question_count": len(survey.questions),
+        # Warner's coins: a fair coin, then on tails a second coin that says "lie" with
+        # probability q = 2p (randomized response with flip probability p = q / 2).
+        "warner_lie_percent": _percent(min(1.0, 2 * p)),
+        "has_numeric": any(question.is_numeric for question in survey.questions),
+        "has_choice_or_yes_no": any(not question.is_numeric for question in survey.questions),
+        "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
     }
 
 
@@ -133,6 +139,19 @@ def format_count(respondents: int) -> str:
     if respondents >= MAX_PLANNED_RESPONDENTS:
         return f"over {MAX_PLANNED_RESPONDENTS:,}"
     return f"{respondents:,}"
+
+
+def format_number(value: float | None, places: int = 6) -> str:
+    """A number for people, without needless decimals: 40.0 -> '40', 2.50 -> '2.5'.
+
+    At most ``places`` decimals, rounded to nearest; negative zero shows as '0'. No thousands
+    separator: the builder's fields read these back, and a comma there is a decimal comma.
+    """
+    if value is None:
+        return "–"
+    text = f"{value:.{places}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("-0", "") else text
 
 
 def _percent(share: float) -> str:
@@ -217,6 +236,68 @@ def results_document(results: SurveyResults) -> dict:
             }
             for question in results.questions
         ],
+    }
+
+
+#: What each numeric mechanism does to a number, for the dashboard.
+MECHANISM_WORDS = {
+    "hybrid": (
+        "The hybrid mechanism (Wang et al., 2019) randomized each number: the browser either "
+        "reported a value near the number’s place on the scale more often than any other, or "
+        "one of two extreme values, the higher one more often the higher the number."
+    ),
+    "laplace": (
+        "The Laplace mechanism randomized each number: the browser added random noise of "
+        "typical size (max − min) / ε, drawn exactly in whole steps of the scale."
+    ),
+}
+
+
+def numeric_places(lo: float, hi: float) -> int:
+    """Decimals to show a numeric question's figures with: 3 significant digits of its range."""
+    return max(0, 3 - math.ceil(math.log10(hi - lo)))
+
+
+def numeric_words(result: NumericResult) -> dict:
+    """A numeric question's figures for people: mean, range and bins, in the question's unit.
+
+    The mean is rounded to nearest, the range outward (it still covers what it guarantees).
+    """
+    estimate = result.estimate
+    places = numeric_places(estimate.lo, estimate.hi)
+    step = 10.0**-places
+
+    def down(value: float) -> str:
+        return format_number(math.floor(value / step + EPSILON_DISPLAY_TOLERANCE) * step, places)
+
+    def up(value: float) -> str:
+        return format_number(math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step, places)
+
+    unit = f" {result.unit}" if result.unit else ""
+    edges = result.histogram.edges
+    return {
+        "unit": unit,
+        "mean": None if estimate.mean is None else format_number(estimate.mean, places),
+        "low": None if estimate.ci_low is None else down(estimate.ci_low),
+        "high": None if estimate.ci_high is None else up(estimate.ci_high),
+        "half_width": None if estimate.half_width is None else up(estimate.half_width),
+        "chebyshev": None
+        if estimate.chebyshev_half_width is None
+        else up(estimate.chebyshev_half_width),
+        "bernstein": None
+        if estimate.bernstein_half_width is None
+        else up(estimate.bernstein_half_width),
+        "min": format_number(estimate.lo),
+        "max": format_number(estimate.hi),
+        "bins": [
+            (format_number(low, places), format_number(high, places), share)
+            for low, high, share in zip(edges[:-1], edges[1:], result.histogram.shares, strict=True)
+        ],
+        # Ranges wider than a fifth of the scale say little yet.
+        "too_wide": estimate.half_width is not None
+        and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
+        "mechanism": MECHANISM_WORDS[result.mechanism.name],
+        "reason": result.mechanism_reason,
     }
 
 

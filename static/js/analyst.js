@@ -20,6 +20,10 @@ const READOUT_FIELDS = new Set([
   "question_text",
   "question_type",
   "question_options",
+  "question_min",
+  "question_max",
+  "question_unit",
+  "question_mechanism",
 ]);
 
 function paragraph(id, text, isError) {
@@ -111,14 +115,41 @@ function setupReadout() {
 
 function setupQuestionTypes() {
   for (const select of document.querySelectorAll("select.question-type")) {
-    const options = select.closest("li")?.querySelector(".choice-options");
+    const item = select.closest("li");
+    const options = item?.querySelector(".choice-options");
+    const numeric = item?.querySelector(".numeric-fields");
     if (!options) continue;
     const show = () => {
       options.hidden = select.value !== "choice";
+      if (numeric) numeric.hidden = select.value !== "numeric";
     };
     select.addEventListener("change", show);
     show();
   }
+}
+
+/**
+ * Warner's coins set p: q (the second coin's chance of "the opposite") typed gives p = q / 2,
+ * and a p typed shows its q. The server does the same for the "Use q / 2" button.
+ */
+function setupWarner() {
+  const q = document.getElementById("warner_q");
+  const p = document.getElementById("flip_probability");
+  const apply = document.getElementById("apply-warner");
+  if (!q || !p) return;
+  if (apply) apply.hidden = true; // this script applies q as it is typed
+  const round = (value) => Number(value.toFixed(6));
+  q.addEventListener("input", () => {
+    const value = Number(q.value);
+    if (q.value.trim() === "" || !Number.isFinite(value)) return;
+    p.value = String(round(value / 2));
+    p.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  p.addEventListener("input", (event) => {
+    if (event.isTrusted === false) return; // set from q just above
+    const value = Number(p.value);
+    if (p.value.trim() !== "" && Number.isFinite(value)) q.value = String(round(value * 2));
+  });
 }
 
 function setupCopyLink() {
@@ -166,6 +197,7 @@ function setupPrintSlips() {
 
 setupReadout();
 setupQuestionTypes();
+setupWarner();
 setupCopyLink();
 setupRefresh();
 setupPrintSlips();

@@ -5,11 +5,23 @@
 // submission id until the server confirms the submission. Every attempt until then (a retry, a
 // reload) sends from the same table with the same id, so repeating reveals nothing new.
 //
+// A numeric question has too many possible answers for a table: for it the browser draws, once,
+// the noise its mechanism adds (randomized-response.js's drawNumericNoise, independent of the
+// answer), and the value sent follows from the number typed and that noise (numericReport).
+// Sending again sends the same value for the same number.
+//
 // Once the server has the submission, the table goes: it holds the randomized value of every
-// answer not given, and beside the export (which holds the id and the values sent) it would
-// tell which answer was true. Only {"submitted": true} stays, to say "already answered".
+// answer not given (and a number's noise), and beside the export (which holds the id and the
+// values sent) it would tell which answer was true. Only {"submitted": true} stays, to say
+// "already answered".
 
-import { randomizeBit, randomizeChoice } from "./randomized-response.js";
+import {
+  drawNumericNoise,
+  numericNoiseFits,
+  numericReport,
+  randomizeBit,
+  randomizeChoice,
+} from "./randomized-response.js";
 
 const root = document.getElementById("survey");
 
@@ -60,18 +72,46 @@ function randomUuid() {
 }
 
 function readQuestions() {
-  return Array.from(root.querySelectorAll("fieldset.question"), (fieldset) => ({
-    id: fieldset.dataset.questionId,
-    type: fieldset.dataset.questionType,
-    optionCount: Number(fieldset.dataset.optionCount),
-    fieldset,
-  }));
+  return Array.from(root.querySelectorAll("fieldset.question"), (fieldset) => {
+    const question = {
+      id: fieldset.dataset.questionId,
+      type: fieldset.dataset.questionType,
+      optionCount: Number(fieldset.dataset.optionCount),
+      fieldset,
+    };
+    if (question.type === "numeric") {
+      question.min = Number(fieldset.dataset.min);
+      question.max = Number(fieldset.dataset.max);
+      question.mechanism = fieldset.dataset.mechanism;
+      question.parameters = JSON.parse(fieldset.dataset.parameters);
+      question.input = fieldset.querySelector("input.number-input");
+    }
+    return question;
+  });
+}
+
+/**
+ * A typed number: digits with an optional sign and one decimal point or comma (phones in many
+ * languages type a comma). Anything else (empty, letters, two separators) is null, and so is a
+ * comma before exactly three digits ("1,500": 1.5 in some languages, 1500 in others).
+ */
+function parseTypedNumber(text) {
+  const typed = String(text).trim().replace(/\s/g, "");
+  if (/,\d{3}$/.test(typed)) return null;
+  const normal = typed.includes(".") ? typed : typed.replace(",", ".");
+  if (!/^[-+−]?(\d+(\.\d*)?|\.\d+)$/.test(normal)) return null;
+  const value = Number(normal.replace("−", "-"));
+  return Number.isFinite(value) ? value : null;
 }
 
 /** For each question, the randomized value to send for each possible true value. */
 function drawTable(questions, flipProbability) {
   const table = {};
   for (const question of questions) {
+    if (question.type === "numeric") {
+      table[question.id] = { noise: drawNumericNoise(question.mechanism, question.parameters) };
+      continue;
+    }
     const values = [];
     for (let trueValue = 0; trueValue < question.optionCount; trueValue += 1) {
       values.push(
@@ -90,11 +130,14 @@ function tableFits(table, questions) {
     table &&
     typeof table === "object" &&
     Object.keys(table).length === questions.length &&
-    questions.every(
-      (q) =>
-        Array.isArray(table[q.id]) &&
-        table[q.id].length === q.optionCount &&
-        table[q.id].every((value) => Number.isInteger(value) && value >= 0 && value < q.optionCount),
+    questions.every((q) =>
+      q.type === "numeric"
+        ? table[q.id] !== null &&
+          typeof table[q.id] === "object" &&
+          numericNoiseFits(table[q.id].noise, q.mechanism, q.parameters)
+        : Array.isArray(table[q.id]) &&
+          table[q.id].length === q.optionCount &&
+          table[q.id].every((value) => Number.isInteger(value) && value >= 0 && value < q.optionCount),
     )
   );
 }
@@ -116,6 +159,18 @@ function trueAnswers(questions) {
   const answers = {};
   const unanswered = [];
   for (const question of questions) {
+    if (question.type === "numeric") {
+      const value = parseTypedNumber(question.input.value);
+      question.fieldset.classList.toggle("unanswered", value === null);
+      if (value === null) {
+        question.input.setAttribute("aria-invalid", "true");
+        unanswered.push(question);
+      } else {
+        question.input.removeAttribute("aria-invalid");
+        answers[question.id] = value;
+      }
+      continue;
+    }
     const checked = question.fieldset.querySelector("input[type=radio]:checked");
     question.fieldset.classList.toggle("unanswered", !checked);
     if (checked) {
@@ -181,6 +236,7 @@ async function send(url, body) {
 /** The true answers leave the page's controls once they are no longer needed. */
 function clearAnswers() {
   for (const radio of root.querySelectorAll("input[type=radio]")) radio.checked = false;
+  for (const input of root.querySelectorAll("input.number-input")) input.value = "";
 }
 
 function start() {
@@ -227,8 +283,9 @@ function start() {
     const { answers, unanswered } = trueAnswers(questions);
     if (unanswered.length > 0) {
       const numbers = unanswered.map((q) => questions.indexOf(q) + 1).join(", ");
+      const numeric = unanswered.some((q) => q.type === "numeric");
       showStatus(
-        `Please answer every question before sending. Not answered yet: ${numbers}.`,
+        `Please answer every question before sending${numeric ? " (a number, like 12 or 2.5)" : ""}. Not answered yet: ${numbers}.`,
         true,
       );
       unanswered[0].fieldset.querySelector("input").focus();
@@ -236,7 +293,17 @@ function start() {
     }
     const randomized = {};
     for (const question of questions) {
-      randomized[question.id] = state.table[question.id][answers[question.id]];
+      randomized[question.id] =
+        question.type === "numeric"
+          ? numericReport(
+              answers[question.id],
+              question.min,
+              question.max,
+              question.mechanism,
+              question.parameters,
+              state.table[question.id].noise,
+            )
+          : state.table[question.id][answers[question.id]];
     }
     sending = true;
     button.disabled = true;

@@ -21,6 +21,7 @@ from survey_app.privacy.estimates import (
     _smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
+from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
     _check_confidence,
@@ -218,24 +219,38 @@ class RandomizedResponse:
 
 
 def suggest_flip_probability(
-    margin: float, n: int, option_counts: Sequence[int], confidence: float = 0.95
+    margin: float,
+    n: int,
+    option_counts: Sequence[int],
+    confidence: float = 0.95,
+    numeric_questions: Sequence[tuple[float, float, str | None]] = (),
 ) -> float | None:
     """The most private p (largest, at most 0.45) at which every question reaches ``margin``.
 
     ``option_counts`` holds each question's k (2 for yes/no); n is the expected number of
-    answers. The search never goes below p = 0.05: None when even p = 0.05 does not reach the
-    margin (the class is too small for it). The result has two decimals, rounded down.
+    answers. ``numeric_questions`` holds each numeric question's ``(lo, hi, mechanism name or
+    None)``: for them ``margin`` is a share of ``hi - lo`` (0.1: a tenth of the range), reached
+    by the guaranteed half-width at epsilon = ln((1 - p) / p). The search never goes below
+    p = 0.05: None when even p = 0.05 does not reach the margin (the class is too small for it).
+    The result has two decimals, rounded down.
     """
     size = _check_margin(margin)
     respondents = _count("n", n)
     level = _check_confidence(confidence)
-    shapes = sorted({_check_option_count(k) for k in option_counts}) or [2]
+    shapes = sorted({_check_option_count(k) for k in option_counts})
+    if not shapes and not numeric_questions:
+        shapes = [2]
     if respondents == 0:
         return None
 
     def reaches(p: float) -> bool:
+        epsilon = epsilon_from_flip_probability(p)
         return all(
             RandomizedResponse(p, k)._typical_half_width(respondents, level) <= size for k in shapes
+        ) and all(
+            numeric_mechanism(lo, hi, epsilon, name).half_width(respondents, level)
+            <= size * (hi - lo)
+            for lo, hi, name in numeric_questions
         )
 
     low, high = MIN_SUGGESTED_FLIP_PROBABILITY, MAX_SUGGESTED_FLIP_PROBABILITY

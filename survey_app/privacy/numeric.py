@@ -81,10 +81,10 @@ def mechanism_choice_reason(mechanism: NumericMechanism, named: bool) -> str:
     spread = ratio**0.5
     if named:
         return (
-            f"The survey's definition asks for this mechanism. At this privacy level its noise "
-            f"makes ranges {spread:.0%} as wide as the other mechanism's would be."
+            f"The survey’s definition asks for this mechanism. At this privacy level its noise "
+            f"makes ranges {spread:.0%} as wide as the other mechanism’s would be."
         )
     return (
         f"Chosen because it adds less noise at this privacy level: its ranges are "
-        f"{spread:.0%} as wide as the other mechanism's would be, for the same privacy."
+        f"{spread:.0%} as wide as the other mechanism’s would be, for the same privacy."
     )

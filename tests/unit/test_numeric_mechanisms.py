@@ -407,7 +407,7 @@ def test_the_choice_in_words():
     # Ranges scale with the standard deviation: sqrt(0.533) = 73%.
     assert words == (
         "Chosen because it adds less noise at this privacy level: its ranges are 73% as wide "
-        "as the other mechanism's would be, for the same privacy."
+        "as the other mechanism’s would be, for the same privacy."
     )
     laplace = numeric_mechanism(0, 10, 1.0, "laplace")
     assert "asks for this mechanism" in privacy.mechanism_choice_reason(laplace, named=True)

@@ -7,8 +7,10 @@ nothing stored, and results equal to what survey_app.privacy computes from the r
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import re
 import uuid
 
 import numpy as np
@@ -246,3 +248,199 @@ def test_pooling_needs_the_same_bounds(make_survey, app):
         assert survey_results([find_survey(first), find_survey(same)]).pooled
         with pytest.raises(PoolingError, match="same questions"):
             survey_results([find_survey(first), find_survey(other)])
+
+
+# --------------------------------------------------------------------------- the respondent page
+
+
+def test_the_respondent_page_asks_for_a_number_with_its_bounds(client, hours, app):
+    slug, (number_id, _) = hours
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    assert f'<label for="answer-{number_id}">Your answer (hours)</label>' in page
+    assert f'id="answer-{number_id}" type="text" inputmode="decimal"' in page
+    assert "A number from 0 to\n        40 hours." in page
+    assert 'data-mechanism="hybrid"' in page
+    # The parameters are JSON in an attribute, quotes escaped.
+    attribute = re.search(r'data-parameters="([^"]*)"', page).group(1)
+    assert json.loads(html.unescape(attribute)) == mechanism.browser_parameters()
+    # Not inside any form: the true number never goes anywhere but the script.
+    assert "<form" not in page.split('id="survey"', 1)[1].split("</div>\n\n<div id=\"thank-you\"")[0]
+
+
+def test_the_privacy_words_cover_numbers_groups_and_warners_coins(client, hours):
+    slug, _ = hours
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    assert 'id="numeric-privacy"' in page
+    assert "nobody can be more than 3 times surer of your\n  number" in page
+    # p = 0.25: Warner's second coin says "lie" half the time.
+    assert "that says “send the opposite” 50% of the time" in page
+    # Two questions at ln 3 each: 2.20 in all, so 4.40 for two people and 10.99 for five.
+    assert "for a group of k people the cost adds up to k × ε" in page
+    assert "ε&nbsp;=&nbsp;4.40 for 2\n    people and ε&nbsp;=&nbsp;10.99 for 5" in page
+
+
+def test_a_survey_without_numbers_says_nothing_of_them(client, survey):
+    slug, _ = survey
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    assert 'id="numeric-privacy"' not in page and 'id="group-privacy"' in page
+
+
+# --------------------------------------------------------------------------- the dashboard
+
+
+def submit_numbers(client, slug, number_id, yes_no_id, values, seed=7, epsilon=math.log(3)):
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, epsilon)
+    rng = np.random.default_rng(seed)
+    reports = mechanism.randomize(np.asarray(values, dtype=float), rng).tolist()
+    for report in reports:
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 1}).status_code == 201
+    return mechanism, reports
+
+
+def test_the_dashboard_says_the_average_the_mechanism_and_why(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [10.0] * 200)
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    estimate = mechanism.estimate_mean(reports, 0.95)
+    # Range 40: one decimal; the mean to nearest, the range outward.
+    mean = f"{estimate.mean:.1f}"
+    low = f"{math.floor(estimate.ci_low * 10) / 10:.1f}".rstrip("0").rstrip(".")
+    high = f"{math.ceil(estimate.ci_high * 10) / 10:.1f}".rstrip("0").rstrip(".")
+    assert f"The average answer is about <strong>{mean.rstrip('0').rstrip('.')} hours</strong>" in page
+    assert f"<strong>{low}</strong> and <strong>{high} hours</strong>" in page
+    assert "The hybrid mechanism (Wang et al., 2019) randomized each number" in page
+    assert "Chosen because it adds less noise at this privacy level" in page
+    assert 'id="spread-' in page and "How the answers spread" in page
+    assert page.count("<td class=\"num\">") >= 10  # the ten bins' shares
+
+
+def test_the_dashboard_before_enough_answers(client, hours, sign_in_as, analyst):
+    slug, _ = hours
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert "No answers yet: the average appears once 10 people have answered." in page
+
+
+def test_a_named_laplace_mechanism_is_said_to_be_the_definitions(
+    client, make_survey, sign_in_as, analyst
+):
+    definition = json.loads(json.dumps(HOURS))
+    definition["questions"][0]["mechanism"] = "laplace"
+    slug, (number_id, yes_no_id) = make_survey(definition)
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "laplace")
+    rng = np.random.default_rng(3)
+    for report in mechanism.randomize(np.full(12, 20.0), rng).tolist():
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 0}).status_code == 201
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert "The Laplace mechanism randomized each number" in page
+    assert "The survey’s definition asks for this mechanism" in page
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def test_the_dashboard_plans_numeric_questions_in_their_unit(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}?margin=10").get_data(as_text=True)
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    needed = mechanism.respondents_for(4.0, 0.95)  # ±10 points of a range of 40 hours
+    assert "to know the average within <strong>±4 hours</strong>" in page
+    assert f"about <strong>{needed:,}</strong> respondents." in page
+    assert mechanism.half_width(needed) <= 4.0 < mechanism.half_width(needed - 1)
+
+
+def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, analyst):
+    sign_in_as(client, analyst)
+    form = {
+        "title": "T",
+        "flip_probability": "0.25",
+        "question_text": ["Hours?"],
+        "question_type": ["numeric"],
+        "question_min": ["0"],
+        "question_max": ["40"],
+        "question_unit": ["hours"],
+        "question_mechanism": [""],
+        "question_options": [""],
+        "class_size": "100",
+        "margin": "25",
+    }
+    page = client.get("/analyst/surveys/new").text
+    form["csrf_token"] = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    readout = client.post("/analyst/privacy-readout", data=form).get_json()
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    half_width = mechanism.half_width(100)
+    shown = f"{math.ceil(half_width * 10 - 1e-9) / 10:.1f}".rstrip("0").rstrip(".")
+    assert readout["planning"]["text"] == (
+        f"With 100 students, the average of “Hours?” within ±{shown} hours (guaranteed ranges)."
+    )
+    # ±25 points of a range of 40 hours: ±10 hours.
+    suggestion = readout["suggestion"]
+    assert "±25 points (±10 hours for “Hours?”)" in suggestion["text"]
+    p = suggestion["flip_probability"]
+    assert 0.05 < p < privacy.MAX_SUGGESTED_FLIP_PROBABILITY
+    epsilon = privacy.epsilon_from_flip_probability(p)
+    assert privacy.numeric_mechanism(0.0, 40.0, epsilon).half_width(100) <= 10.0
+    # A hundredth more privacy would miss the margin: the suggestion is the most private.
+    looser = privacy.epsilon_from_flip_probability(p + 0.01)
+    assert privacy.numeric_mechanism(0.0, 40.0, looser).half_width(100) > 10.0
+
+
+def test_warners_coins_set_the_flip_probability(client, sign_in_as, analyst):
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    assert 'id="warner_q"' in page and 'value="0.5"' in page  # q = 2p at p = 0.25
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = {
+        "csrf_token": token,
+        "title": "T",
+        "flip_probability": "0.25",
+        "warner_q": "0.3",
+        "question_text": ["Q"],
+        "question_type": ["yes_no"],
+        "question_options": [""],
+        "question_min": [""],
+        "question_max": [""],
+        "question_unit": [""],
+        "question_mechanism": [""],
+        "action": "apply_warner",
+    }
+    again = client.post("/analyst/surveys/new", data=form).text
+    assert 'name="flip_probability" type="number"' in again
+    assert re.search(r'id="flip_probability"[^>]*value="0.15"', again)
+
+
+def test_the_builder_saves_a_numeric_question(client, sign_in_as, analyst, app):
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = {
+        "csrf_token": token,
+        "title": "Study time",
+        "flip_probability": "0.25",
+        "question_text": ["Hours a week?", "Forum?"],
+        "question_type": ["numeric", "yes_no"],
+        "question_options": ["", ""],
+        "question_min": ["0", ""],
+        "question_max": ["40,5", ""],
+        "question_unit": ["hours", ""],
+        "question_mechanism": ["laplace", ""],
+        "action": "save",
+    }
+    bad = client.post("/analyst/surveys/new", data={**form, "question_max": ["zero", ""]})
+    assert bad.status_code == 400
+    assert "questions[0].max: must be a number, got &#39;zero&#39;" in bad.text
+    assert 'value="zero"' in bad.text  # what was typed is kept
+    saved = client.post("/analyst/surveys/new", data=form)
+    assert saved.status_code == 302
+    slug = saved.headers["Location"].rsplit("/", 1)[-1]
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        assert (question.minimum, question.maximum, question.unit) == (0.0, 40.5, "hours")
+        assert question.numeric_mechanism == "laplace"
+    edit = client.get(f"/analyst/surveys/{slug}/edit").text
+    assert 'id="question-max-0" name="question_max" inputmode="decimal" value="40.5"' in edit
+    assert '<option value="laplace" selected>' in edit

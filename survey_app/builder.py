@@ -1,0 +1,88 @@
+"""The survey builder's form: its fields as a survey definition, and a survey as its fields.
+
+The definition is checked by :func:`survey_app.surveys.parse_definition`, the same rules as
+definition files; here the form's lists of fields (one of each per question, so that their
+indices line up) become that definition's questions.
+"""
+
+from __future__ import annotations
+
+from flask import request
+
+from survey_app.models import Survey
+
+
+def definition_from_form() -> dict:
+    """The builder's fields as a survey definition, checked by the same rules as files."""
+    form = request.form
+    texts = form.getlist("question_text")
+    kinds = form.getlist("question_type")
+    options = form.getlist("question_options")
+    numeric = {name: form.getlist(f"question_{name}") for name in NUMERIC_FIELDS}
+    questions = []
+    for index, text in enumerate(texts):
+        kind = kinds[index] if index < len(kinds) else "yes_no"
+        question = {"text": text, "type": kind}
+        if kind == "choice":
+            raw = options[index] if index < len(options) else ""
+            question["options"] = [line.strip() for line in raw.splitlines() if line.strip()]
+        if kind == "numeric":
+            typed = {
+                name: values[index] if index < len(values) else ""
+                for name, values in numeric.items()
+            }
+            question.update(numeric_from_form(typed))
+        questions.append(question)
+    raw_p = form.get("flip_probability", "").strip()
+    try:
+        flip_probability: object = float(raw_p)
+    except ValueError:
+        flip_probability = raw_p
+    return {
+        "title": form.get("title", ""),
+        "intro": form.get("intro", ""),
+        "flip_probability": flip_probability,
+        "questions": questions,
+    }
+
+
+#: A numeric question's builder fields (named question_<field>, one per question).
+NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
+
+
+def numeric_from_form(typed: dict[str, str]) -> dict:
+    """A numeric question's bounds as typed: numbers where they parse (else the text, which the
+    definition's check names), the unit, and the mechanism unless "automatic" (empty)."""
+    question: dict[str, object] = {"unit": typed["unit"]}
+    for name in ("min", "max"):
+        text = typed[name].strip().replace(",", ".")
+        try:
+            question[name] = float(text) if len(text) <= 40 else text
+        except ValueError:
+            question[name] = text
+    if typed["mechanism"]:
+        question["mechanism"] = typed["mechanism"]
+    return question
+
+
+def definition_of(survey: Survey) -> dict:
+    """A survey as the builder's fields show it (the inverse of definition_from_form)."""
+    return {
+        "title": survey.title,
+        "intro": survey.intro,
+        "flip_probability": survey.flip_probability,
+        "questions": [
+            {
+                "text": q.text,
+                "type": q.kind.value,
+                "options": list(q.choices or []),
+                **(
+                    {"min": q.minimum, "max": q.maximum, "unit": q.unit or ""}
+                    | ({"mechanism": q.numeric_mechanism} if q.numeric_mechanism else {})
+                    if q.is_numeric
+                    else {}
+                ),
+            }
+            for q in survey.questions
+        ],
+    }

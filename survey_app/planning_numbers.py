@@ -1,0 +1,171 @@
+"""Planning numeric questions: the average's guaranteed margin in the question's unit.
+
+Split from :mod:`survey_app.planning` (which words the builder's readout and the dashboard's
+plan): the figures come from :mod:`survey_app.privacy`'s numeric mechanisms at the survey's
+epsilon, and a margin typed in points is that share of a question's range (±10 points: a tenth
+of it, ±4 hours on a question from 0 to 40 hours).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from survey_app import privacy
+from survey_app.models import Survey
+from survey_app.presenters import format_number, numeric_places
+from survey_app.surveys import (
+    MAX_FLIP_PROBABILITY_WITH_NUMBERS,
+    SurveyDefinitionError,
+    parse_numeric_question,
+)
+
+#: A question's text is named in the builder's readout up to this many characters.
+NAME_LENGTH = 40
+
+
+def question_name(text: str, number: int) -> str:
+    """How the readout names a question: its text in quotes, shortened, or its number."""
+    text = " ".join(text.split())
+    if not text:
+        return f"question {number}"
+    if len(text) > NAME_LENGTH:
+        text = text[: NAME_LENGTH - 1].rstrip() + "…"
+    return f"“{text}”"
+
+
+def join_words(parts: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+@dataclass(frozen=True)
+class PlannedNumber:
+    """A numeric question: planned on its own, its margin in its unit."""
+
+    name: str
+    lo: float
+    hi: float
+    unit: str
+    mechanism: str | None = None
+
+    def amount(self, value: float) -> str:
+        """A margin in the question's unit: "4.1 hours" (3 significant digits of the range)."""
+        places = numeric_places(self.lo, self.hi)
+        step = 10.0**-places
+        rounded = format_number(math.ceil(value / step - 1e-9) * step, places)
+        return f"{rounded} {self.unit}" if self.unit else rounded
+
+
+def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], int]:
+    """The builder's numeric questions with usable bounds, and how many lack them."""
+    numbers, left_out = [], 0
+    for index, question in enumerate(questions):
+        if question.get("type") != "numeric":
+            continue
+        try:
+            parsed = parse_numeric_question(f"questions[{index}]", "x", question)
+        except SurveyDefinitionError:
+            left_out += 1
+            continue
+        numbers.append(
+            PlannedNumber(
+                question_name(question.get("text", ""), index + 1),
+                parsed.minimum,
+                parsed.maximum,
+                parsed.unit or "",
+                parsed.mechanism,
+            )
+        )
+    return numbers, left_out
+
+
+def numeric_half_width(
+    number: PlannedNumber, flip_probability: float, n: int, confidence: float
+) -> float:
+    """The guaranteed half-width (in the question's unit) n answers reach at p."""
+    epsilon = privacy.epsilon_from_flip_probability(flip_probability)
+    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism)
+    return mechanism.half_width(n, confidence)
+
+
+def numeric_respondents(
+    number: PlannedNumber, flip_probability: float, margin: float, confidence: float
+) -> int:
+    """The fewest answers reaching ``margin`` (a share of the question's range) at p."""
+    epsilon = privacy.epsilon_from_flip_probability(flip_probability)
+    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism)
+    return mechanism.respondents_for(margin * (number.hi - number.lo), confidence)
+
+
+def numbers_readout(
+    flip_probability: float,
+    class_size: int,
+    confidence: float,
+    numbers: Sequence[PlannedNumber],
+) -> dict:
+    """What a class will learn of each numeric question's average, in its unit."""
+    if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS:
+        return {
+            "ok": False,
+            "error": f"A survey with a numeric question needs a flip probability of at most "
+            f"{MAX_FLIP_PROBABILITY_WITH_NUMBERS:g}.",
+        }
+    figures = [
+        (number, numeric_half_width(number, flip_probability, class_size, confidence))
+        for number in numbers
+    ]
+    parts = [f"the average of {n.name} within ±{n.amount(h)}" for n, h in figures]
+    return {
+        "ok": True,
+        "class_size": class_size,
+        "confidence": confidence,
+        "questions": [],
+        "numbers": [
+            {"label": n.name, "unit": n.unit, "half_width": h, "margin": n.amount(h)}
+            for n, h in figures
+        ],
+        "text": f"With {class_size:,} students, {join_words(parts)} (guaranteed ranges).",
+    }
+
+
+@dataclass(frozen=True)
+class NumericPlan:
+    """The dashboard's plan for a numeric question: now, and for the margin asked."""
+
+    number: PlannedNumber
+    #: The margin asked for, in the question's unit (that share of its range).
+    margin: str
+    needed: int
+    #: The guaranteed margin with the respondents so far (None before any).
+    margin_now: str | None
+
+
+def survey_numbers(survey: Survey) -> list[PlannedNumber]:
+    """A survey's numeric questions as the planner takes them."""
+    return [
+        PlannedNumber(
+            question_name(question.text, number),
+            question.minimum,
+            question.maximum,
+            question.unit or "",
+            question.numeric_mechanism,
+        )
+        for number, question in enumerate(survey.questions, start=1)
+        if question.is_numeric
+    ]
+
+
+def numeric_plans(survey: Survey, margin: float, confidence: float, n: int) -> list[NumericPlan]:
+    """Each numeric question's respondents needed for ``margin`` (a share of its range)."""
+    p = survey.flip_probability
+    return [
+        NumericPlan(
+            number=number,
+            margin=number.amount(margin * (number.hi - number.lo)),
+            needed=numeric_respondents(number, p, margin, confidence),
+            margin_now=number.amount(numeric_half_width(number, p, n, confidence)) if n else None,
+        )
+        for number in survey_numbers(survey)
+    ]
