@@ -22,16 +22,19 @@ so memory stays flat however many submissions there are.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import operator
 from collections.abc import Callable, Iterable, Iterator
 
+import numpy as np
 from sqlalchemy import String, select, type_coerce
 
 from survey_app.extensions import db
 from survey_app.models import Question, Submission, Survey
-from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE
+from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE, format_number
+from survey_app.privacy import value_of_grid_index
 from survey_app.results import SurveyResults
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -66,6 +69,10 @@ RESULTS_HEADER = (
     "chebyshev_ci_high",
     "confidence",
     "epsilon",
+    # A numeric question's second guaranteed range, from Bernstein's inequality (its row's
+    # chebyshev_ci_* hold Chebyshev's; the dashboard shows the narrower). Empty on other rows.
+    "bernstein_ci_low",
+    "bernstein_ci_high",
 )
 
 
@@ -161,6 +168,27 @@ def response_columns(number: int, question: Question) -> tuple[list[str], dict[s
     return headers, cells
 
 
+def numeric_response_columns(number: int, question: Question) -> tuple[list[str], Callable]:
+    """A numeric question's columns in responses.csv: the randomized number, then the report.
+
+    The first is the report's unbiased estimate of that respondent's number, in the question's
+    unit ("Q1 (randomized, hours): ..."): noise makes it stray far outside the bounds, but its
+    column's average is the unbiased average the dashboard shows. The second is the report as
+    the browser sent it ("Q1 report"), an integer of the mechanism's own scale.
+    """
+    unit = f", {question.unit}" if question.unit else ""
+    headers = [f"Q{number} (randomized{unit}): {question.text}", f"Q{number} report"]
+    mechanism = question.mechanism
+
+    @functools.lru_cache(maxsize=4096)
+    def cells(stored: str) -> str:
+        estimate = mechanism.estimate_of_output(np.array([int(stored)]))[0]
+        value = value_of_grid_index(estimate, mechanism.lo, mechanism.hi)
+        return f"{rounded(value)},{int(stored)}"
+
+    return headers, cells
+
+
 def responses_csv(survey: Survey) -> Iterator[str]:
     """Every submission: submission_id, submitted_on, then each question's randomized answer.
 
@@ -171,6 +199,11 @@ def responses_csv(survey: Survey) -> Iterator[str]:
     header = ["submission_id", "submitted_on"]
     cells_by_question: list[Callable[[str], str]] = []
     for number, question in enumerate(survey.questions, start=1):
+        if question.is_numeric:
+            headers, cell = numeric_response_columns(number, question)
+            header += headers
+            cells_by_question.append(cell)
+            continue
         headers, cells = response_columns(number, question)
         header += headers
         cells_by_question.append(cells.__getitem__)
@@ -216,23 +249,78 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
     guarantee), epsilon up (never less privacy loss than there is); the confidence is written
     as asked for (0.95).
     """
-    rows = (
-        (
-            question.number,
-            safe_text(question.text),
-            option.value,
-            safe_text(option.label),
-            question.n,
-            option.noisy_count,
-            rounded(option.estimate.estimate),
-            rounded_down(option.estimate.exact_low),
-            rounded_up(option.estimate.exact_high),
-            rounded_down(option.estimate.ci_low),
-            rounded_up(option.estimate.ci_high),
-            repr(float(results.confidence)),
-            rounded_up(results.epsilon_per_question),
-        )
-        for question in results.questions
-        for option in question.options
+
+    def rows():
+        for question in results.questions:
+            if question.numeric is not None:
+                yield from numeric_result_rows(question, results)
+                continue
+            for option in question.options:
+                yield (
+                    question.number,
+                    safe_text(question.text),
+                    option.value,
+                    safe_text(option.label),
+                    question.n,
+                    option.noisy_count,
+                    rounded(option.estimate.estimate),
+                    rounded_down(option.estimate.exact_low),
+                    rounded_up(option.estimate.exact_high),
+                    rounded_down(option.estimate.ci_low),
+                    rounded_up(option.estimate.ci_high),
+                    repr(float(results.confidence)),
+                    rounded_up(results.epsilon_per_question),
+                    "",
+                    "",
+                )
+
+    return csv_lines(RESULTS_HEADER, rows())
+
+
+def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
+    """A numeric question's rows: its average, then the debiased share of each tenth.
+
+    The average's row has no option value or noisy count; its estimate is the unbiased mean (in
+    the question's unit), with Chebyshev's and Bernstein's guaranteed ranges (clipped to the
+    bounds; no exact range). Each bin's row has the bin's number as option value, its bounds in
+    words as option, and its estimated share as estimate.
+    """
+    result = question.numeric
+    estimate = result.estimate
+    unit = f" {result.unit}" if result.unit else ""
+    confidence = repr(float(results.confidence))
+    epsilon = rounded_up(results.epsilon_per_question)
+    text = safe_text(question.text)
+
+    def clipped(offset: float | None) -> float | None:
+        if estimate.mean is None or offset is None:
+            return None
+        return min(estimate.hi, max(estimate.lo, estimate.mean + offset))
+
+    chebyshev, bernstein = estimate.chebyshev_half_width, estimate.bernstein_half_width
+    yield (
+        question.number,
+        text,
+        "",
+        f"average{unit}",
+        question.n,
+        "",
+        rounded(estimate.mean),
+        "",
+        "",
+        rounded_down(clipped(None if chebyshev is None else -chebyshev)),
+        rounded_up(clipped(chebyshev)),
+        confidence,
+        epsilon,
+        rounded_down(clipped(None if bernstein is None else -bernstein)),
+        rounded_up(clipped(bernstein)),
     )
-    return csv_lines(RESULTS_HEADER, rows)
+    edges = result.histogram.edges
+    for index, share in enumerate(result.histogram.shares):
+        low, high = format_number(edges[index]), format_number(edges[index + 1])
+        label = f"share from {low} to {high}{unit}"
+        no_ranges = ("", "", "", "")
+        yield (
+            *(question.number, text, index, label, question.n, "", rounded(share)),
+            *(*no_ranges, confidence, epsilon, "", ""),
+        )

@@ -41,6 +41,8 @@ RESULTS_HEADER = [
     "chebyshev_ci_high",
     "confidence",
     "epsilon",
+    "bernstein_ci_low",
+    "bernstein_ci_high",
 ]
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
@@ -308,7 +310,8 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
             str(option["noisy_count"]),
         ]
         estimate, exact_low, exact_high, chebyshev_low, chebyshev_high = row[6:11]
-        confidence, epsilon = row[11:]
+        confidence, epsilon = row[11:13]
+        assert row[13:] == ["", ""]  # Bernstein's range: numeric questions only
         # The estimate to the nearest step; ranges outward, so they still cover what the API's
         # do; epsilon up (1e-9: the tolerance of the rounding, as on the pages).
         assert abs(float(estimate) - option["estimate"]) <= step / 2 + 1e-12
@@ -618,7 +621,7 @@ def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp
     assert [classes[name] for name in ("question_number", "option_value", "n", "noisy_count")] == [
         "integer"
     ] * 4
-    assert {classes[name] for name in RESULTS_HEADER[6:]} == {"numeric"}
+    assert {classes[name] for name in RESULTS_HEADER[6:13]} == {"numeric"}
     assert results[3] == "1|1|2|2"
     assert results[4].split("|") == [UNICODE_QUESTION] * 2 + ["Pick one"] * 2
     assert results[6].split("|") == ["No", "Yes", *UNICODE_OPTIONS]

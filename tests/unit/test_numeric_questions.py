@@ -446,3 +446,56 @@ def test_the_builder_saves_a_numeric_question(client, sign_in_as, analyst, app):
     edit = client.get(f"/analyst/surveys/{slug}/edit").text
     assert 'id="question-max-0" name="question_max" inputmode="decimal" value="40.5"' in edit
     assert '<option value="laplace" selected>' in edit
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def csv_rows(response) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True).removeprefix("\ufeff"))))
+
+
+def test_responses_csv_gives_each_randomized_number_in_its_unit(
+    client, hours, sign_in_as, analyst, app
+):
+    slug, (number_id, yes_no_id) = hours
+    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [5.0] * 12)
+    sign_in_as(client, analyst)
+    rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/responses.csv"))
+    assert rows[0][2:4] == ["Q1 (randomized, hours): Hours a week on this course?", "Q1 report"]
+    assert sorted(int(row[3]) for row in rows[1:]) == sorted(reports)
+    for row in rows[1:]:
+        expected = privacy.value_of_grid_index(
+            mechanism.estimate_of_output([int(row[3])])[0], 0.0, 40.0
+        )
+        assert float(row[2]) == pytest.approx(expected, abs=0.5e-4)
+    # The column's average is the unbiased mean the dashboard shows (to the rounding).
+    mean = np.mean([float(row[2]) for row in rows[1:]])
+    assert mean == pytest.approx(mechanism.estimate_mean(reports).mean, abs=1e-4)
+
+
+def test_results_csv_gives_the_average_its_ranges_and_the_spread(
+    client, hours, sign_in_as, analyst
+):
+    slug, (number_id, yes_no_id) = hours
+    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [30.0] * 40)
+    sign_in_as(client, analyst)
+    rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/results.csv?confidence=0.9"))
+    header = rows[0]
+    numeric = [dict(zip(header, row, strict=True)) for row in rows[1:] if row[0] == "1"]
+    average, bins = numeric[0], numeric[1:]
+    estimate = mechanism.estimate_mean(reports, 0.9)
+    assert average["option"] == "average hours" and average["option_value"] == ""
+    assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=0.5e-4)
+    assert average["exact_ci_low"] == average["exact_ci_high"] == ""
+    low = max(0.0, estimate.mean - estimate.bernstein_half_width)
+    high = min(40.0, estimate.mean + estimate.bernstein_half_width)
+    assert low - 1e-4 < float(average["bernstein_ci_low"]) <= low + 1e-9
+    assert high - 1e-9 <= float(average["bernstein_ci_high"]) < high + 1e-4
+    assert float(average["chebyshev_ci_high"]) <= 40.0
+    histogram = mechanism.histogram(reports, 10)
+    assert [b["option"] for b in bins][:2] == ["share from 0 to 4 hours", "share from 4 to 8 hours"]
+    assert [float(b["estimate"]) for b in bins] == pytest.approx(list(histogram.shares), abs=1e-4)
