@@ -277,3 +277,42 @@ def test_the_projector_view(make_chromium, live_app, analyst, make_survey, axe_s
     driver = signed_in(make_chromium, live_app, analyst)
     driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
     check_at_every_width(driver, axe_source, height=720)
+
+
+# --------------------------------------------------------------------------- numeric questions
+
+
+def test_numeric_questions_pages(make_chromium, live_app, analyst, make_survey, axe_source):
+    """A number question: the survey page (and its error), the dashboard with its average and
+    spread, and the builder with a number question and Warner's coins open."""
+    from tests.browser.test_numeric_end_to_end import HOURS
+
+    slug, (number_id, yes_no_id) = make_survey(HOURS)
+    with live_app.app.app_context():
+        for index in range(24):
+            record_submission(
+                slug,
+                {
+                    "submission_id": str(uuid.uuid4()),
+                    "answers": {str(number_id): 300 + 40 * index, str(yes_no_id): index % 2},
+                },
+            )
+    phone = make_chromium()
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    phone.find_element(By.CSS_SELECTOR, "details summary").click()  # more about your privacy
+    check_at_every_width(phone, axe_source)
+    phone.find_element(By.ID, f"answer-{number_id}").send_keys("many")
+    phone.find_element(By.ID, "submit-survey").click()
+    assert phone.find_element(By.ID, "survey-status").text
+    check_at_every_width(phone, axe_source)
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}"))
+    assert driver.find_element(By.CSS_SELECTOR, "svg.spread")
+    check_at_every_width(driver, axe_source)
+    driver.get(live_app.url("/analyst/surveys/new"))
+    driver.find_element(By.ID, "add-numeric").click()  # the page comes back with it
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "question-min-1"))
+    assert driver.find_element(By.ID, "question-min-1").is_displayed()
+    driver.find_element(By.CSS_SELECTOR, "#warner summary").click()
+    check_at_every_width(driver, axe_source)
