@@ -301,6 +301,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         "chebyshev_ci_high",
         "confidence",
         "epsilon",
+        "bernstein_ci_low",  # numeric questions only
+        "bernstein_ci_high",
     ]
     options = [
         (number, q, o)
