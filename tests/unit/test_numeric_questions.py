@@ -499,3 +499,33 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
     histogram = mechanism.histogram(reports, 10)
     assert [b["option"] for b in bins][:2] == ["share from 0 to 4 hours", "share from 4 to 8 hours"]
     assert [float(b["estimate"]) for b in bins] == pytest.approx(list(histogram.shares), abs=1e-4)
+
+
+# --------------------------------------------------------------------------- projector, copies
+
+
+def test_the_projector_gives_the_average_of_a_numeric_question(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 15)
+    sign_in_as(client, analyst)
+    state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    assert state["respondents"] == 15
+    number = state["questions"][0]
+    assert number["n"] == 15
+    estimate = mechanism.estimate_mean(reports)
+    mean = f"{estimate.mean:.1f}".rstrip("0").rstrip(".")
+    assert f"The average: about <strong>{mean} hours</strong>" in number["html"]
+
+
+def test_a_copy_keeps_the_bounds_unit_and_mechanism(app, make_survey):
+    from survey_app.surveys import duplicate_survey
+
+    definition = json.loads(json.dumps(HOURS))
+    definition["questions"][0]["mechanism"] = "laplace"
+    slug, _ = make_survey(definition)
+    with app.app_context():
+        copy = duplicate_survey(find_survey(slug))
+        db.session.commit()
+        question = copy.questions[0]
+        assert (question.minimum, question.maximum, question.unit) == (0.0, 40.0, "hours")
+        assert question.numeric_mechanism == "laplace"
