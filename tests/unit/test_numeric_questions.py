@@ -529,3 +529,42 @@ def test_a_copy_keeps_the_bounds_unit_and_mechanism(app, make_survey):
         question = copy.questions[0]
         assert (question.minimum, question.maximum, question.unit) == (0.0, 40.0, "hours")
         assert question.numeric_mechanism == "laplace"
+
+
+def test_concurrent_first_arrivals_of_a_report_are_each_counted_once(app, hours):
+    """Many threads sending the same few reports at once, each new to its tally row: every
+    submission is stored and counted once (PostgreSQL: the ordered insert of missing rows)."""
+    import threading
+
+    from survey_app.submissions import record_submission
+
+    slug, (number_id, yes_no_id) = hours
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def send(worker: int) -> None:
+        start.wait()
+        for index in range(25):
+            answers = {str(number_id): 100 + (index + worker) % 5, str(yes_no_id): index % 2}
+            try:
+                with app.app_context():
+                    record_submission(
+                        slug, {"submission_id": str(uuid.uuid4()), "answers": answers}
+                    )
+            except BaseException as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+
+    threads = [threading.Thread(target=send, args=(worker,)) for worker in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with app.app_context():
+        counts: dict[int, int] = {}
+        for tally in db.session.query(Tally).filter_by(question_id=number_id):
+            counts[tally.value] = counts.get(tally.value, 0) + tally.noisy_count
+        assert {value: count for value, count in counts.items() if count} == {
+            value: 40 for value in range(100, 105)
+        }
+        assert db.session.query(Submission).count() == 200
