@@ -324,7 +324,11 @@ def test_the_surveys_own_flip_probability_gets_a_row(app, signed_in, make_survey
     }
     slug, _ = make_survey(definition)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
-    table = page[page.index("<caption>How privacy, class size and precision trade off") :]
+    table = page[
+        page.index(
+            '<caption class="visually-hidden">How privacy, class size and precision trade off'
+        ) :
+    ]
     rows = table_rows(table)
     assert [row[0] for row in rows] == [
         percent(p) + (" (this survey)" if p == 0.13 else "")
@@ -399,7 +403,8 @@ def test_the_trade_off_table_scrolls_in_a_region_the_keyboard_reaches(signed_in,
     page = signed_in.get(f"/analyst/surveys/{survey[0]}").text
     region = re.search(
         r'<div class="table-scroll" role="region" tabindex="0" aria-label="([^"]+)">\s*'
-        r'<table class="data">\s*<caption>How privacy, class size and precision trade off',
+        r'<table class="data">\s*<caption class="visually-hidden">'
+        r"How privacy, class size and precision trade off",
         page,
     )
     assert region, "the trade-off table is not inside a keyboard-reachable region"
