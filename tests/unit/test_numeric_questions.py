@@ -281,6 +281,13 @@ def test_the_privacy_words_cover_numbers_groups_and_warners_coins(client, hours)
     assert "ε&nbsp;=&nbsp;4.40 for 2\n    people and ε&nbsp;=&nbsp;10.99 for 5" in page
 
 
+def test_a_survey_of_numbers_alone_says_nothing_of_yes_no_flips(client, make_survey):
+    slug, _ = make_survey({**HOURS, "questions": HOURS["questions"][:1]})
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    assert 'id="numeric-privacy"' in page
+    assert "of your yes/no answer" not in page
+
+
 def test_a_survey_without_numbers_says_nothing_of_them(client, survey):
     slug, _ = survey
     page = client.get(f"/s/{slug}").get_data(as_text=True)
