@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.codes import issue_codes
@@ -198,8 +199,16 @@ def test_the_survey_list_builder_and_account(make_chromium, live_app, analyst, s
         check_at_every_width(driver, axe_source)
     # The builder with a choice question and a refused save (its error shown).
     driver.get(live_app.url("/analyst/surveys/new"))
-    driver.find_element(By.CSS_SELECTOR, "button[value=add_choice]").click()
-    driver.find_element(By.ID, "save-survey").click()
+    add_choice = driver.find_element(By.CSS_SELECTOR, "button[value=add_choice]")
+    add_choice.click()
+    # Adding a question posts the form: wait for the new page before pressing Save on it.
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(add_choice))
+    # The server's refusal, not the browser's own validation bubble: turn that off first.
+    driver.execute_script("document.getElementById('survey-builder').noValidate = true")
+    save = driver.find_element(By.ID, "save-survey")
+    save.click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(save))
+    assert driver.find_elements(By.CSS_SELECTOR, ".notice.error, [role=alert]")
     check_at_every_width(driver, axe_source)
 
 
