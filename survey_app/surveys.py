@@ -13,6 +13,7 @@ import functools
 import json
 import math
 import numbers
+import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
@@ -435,9 +436,21 @@ COPY_MARK = " (copy)"
 _QUESTION_IDENTITY = frozenset({"id", "survey_id"})
 
 
+COPY_NUMBER = re.compile(r" \(copy(?: (\d{1,6}))?\)$")
+
+
 def copy_title(title: str) -> str:
-    """A copy's title: the original's, marked, within :data:`MAX_TITLE_LENGTH`."""
-    return title[: MAX_TITLE_LENGTH - len(COPY_MARK)].rstrip() + COPY_MARK
+    """A copy's title: the original's, marked, within :data:`MAX_TITLE_LENGTH`.
+
+    A copy of a copy counts on ("Quiz (copy)" becomes "Quiz (copy 2)", then "Quiz (copy 3)")
+    rather than piling marks up, so each section's draft can still be told apart in the list.
+    """
+    mark = COPY_MARK
+    counted = COPY_NUMBER.search(title)
+    if counted:
+        title = title[: counted.start()]
+        mark = f" (copy {int(counted.group(1) or 1) + 1})"
+    return title[: MAX_TITLE_LENGTH - len(mark)].rstrip() + mark
 
 
 def copy_question(question: Question) -> Question:

@@ -30,6 +30,7 @@ from survey_app.surveys import (
     archive_survey,
     close_survey,
     copy_question,
+    copy_title,
     find_survey,
     open_survey,
 )
@@ -184,6 +185,33 @@ def test_a_long_title_is_shortened_to_fit_its_copy_mark(app, signed_in, make_sur
     with app.app_context():
         title = find_survey(copy_slug).title
     assert len(title) == MAX_TITLE_LENGTH and title.endswith(COPY_MARK)
+
+
+def test_a_copy_of_a_copy_counts_on_rather_than_piling_marks_up(app, signed_in, make_survey):
+    slug, _ = make_survey()
+    titles = []
+    for _ in range(3):
+        slug = post(signed_in, slug, "duplicate").headers["Location"].split("/")[-2]
+        with app.app_context():
+            titles.append(find_survey(slug).title)
+    assert titles == [TITLE + COPY_MARK, TITLE + " (copy 2)", TITLE + " (copy 3)"]
+
+
+@pytest.mark.parametrize(
+    "title, copied",
+    [
+        ("Quiz (copy 9)", "Quiz (copy 10)"),
+        ("Quiz (copy of notes)", "Quiz (copy of notes) (copy)"),  # not a mark: left alone
+    ],
+)
+def test_copy_titles(title, copied):
+    assert copy_title(title) == copied
+
+
+def test_a_counted_copy_of_a_full_length_title_still_fits():
+    full = "T" * (MAX_TITLE_LENGTH - len(" (copy 9)")) + " (copy 9)"
+    copied = copy_title(full)
+    assert len(copied) == MAX_TITLE_LENGTH and copied.endswith("T (copy 10)")
 
 
 def test_a_copy_of_an_archived_survey_is_on_the_list(app, signed_in, make_survey):
