@@ -19,9 +19,11 @@ from functools import lru_cache
 from survey_app import privacy
 from survey_app.models import Survey
 from survey_app.planning_numbers import (
+    NumberTradeOffRow,
     NumericPlan,
     PlannedNumber,
     join_words,
+    number_trade_off,
     numbers_readout,
     numeric_plans,
     numeric_questions,
@@ -383,6 +385,14 @@ class Plan:
     margin_error: str | None = None
     #: The survey's numeric questions, planned in their units.
     numbers: tuple[NumericPlan, ...] = ()
+    #: Whether the survey asks a yes/no or choice question (a share to estimate), or none yet;
+    #: a survey of numbers alone is planned by its averages and its trade-off table is in the first
+    #: number's unit (:attr:`number_trade_off`).
+    has_shares: bool = True
+    number_trade_off: tuple[NumberTradeOffRow, ...] = ()
+
+    #: A margin this wide (a share of the range) or wider says next to nothing.
+    next_to_nothing: float = NEXT_TO_NOTHING
 
     @property
     def says_next_to_nothing(self) -> bool:
@@ -425,6 +435,8 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
     shapes = survey_shapes(survey)
     n = survey.respondents
     size = planning_size(n)
+    numbers = tuple(numeric_plans(survey, margin, confidence, n))
+    has_shares = not numbers or any(not question.is_numeric for question in survey.questions)
     return Plan(
         margin=margin,
         confidence=confidence,
@@ -443,7 +455,22 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
             trade_off_row(each, margin, confidence, each == p)
             for each in trade_off_flip_probabilities(p)
         ],
-        numbers=tuple(numeric_plans(survey, margin, confidence, n)),
+        numbers=numbers,
+        has_shares=has_shares,
+        number_trade_off=(
+            ()
+            if has_shares or not numbers
+            else tuple(
+                number_trade_off(
+                    numbers[0].number,
+                    trade_off_flip_probabilities(p),
+                    p,
+                    TRADE_OFF_SIZES,
+                    margin,
+                    confidence,
+                )
+            )
+        ),
     )
 
 

@@ -169,3 +169,39 @@ def numeric_plans(survey: Survey, margin: float, confidence: float, n: int) -> l
         )
         for number in survey_numbers(survey)
     ]
+
+
+@dataclass(frozen=True)
+class NumberTradeOffRow:
+    """A row of the dashboard's trade-off table for a survey of numbers alone."""
+
+    flip_probability: float
+    epsilon: float
+    #: The guaranteed margin, in the question's unit, at each of the table's class sizes.
+    margins: tuple[str, ...]
+    needed: int
+    is_current: bool
+
+
+def number_trade_off(
+    number: PlannedNumber,
+    flip_probabilities: Sequence[float],
+    current: float,
+    sizes: Sequence[int],
+    margin: float,
+    confidence: float,
+) -> list[NumberTradeOffRow]:
+    """How privacy, class size and the average's margin trade off for ``number``."""
+    return [
+        NumberTradeOffRow(
+            flip_probability=p,
+            epsilon=privacy.epsilon_from_flip_probability(p),
+            margins=tuple(
+                number.amount(numeric_half_width(number, p, size, confidence)) for size in sizes
+            ),
+            needed=numeric_respondents(number, p, margin, confidence),
+            is_current=abs(p - current) < 1e-9,
+        )
+        for p in flip_probabilities
+        if p <= MAX_FLIP_PROBABILITY_WITH_NUMBERS
+    ]

@@ -319,6 +319,11 @@ def test_numeric_questions_pages(make_chromium, live_app, analyst, make_survey, 
     driver.get(live_app.url(f"/analyst/surveys/{slug}"))
     assert driver.find_element(By.CSS_SELECTOR, "svg.spread")
     check_at_every_width(driver, axe_source)
+    # A survey of numbers alone: its plan and trade-off table in the question's unit.
+    numbers_only, _ = make_survey({**HOURS, "questions": HOURS["questions"][:1]})
+    driver.get(live_app.url(f"/analyst/surveys/{numbers_only}"))
+    assert driver.find_element(By.ID, "number-trade-off")
+    check_at_every_width(driver, axe_source)
     driver.get(live_app.url("/analyst/surveys/new"))
     driver.find_element(By.ID, "add-numeric").click()  # the page comes back with it
     WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.ID, "question-min-1"))

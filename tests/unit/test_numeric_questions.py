@@ -362,6 +362,46 @@ def test_the_dashboard_plans_numeric_questions_in_their_unit(client, hours, sign
     assert mechanism.half_width(needed) <= 4.0 < mechanism.half_width(needed - 1)
 
 
+def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
+    client, make_survey, sign_in_as, analyst
+):
+    """No share to estimate: the plan speaks of averages, and its trade-off table of hours."""
+    slug, (number_id,) = make_survey({**HOURS, "questions": HOURS["questions"][:1]})
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get(f"/analyst/surveys/{slug}?margin=10").get_data(as_text=True))
+    planning = page[page.index('id="planning-heading"') : page.index('id="export-heading"')]
+    assert "share" not in planning and "yes/no" not in planning
+    needed = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).respondents_for(4.0, 0.95)
+    assert re.search(
+        rf"To know the average within <strong>±10 points of its range</strong> at 95% "
+        rf"confidence, this survey needs about\s*<strong>{needed:,}</strong> respondents.",
+        planning,
+    )
+    assert "No one has answered yet." in planning
+    # The trade-off table: each row's margins are the guaranteed ones, in hours.
+    table = planning[planning.index('id="number-trade-off"') :]
+    rows = re.findall(r"<tr\s*(?:class=\"current\")?>\s*<th scope=\"row\">(.*?)</tr>", table, re.S)
+    assert len(rows) == 7
+    current = [row for row in rows if "(this survey)" in row]
+    assert len(current) == 1 and current[0].startswith("25%")
+    cells = re.findall(r'<td class="num">(.*?)</td>', current[0])
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    assert cells[1] == f"±{math.ceil(mechanism.half_width(20) * 10 - 1e-9) / 10:g} hours"
+    assert cells[-1] == f"{needed:,}"
+    assert "±16 hours (40 points of the range) or more says next to nothing" in planning
+    assert post(client, slug, {str(number_id): 700}).status_code == 201  # a report on the grid
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert "1 respondent has answered so far." in page
+
+
+def test_a_survey_with_shares_keeps_the_yes_no_trade_off(client, hours, sign_in_as, analyst):
+    slug, _ = hours
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert "each share is known" in page or "To know each share" in page
+    assert 'id="number-trade-off"' not in page and "(yes/no questions," in page
+
+
 def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, analyst):
     sign_in_as(client, analyst)
     form = {
