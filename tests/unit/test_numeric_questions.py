@@ -394,6 +394,25 @@ def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
     assert "1 respondent has answered so far." in page
 
 
+def test_the_dashboard_describes_the_randomization_its_questions_get(
+    client, hours, make_survey, sign_in_as, analyst
+):
+    """Numbers get noise, yes/no answers flips: the privacy paragraph names only what is asked."""
+    sign_in_as(client, analyst)
+    only, (number_id,) = make_survey({**HOURS, "questions": HOURS["questions"][:1]})
+    assert post(client, only, {str(number_id): 700}).status_code == 201
+    page = html.unescape(client.get(f"/analyst/surveys/{only}").get_data(as_text=True))
+    privacy_text = " ".join(page[page.index('id="privacy-heading"') :].split("</p>")[0].split())
+    assert "adds random noise to each number" in privacy_text
+    assert "yes/no answer 25%" not in privacy_text and "multiple-choice" not in privacy_text
+    assert "too early for an average. It appears once" in " ".join(page.split())
+    mixed, _ = hours
+    page = html.unescape(client.get(f"/analyst/surveys/{mixed}").get_data(as_text=True))
+    privacy_text = " ".join(page[page.index('id="privacy-heading"') :].split("</p>")[0].split())
+    assert "flips a yes/no answer 25% of the time" in privacy_text
+    assert "adds random noise to each number, at the same strength" in privacy_text
+
+
 def test_a_survey_with_shares_keeps_the_yes_no_trade_off(client, hours, sign_in_as, analyst):
     slug, _ = hours
     sign_in_as(client, analyst)
