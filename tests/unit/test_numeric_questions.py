@@ -572,8 +572,13 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
 
 def test_the_projector_gives_the_average_of_a_numeric_question(client, hours, sign_in_as, analyst):
     slug, (number_id, yes_no_id) = hours
-    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 15)
     sign_in_as(client, analyst)
+    mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 3)
+    early = client.get(f"/analyst/surveys/{slug}/present/state").get_json()["questions"]
+    assert "Too early for the average: it appears once" in early[0]["html"]
+    assert "Too early for shares: they appear once" in early[1]["html"]
+    mechanism, more = submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 12, seed=8)
+    reports = [*reports, *more]
     state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
     assert state["respondents"] == 15
     number = state["questions"][0]
