@@ -11,7 +11,7 @@ import segno
 from markupsafe import Markup
 
 from survey_app import privacy
-from survey_app.models import Question, Survey
+from survey_app.models import Question, QuestionKind, Survey
 from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
 from survey_app.results import NumericResult, SurveyResults
 
@@ -86,6 +86,8 @@ def privacy_explanation(survey: Survey) -> dict:
         "warner_lie_percent": _percent(min(1.0, 2 * p)),
         "has_numeric": any(question.is_numeric for question in survey.questions),
         "has_choice_or_yes_no": any(not question.is_numeric for question in survey.questions),
+        "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
+        "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),
         "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
     }
 

@@ -286,6 +286,14 @@ def test_a_survey_of_numbers_alone_says_nothing_of_yes_no_flips(client, make_sur
     page = client.get(f"/s/{slug}").get_data(as_text=True)
     assert 'id="numeric-privacy"' in page
     assert "of your yes/no answer" not in page
+    assert 'id="warner-coins"' not in page and "Multiple-choice" not in page
+
+
+def test_a_survey_of_yes_no_questions_alone_says_nothing_of_swapped_options(client, make_survey):
+    slug, _ = make_survey({**HOURS, "questions": HOURS["questions"][1:]})
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    assert 'id="warner-coins"' in page and "of your yes/no answer" in page
+    assert "Multiple-choice" not in page and 'id="numeric-privacy"' not in page
 
 
 def test_a_survey_without_numbers_says_nothing_of_them(client, survey):
