@@ -19,6 +19,8 @@ from functools import lru_cache
 from survey_app import privacy
 from survey_app.models import Survey
 from survey_app.planning_numbers import (
+    NEXT_TO_NOTHING,
+    SAYS_NEXT_TO_NOTHING,
     NumberTradeOffRow,
     NumericPlan,
     PlannedNumber,
@@ -44,8 +46,6 @@ DEFAULT_CLASS_SIZE = 40
 #: Class sizes the builder plans for. Above a few thousand one figure takes seconds.
 MIN_CLASS_SIZE = 2
 MAX_CLASS_SIZE = 2000
-#: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%.
-NEXT_TO_NOTHING = 0.4
 #: Flip probabilities compared in the trade-off table (the survey's own p is added).
 TRADE_OFF_FLIP_PROBABILITIES = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 #: Class sizes compared in the trade-off table: the sizes professors have.
@@ -224,8 +224,18 @@ def class_readout(
     except ValueError:  # a p so close to 0.5 that many options can no longer be told apart
         return {"ok": False, "error": "This flip probability is too close to 0.5 to plan with."}
     group, margin, _ = figures[0]
-    parts = [f"{group.label} will be known within about ±{format_points(margin)} points"]
-    parts += [f"{g.label} within ±{format_points(m)} points" for g, m, _ in figures[1:]]
+
+    def next_to_nothing(m: float) -> str:
+        return SAYS_NEXT_TO_NOTHING if m >= NEXT_TO_NOTHING else ""
+
+    parts = [
+        f"{group.label} will be known within about ±{format_points(margin)} points"
+        + next_to_nothing(margin)
+    ]
+    parts += [
+        f"{g.label} within ±{format_points(m)} points{next_to_nothing(m)}"
+        for g, m, _ in figures[1:]
+    ]
     text = f"With {class_size:,} students, {'; '.join(parts)}."
     text += " The textbook Chebyshev bound would say "
     text += join_words([f"±{format_points(c)}" for _, _, c in figures]) + " points."

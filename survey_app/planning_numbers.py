@@ -21,6 +21,14 @@ from survey_app.surveys import (
     parse_numeric_question,
 )
 
+#: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%,
+#: an average anywhere in the middle four fifths of its range. A share of the scale (0.4 is
+#: ±40 points of a share, or ±16 hours on a question from 0 to 40 hours).
+NEXT_TO_NOTHING = 0.4
+
+#: Said after a margin at least NEXT_TO_NOTHING wide.
+SAYS_NEXT_TO_NOTHING = ", which says next to nothing"
+
 #: A question's text is named in the builder's readout up to this many characters.
 NAME_LENGTH = 40
 
@@ -116,7 +124,11 @@ def numbers_readout(
         (number, numeric_half_width(number, flip_probability, class_size, confidence))
         for number in numbers
     ]
-    parts = [f"the average of {n.name} within ±{n.amount(h)}" for n, h in figures]
+    parts = [
+        f"the average of {n.name} within ±{n.amount(h)}"
+        + (SAYS_NEXT_TO_NOTHING if h >= NEXT_TO_NOTHING * (n.hi - n.lo) else "")
+        for n, h in figures
+    ]
     return {
         "ok": True,
         "class_size": class_size,

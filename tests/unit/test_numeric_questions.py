@@ -453,6 +453,14 @@ def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, ana
     assert readout["planning"]["text"] == (
         f"With 100 students, the average of “Hours?” within ±{shown} hours (guaranteed ranges)."
     )
+    # With 20 students the margin passes 40% of the range (±16 hours): the readout says so.
+    small = client.post("/analyst/privacy-readout", data={**form, "class_size": "20"}).get_json()
+    wide = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).half_width(20)
+    assert wide >= 16.0 > half_width
+    assert small["planning"]["text"].endswith(
+        "hours, which says next to nothing (guaranteed ranges)."
+    )
+    assert "next to nothing" not in readout["planning"]["text"]
     # ±25 points of a range of 40 hours: ±10 hours.
     suggestion = readout["suggestion"]
     assert "±25 points (±10 hours for “Hours?”)" in suggestion["text"]

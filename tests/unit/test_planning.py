@@ -82,11 +82,17 @@ def test_readout_margins_are_privacys(signed_in, flip_probability, class_size):
         assert question["half_width"] == mechanism.planned_half_width(class_size, 0.95)
         assert question["chebyshev_half_width"] == mechanism.chebyshev_half_width(class_size)
         cheb.append(f"±{format_points(question['chebyshev_half_width'])}")
-    yes_no, often, year = (format_points(q["half_width"]) for q in plan["questions"])
+    # A margin of 40 points or more is said to say next to nothing.
+    yes_no, often, year = (
+        format_points(q["half_width"])
+        + " points"
+        + (", which says next to nothing" if q["half_width"] >= 0.4 else "")
+        for q in plan["questions"]
+    )
     assert plan["text"] == (
         f"With {class_size} students, a yes/no question will be known within about "
-        f"±{yes_no} points; “How often?” (3 options) within ±{often} points; "
-        f"“Which year are you in?” (5 options) within ±{year} points. "
+        f"±{yes_no}; “How often?” (3 options) within ±{often}; "
+        f"“Which year are you in?” (5 options) within ±{year}. "
         f"The textbook Chebyshev bound would say {cheb[0]}, {cheb[1]} and {cheb[2]} points."
     )
 
