@@ -84,6 +84,9 @@ class Mechanism:
     """
 
     survey_id: int
+    #: Checked with the id when storing: a worker may still hold this for a survey deleted
+    #: since, and SQLite gives a deleted survey's id (and its questions') to the next one.
+    slug: str
     question_ids: tuple[int, ...]
     #: Each question's smallest and largest randomized value (0 .. k - 1 for k options; a
     #: numeric question's mechanism's output range).
@@ -116,6 +119,7 @@ def mechanism_of(slug: str) -> Mechanism:
         raise _not_open(survey.status)
     mechanism = Mechanism(
         survey_id=survey.id,
+        slug=survey.slug,
         question_ids=tuple(question.id for question in survey.questions),
         value_ranges=tuple(question.report_range for question in survey.questions),
         requires_codes=survey.requires_codes,
@@ -184,7 +188,8 @@ WITH cells AS MATERIALIZED (
 ){claim}, stored AS (
     INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
     SELECT %(submission_id)s, %(survey_id)s, %(submitted_on)s::date, %(answers)s
-    WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+    WHERE EXISTS (SELECT FROM surveys
+                  WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
       AND (SELECT count(*) FROM cells) = %(question_count)s{claimed}
     RETURNING submission_id
 )
@@ -204,7 +209,8 @@ _RECORD_WITH_CODE_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(
     claim=""", claimed AS (
     UPDATE one_time_codes SET used_on = %(submitted_on)s::date
     WHERE survey_id = %(survey_id)s AND code_sha256 = %(code_sha256)s AND used_on IS NULL
-      AND EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+      AND EXISTS (SELECT FROM surveys
+                  WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
       AND (SELECT count(*) FROM cells) = %(question_count)s
     RETURNING survey_id
 )""",
@@ -223,7 +229,7 @@ INSERT INTO tallies (question_id, value, shard, noisy_count)
 SELECT answer.question_id, answer.value, %(shard)s, 0
 FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
             string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
-WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND status = 'open')
+WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
 ORDER BY answer.question_id, answer.value
 ON CONFLICT DO NOTHING
 """
@@ -232,12 +238,12 @@ ON CONFLICT DO NOTHING
 _STORE_ON_SQLITE = """
 INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
 SELECT :submission_id, :survey_id, :submitted_on, :answers
-WHERE EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
+WHERE EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND slug = :slug AND status = 'open')
 """
 _CLAIM_ON_SQLITE = """
 UPDATE one_time_codes SET used_on = :submitted_on
 WHERE survey_id = :survey_id AND code_sha256 = :code_sha256 AND used_on IS NULL
-  AND EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND status = 'open')
+  AND EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND slug = :slug AND status = 'open')
 """
 #: ... with the missing tally rows of a numeric question's reports added first (see above).
 _ADD_TALLIES_ON_SQLITE = """
@@ -264,6 +270,7 @@ def submission_row(
         "code_sha256": None if code is None else code_sha256(code),
         "submission_id": submission_id,
         "survey_id": mechanism.survey_id,
+        "slug": mechanism.slug,
         "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
         "answers": encoded,
         "question_list": mechanism.question_list,
@@ -328,8 +335,13 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
         if _already_recorded(mechanism.survey_id, submission_id, encoded):
             return submission_id, False  # a retry (perhaps arriving after the survey closed)
         status = db.session.execute(
-            select(Survey.status).where(Survey.id == mechanism.survey_id)
-        ).scalar_one()
+            select(Survey.status).where(
+                Survey.id == mechanism.survey_id, Survey.slug == mechanism.slug
+            )
+        ).scalar_one_or_none()
+        if status is None:  # deleted since this worker cached it
+            _mechanisms.pop(slug, None)
+            raise SubmissionRejected("no such survey", 404, "not_found")
         if status != SurveyStatus.OPEN:
             raise _not_open(status)
         if db.session.get(Submission, submission_id) is not None:  # loaded just above

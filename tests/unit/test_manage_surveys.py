@@ -341,6 +341,44 @@ def test_delete_removes_the_survey_and_everything_of_it(app, signed_in, make_sur
     assert app.test_client().get(f"/s/{slug}").status_code == 404
 
 
+def submit_to(client, slug: str, question_ids) -> int:
+    """A fresh submission's status, sent as a browser would (no code)."""
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": {str(question_ids[0]): 1, str(question_ids[1]): 2},
+    }
+    return client.post(f"/api/v1/surveys/{slug}/responses", json=body).status_code
+
+
+def test_a_deleted_surveys_page_left_open_gets_404(app, signed_in, make_survey):
+    """A student's page still open on a deleted survey that this worker knew: 404, not 500."""
+    slug, question_ids = make_survey()
+    answering = app.test_client()
+    assert submit_to(answering, slug, question_ids) == 201  # this worker now knows the survey
+    assert post(signed_in, slug, "delete", confirmed="yes").status_code == 302
+    assert submit_to(answering, slug, question_ids) == 404
+    assert submit_to(answering, slug, question_ids) == 404  # and again, once forgotten
+    assert answering.get(f"/s/{slug}").status_code == 404
+
+
+def test_a_deleted_survey_sends_nothing_to_the_next_one(app, signed_in, make_survey):
+    """Nothing sent to a deleted survey is stored in the next one, which SQLite gives the
+    deleted one's ids (and which may require one-time codes: they still hold)."""
+    slug, question_ids = make_survey()
+    answering = app.test_client()
+    assert submit_to(answering, slug, question_ids) == 201  # this worker now knows the survey
+    deleted_id = survey_id_of(app, slug)
+    assert post(signed_in, slug, "delete", confirmed="yes").status_code == 302
+    successor = survey_with_codes(app, make_survey, codes=2)
+    successor_id = survey_id_of(app, successor)
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        assert successor_id == deleted_id  # the case this test is about
+    for _ in range(3):
+        assert submit_to(answering, slug, question_ids) == 404
+    assert submit_to(answering, successor, question_ids) == 403  # its codes hold
+    assert rows_of(app, successor_id)["submissions"] == 0
+
+
 def test_delete_asks_first(app, signed_in, make_survey):
     slug, _ = make_survey(status="closed")
     survey_id = survey_id_of(app, slug)
