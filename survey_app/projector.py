@@ -114,6 +114,31 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
         "results_hidden": hidden,
         "confidence": confidence,
         "questions": questions,
+        "join_key": join_key(survey),
+        "join_html": render_template("analyst/_present_join.html", join=join_panel(survey)),
+    }
+
+
+def join_key(survey: Survey) -> str:
+    """What the join panel depends on: it is redrawn only when this changes."""
+    return f"{survey.status.value}:{survey.join_code or ''}"
+
+
+def join_panel(survey: Survey) -> dict:
+    """How the room joins: the address, the code and a QR code, only while the survey is open.
+
+    A QR code of a bare path would lead a phone nowhere: without a known public address the
+    panel says so instead (links.external_url never trusts the Host header).
+    """
+    address = external_url("respondent.home")
+    code = survey.join_code if survey.is_open else None
+    link = external_url("respondent.join_by_code", code=code) if code else None
+    return {
+        "code": code,
+        "address": address,
+        "address_known": is_absolute(address),
+        "qr": qr_code_svg(link) if link and is_absolute(link) else None,
+        "draft": survey.is_draft,
     }
 
 
@@ -139,20 +164,11 @@ def present(slug: str):
     confidence = chosen_confidence()
     counts = noisy_counts(survey)
     version = state_version(survey, counts, confidence)
-    join_link = (
-        external_url("respondent.join_by_code", code=survey.join_code)
-        if survey.join_code and not survey.is_draft
-        else None
-    )
     return render_template(
         "analyst/present.html",
         survey=survey,
         state=projector_state(survey, confidence, version),
-        join_url=external_url("respondent.home"),
-        # A QR code of a bare path would lead a phone nowhere: without a known public
-        # address the page says so instead (links.external_url never trusts the Host header).
-        join_qr=qr_code_svg(join_link) if join_link and is_absolute(join_link) else None,
-        address_known=is_absolute(external_url("respondent.home")),
+        join=join_panel(survey),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,
     )

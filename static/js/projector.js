@@ -31,8 +31,17 @@ function showQuestions(state) {
   results.replaceChildren(...parts);
 }
 
+/** How to join, redrawn only when the survey opened or closed (its QR code does not flicker). */
+function showJoin(state) {
+  const join = document.getElementById("present-join");
+  if (join.dataset.joinKey === state.join_key) return;
+  join.dataset.joinKey = state.join_key;
+  join.innerHTML = state.join_html; // our own server-rendered, escaped fragment
+}
+
 function show(state) {
   root.dataset.version = state.version;
+  showJoin(state);
   document.getElementById("present-status").textContent = state.status_words;
   const count = document.getElementById("present-count");
   // Only a changed count is written: the status region then announces news, not every poll.

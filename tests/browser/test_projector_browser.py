@@ -151,3 +151,23 @@ def test_the_projector_reads_from_the_back_of_the_room(
         code = find_survey(slug).join_code
     decoded = [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot_as_png)))]
     assert decoded == [live_app.url(f"/j/{code}")]
+
+
+def test_a_projector_opened_on_a_draft_shows_how_to_join_once_it_opens(
+    make_chromium, live_app, analyst, make_survey
+):
+    from survey_app.surveys import open_survey
+
+    slug, _ = make_survey(status="draft")
+    projector = signed_in(make_chromium, live_app, analyst)
+    projector.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert not projector.find_elements(By.ID, "present-code")
+    projector.execute_script("window.__notReloaded = true")
+    with live_app.app.app_context():
+        open_survey(find_survey(slug))
+        db.session.commit()
+        code = find_survey(slug).join_code
+    WebDriverWait(projector, WAIT_SECONDS).until(lambda d: d.find_elements(By.ID, "present-code"))
+    assert projector.find_element(By.ID, "present-code").text == code
+    assert "draft" not in projector.find_element(By.ID, "present-join").text
+    assert projector.execute_script("return window.__notReloaded") is True

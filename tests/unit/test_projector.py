@@ -184,3 +184,36 @@ def test_without_a_public_address_no_qr_code_of_a_bare_path_is_drawn(
     assert 'id="present-address-missing"' not in page(present(survey[0]))
     assert 'id="present-qr"' in page(present(survey[0]))
     assert 'id="join-qr"' in page(dashboard)
+
+
+def test_how_to_join_follows_the_survey_from_draft_to_open_to_closed(
+    app, client, make_survey, analyst, sign_in_as
+):
+    """A projector opened before the survey opens gets the code and QR code once it opens, in
+    its state document (no reload), and loses them once the survey closes."""
+    from survey_app.surveys import open_survey
+
+    sign_in_as(client, analyst)
+    app.config["PUBLIC_URL"] = "https://surveys.example.edu"
+    slug, _ = make_survey(status="draft")
+    draft = client.get(state(slug)).get_json()
+    assert "This survey is a draft" in draft["join_html"]
+    assert 'id="present-code"' not in draft["join_html"]
+    with app.app_context():
+        open_survey(find_survey(slug))
+        db.session.commit()
+        code = find_survey(slug).join_code
+    opened = client.get(state(slug), headers={"If-None-Match": f'"{draft["version"]}"'})
+    assert opened.status_code == 200
+    opened = opened.get_json()
+    assert opened["join_key"] != draft["join_key"]
+    assert f">{code}</p>" in opened["join_html"]
+    assert "https://surveys.example.edu/" in opened["join_html"]
+    assert re.search(r'id="present-qr"[^>]*><svg ', opened["join_html"])
+    with app.app_context():
+        close_survey(find_survey(slug))
+        db.session.commit()
+    closed = client.get(state(slug)).get_json()
+    assert closed["join_key"] != opened["join_key"]
+    assert code not in closed["join_html"] and "<svg" not in closed["join_html"]
+    assert 'id="present-code"' not in client.get(present(slug)).get_data(as_text=True)
