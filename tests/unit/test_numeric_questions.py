@@ -655,3 +655,22 @@ def test_concurrent_first_arrivals_of_a_report_are_each_counted_once(app, hours)
             value: 40 for value in range(100, 105)
         }
         assert db.session.query(Submission).count() == 200
+
+
+def test_without_javascript_the_builder_shows_options_only_for_multiple_choice(
+    client, make_survey, sign_in_as, analyst
+):
+    definition = {
+        "title": "T",
+        "flip_probability": 0.25,
+        "questions": [
+            numeric(),
+            {"text": "Forum?", "type": "yes_no"},
+            {"text": "Which?", "type": "choice", "options": ["a", "b"]},
+        ],
+    }
+    slug, _ = make_survey(definition, status="draft")
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}/edit").text
+    boxes = re.findall(r'<div class="choice-options"([^>]*)>', page)
+    assert [("hidden" in attributes) for attributes in boxes] == [True, True, False]
