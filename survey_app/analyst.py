@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from urllib.parse import urlsplit
 
 from flask import (
@@ -482,6 +483,9 @@ def render_dashboard(
         codes_missing=codes_missing(survey, counts),
         code_count=code_count,
         code_count_error=code_count_error,
+        # Names this form's batch of codes: a reload that sends the form again is recognised
+        # (codes.issue) rather than issuing a second batch no one asked for.
+        code_batch=secrets.token_urlsafe(16),
     )
 
 

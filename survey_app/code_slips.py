@@ -9,7 +9,17 @@ from __future__ import annotations
 import csv
 import io
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
@@ -23,11 +33,16 @@ from survey_app.codes import (
     require_codes,
 )
 from survey_app.extensions import db
-from survey_app.links import external_url
+from survey_app.links import external_url, is_absolute
 from survey_app.presenters import qr_code_svg
 from survey_app.surveys import SurveyStateError
 
 bp = Blueprint("codes", __name__, url_prefix="/analyst")
+
+#: The session's key for the batches of codes issued lately (each issue form names its own).
+ISSUED_BATCHES = "issued_code_batches"
+#: How many of them it remembers: enough for a morning of sections, small in the cookie.
+REMEMBERED_BATCHES = 20
 
 
 class CodeForm(FlaskForm):
@@ -81,6 +96,16 @@ def issue(slug: str):
     survey = owned_survey_or_404(current_user, slug)
     if not CodeForm().validate_on_submit():
         abort(400)
+    batch = request.form.get("batch", "")[:64]
+    if batch and batch in session.get(ISSUED_BATCHES, []):
+        # The same form sent again (a reload of the slips page, a double click): its codes
+        # were issued and shown; another batch now would leave codes no one asked for.
+        flash(
+            "Those codes were issued when the form was first sent, and codes are shown only "
+            "once. If you did not print or save them, issue new ones here.",
+            "error",
+        )
+        return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
     typed = request.form.get("count", "")
     try:
         codes = issue_codes(survey, parse_code_count(typed))
@@ -97,6 +122,11 @@ def issue(slug: str):
         flash(str(error), "error")
         return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
     db.session.commit()
+    if batch:
+        session[ISSUED_BATCHES] = [
+            *session.get(ISSUED_BATCHES, [])[-(REMEMBERED_BATCHES - 1) :],
+            batch,
+        ]
     if request.form.get("format") == "csv":
         filename = f"one-time-codes-{survey.join_code or survey.slug[:8]}.csv"
         return Response(
@@ -105,6 +135,9 @@ def issue(slug: str):
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
     join_url = external_url("respondent.home")
+    # A QR code of a bare path would lead a phone nowhere: without a known public address the
+    # slips carry none, and the page says why (links.external_url never trusts the Host header).
+    address_known = is_absolute(join_url)
     slips = [
         {
             "code": format_code(code),
@@ -115,7 +148,7 @@ def issue(slug: str):
                 + "#code="
                 + format_code(code)
             )
-            if survey.join_code
+            if survey.join_code and address_known
             else None,
         }
         for code in codes
@@ -125,5 +158,6 @@ def issue(slug: str):
         survey=survey,
         slips=slips,
         join_url=join_url,
+        address_known=address_known,
         csv_data=codes_csv(codes),
     )

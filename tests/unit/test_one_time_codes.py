@@ -275,6 +275,60 @@ def test_the_professor_requires_codes_issues_slips_and_csv(app, client, sign_in_
     assert 'id="issue-codes"' in dashboard and "<strong>5</strong> codes issued" in dashboard
 
 
+def issued_count(app, slug: str) -> int:
+    with app.app_context():
+        survey_id = find_survey(slug).id
+        return db.session.execute(
+            select(func.count()).select_from(OneTimeCode).where(OneTimeCode.survey_id == survey_id)
+        ).scalar()
+
+
+def test_a_reloaded_slips_page_issues_no_second_batch(app, client, sign_in_as, make_survey):
+    """The browser's "send the form again?" on the slips page: the codes were issued and shown
+    once; the dashboard says so instead of issuing as many again."""
+    slug, _ = make_survey(status="draft")
+    sign_in_as(client, "prof@example.edu")
+    post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1")
+    dashboard = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    batch = re.search(r'name="batch" value="([^"]+)"', dashboard).group(1)
+    fields = {"count": "4", "format": "slips", "batch": batch}
+    first = post_form(client, f"/analyst/surveys/{slug}/codes", **fields)
+    assert first.status_code == 200 and first.get_data(as_text=True).count('class="slip"') == 4
+    again = post_form(client, f"/analyst/surveys/{slug}/codes", **fields)
+    assert again.status_code == 302 and again.headers["Location"].endswith("#codes-heading")
+    assert "codes are shown only once" in client.get(again.headers["Location"]).text
+    assert issued_count(app, slug) == 4
+    # A new visit to the dashboard names a new batch: issuing more works.
+    dashboard = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    other = re.search(r'name="batch" value="([^"]+)"', dashboard).group(1)
+    assert other != batch
+    more = post_form(client, f"/analyst/surveys/{slug}/codes", **{**fields, "batch": other})
+    assert more.status_code == 200 and issued_count(app, slug) == 8
+
+
+def test_slips_carry_no_qr_code_of_a_bare_path(app, client, sign_in_as, make_survey):
+    """Reached by a name that is not loopback, without SURVEY_APP_PUBLIC_URL: the slips (on
+    paper, so worse than a screen) carry no QR code of a path, and the page says why."""
+    slug, _ = make_survey(status="draft")
+    sign_in_as(client, "prof@example.edu")
+    post_form(client, f"/analyst/surveys/{slug}/codes/required", required="1")
+    hall = app.test_client()
+    hall.set_cookie("session", client.get_cookie("session").value, domain="lecture-hall.example")
+    page = hall.get(f"/analyst/surveys/{slug}", base_url="http://lecture-hall.example").text
+    token = CSRF_FIELD.search(page).group(1)
+    slips = hall.post(
+        f"/analyst/surveys/{slug}/codes",
+        data={"csrf_token": token, "count": "2", "format": "slips"},
+        base_url="http://lecture-hall.example",
+    ).get_data(as_text=True)
+    assert slips.count('class="slip"') == 2
+    assert "<svg" not in slips and 'id="slips-address-missing"' in slips
+    app.config["PUBLIC_URL"] = "https://surveys.example.edu"
+    slips = post_form(client, f"/analyst/surveys/{slug}/codes", count="2", format="slips").text
+    assert slips.count('class="slip-qr"') == 2 and 'id="slips-address-missing"' not in slips
+    assert "Go to <strong>https://surveys.example.edu/</strong>" in slips
+
+
 def test_another_analyst_cannot_issue_codes(app, client, sign_in_as, make_survey):
     slug, _ = make_survey(status="draft")
     with app.app_context():
