@@ -263,7 +263,8 @@ def numeric_places(lo: float, hi: float) -> int:
 def numeric_words(result: NumericResult) -> dict:
     """A numeric question's figures for people: mean, range and bins, in the question's unit.
 
-    The mean is rounded to nearest, the range outward (it still covers what it guarantees).
+    The mean is clipped to [min, max] and rounded to nearest, the range rounded outward (it
+    still covers what it guarantees).
     """
     estimate = result.estimate
     places = numeric_places(estimate.lo, estimate.hi)
@@ -277,9 +278,16 @@ def numeric_words(result: NumericResult) -> dict:
 
     unit = f" {result.unit}" if result.unit else ""
     edges = result.histogram.edges
+    shown_mean = estimate.clipped_mean
     return {
         "unit": unit,
-        "mean": None if estimate.mean is None else format_number(estimate.mean, places),
+        # The mean in words is clipped to [min, max], as shares are to [0, 1]; the unbiased
+        # figure stays in the API and CSV, and ``raw_mean`` says it when it was clipped.
+        "mean": None if shown_mean is None else format_number(shown_mean, places),
+        "raw_mean": None if estimate.mean is None else format_number(estimate.mean, places),
+        "clipped": None
+        if shown_mean is None or shown_mean == estimate.mean
+        else ("below" if estimate.mean < estimate.lo else "above"),
         "low": None if estimate.ci_low is None else down(estimate.ci_low),
         "high": None if estimate.ci_high is None else up(estimate.ci_high),
         "half_width": None if estimate.half_width is None else up(estimate.half_width),

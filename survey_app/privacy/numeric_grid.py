@@ -226,6 +226,14 @@ class NumericEstimate:
         return self.n > 0
 
     @property
+    def clipped_mean(self) -> float | None:
+        """The mean clipped to [lo, hi], for display: every true mean lies there, so a mean
+        outside is noise and the nearest bound is the better reading (``None`` when n == 0)."""
+        if self.mean is None:
+            return None
+        return min(self.hi, max(self.lo, self.mean))
+
+    @property
     def consistent_with_randomization(self) -> bool:
         """False when ``mean -/+ half_width`` misses [lo, hi] entirely.
 

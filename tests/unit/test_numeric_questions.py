@@ -674,3 +674,43 @@ def test_without_javascript_the_builder_shows_options_only_for_multiple_choice(
     page = client.get(f"/analyst/surveys/{slug}/edit").text
     boxes = re.findall(r'<div class="choice-options"([^>]*)>', page)
     assert [("hidden" in attributes) for attributes in boxes] == [True, True, False]
+
+
+def test_an_average_below_the_smallest_answer_is_shown_at_it(
+    client, make_survey, sign_in_as, analyst
+):
+    """Noise can push the unbiased mean below min: words show min, the API and CSV the mean."""
+    slug, (number_id, yes_no_id) = make_survey(HOURS)
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # a class of 40 studying 0-4 hours, until noise gives a mean below 0
+        reports = mechanism.randomize(rng.uniform(0, 4, 40), rng)
+        estimate = mechanism.estimate_mean(reports)
+        if estimate.mean < -1 and estimate.consistent_with_randomization:
+            break
+    else:
+        pytest.fail("no class with a negative average in 200 seeded tries")
+    for report in reports.tolist():
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 1}).status_code == 201
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    raw = f"{estimate.mean:.1f}"
+    assert "The average answer is about <strong>0 hours</strong>" in page
+    assert f"The unbiased estimate, {raw} hours, is\n  below 0 hours" in page
+    assert "Read it as near 0 hours" in page
+    projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    assert "The average: about <strong>0 hours</strong>" in projector["questions"][0]["html"]
+    assert raw not in projector["questions"][0]["html"]
+    api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
+    assert api["mean"] == pytest.approx(estimate.mean) and api["mean"] < 0
+    rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/results.csv"))
+    average = dict(zip(rows[0], next(row for row in rows[1:] if row[0] == "1"), strict=True))
+    assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=1e-4)
+
+
+def test_an_average_inside_the_bounds_has_no_clipping_note(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 40)
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert "The average answer is about" in page and "clipped-mean" not in page
