@@ -27,7 +27,13 @@ import secrets
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
-from survey_app.models import JOIN_CODE_ALPHABET, OneTimeCode, Survey
+from survey_app.models import (
+    CODE_CHARACTERS,
+    JOIN_CODE_ALPHABET,
+    OneTimeCode,
+    Survey,
+    typed_code_characters,
+)
 from survey_app.surveys import SurveyStateError, unused_join_code
 
 CODE_LENGTH = 10
@@ -53,11 +59,11 @@ def format_code(code: str) -> str:
 
 
 def normalise_code(typed: object) -> str | None:
-    """A code as typed (any case, spaces or dashes anywhere) in its stored form, or None."""
+    """A code as typed (any case, anything between its characters) in its stored form, or None."""
     if not isinstance(typed, str) or len(typed) > 64:
         return None
-    code = "".join(char for char in typed.upper() if char not in " -\t")
-    if len(code) != CODE_LENGTH or any(char not in JOIN_CODE_ALPHABET for char in code):
+    code = typed_code_characters(typed)
+    if len(code) != CODE_LENGTH or not CODE_CHARACTERS.issuperset(code):
         return None
     return code
 

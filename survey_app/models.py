@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import secrets
+import unicodedata
 
 from sqlalchemy import (
     JSON,
@@ -48,20 +49,34 @@ def new_slug() -> str:
             return slug
 
 
-#: Join codes are read off a projector and typed on phones: no 0/O, 1/I/L, 5/S, 2/Z or U/V.
-JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRTWXY346789"
+#: Join and one-time codes are read off a projector or a slip and typed on phones: no 0/O,
+#: 1/I/L, 5/S, 2/Z, U/V, 8/B or 6/G.
+JOIN_CODE_ALPHABET = "ACDEFHJKMNPQRTWXY346789"
+#: What a typed code may hold: the alphabet, and B and G, which codes issued before they were
+#: dropped from it may contain.
+CODE_CHARACTERS = frozenset(JOIN_CODE_ALPHABET + "BG")
 JOIN_CODE_LENGTH = 6
 
 
 def new_join_code() -> str:
-    """A random join code: 6 characters of 25, about 2.4 * 10^8 codes."""
+    """A random join code: 6 characters of 23, about 1.5 * 10^8 codes."""
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
+def typed_code_characters(typed: str) -> str:
+    """A typed or pasted code's letters and digits, upper case, in their plain forms.
+
+    Whatever separates them goes (spaces, non-breaking spaces from a chat, dashes, dots,
+    underscores), and compatibility forms become plain ones (a full-width Ａ is A).
+    """
+    plain = unicodedata.normalize("NFKC", typed).upper()
+    return "".join(char for char in plain if char.isalnum())
+
+
 def normalise_join_code(typed: str) -> str | None:
-    """A code as typed (any case, spaces or dashes between) in its stored form, or None."""
-    code = "".join(char for char in typed.upper() if char not in " -\t")
-    if len(code) != JOIN_CODE_LENGTH or any(char not in JOIN_CODE_ALPHABET for char in code):
+    """A code as typed (any case, anything between its characters) in its stored form, or None."""
+    code = typed_code_characters(typed[:64])
+    if len(code) != JOIN_CODE_LENGTH or not CODE_CHARACTERS.issuperset(code):
         return None
     return code
 

@@ -137,6 +137,14 @@ def test_a_code_is_read_in_any_case_with_spaces_or_dashes(app, client, coded_sur
     slug, question_ids, printed = coded_survey
     typed = " " + printed[1].lower().replace("-", " ") + " "
     assert post_json(client, slug, submission(question_ids, typed)).status_code == 201
+    # Pasted from a chat: a non-breaking space where the dash was, full-width letters.
+    pasted = (
+        printed[2]
+        .replace("-", "\u00a0")
+        .translate({ord(char): ord(char) + 0xFEE0 for char in "ACDEFHJKMNPQRTWXY"})
+    )
+    assert pasted != printed[2]
+    assert post_json(client, slug, submission(question_ids, pasted)).status_code == 201
 
 
 def test_a_code_of_another_survey_is_refused(app, client, coded_survey, make_survey, runner):
