@@ -307,8 +307,16 @@ def numeric_words(result: NumericResult) -> dict:
         "too_wide": estimate.half_width is not None
         and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
         "mechanism": MECHANISM_WORDS[result.mechanism.name],
-        "reason": result.mechanism_reason,
+        "reason": mechanism_reason(result),
     }
+
+
+def mechanism_reason(result: NumericResult) -> str:
+    """Which mechanism and why, comparing the ranges at the answers counted so far."""
+    estimate = result.estimate
+    return privacy.mechanism_choice_reason(
+        result.mechanism, result.named, estimate.n, estimate.confidence
+    )
 
 
 def numeric_document(result: NumericResult) -> dict:
@@ -323,7 +331,7 @@ def numeric_document(result: NumericResult) -> dict:
         "max": estimate.hi,
         "unit": result.unit,
         "mechanism": result.mechanism.name,
-        "mechanism_reason": result.mechanism_reason,
+        "mechanism_reason": mechanism_reason(result),
         "mean": estimate.mean,
         "ci_low": estimate.ci_low,
         "ci_high": estimate.ci_high,

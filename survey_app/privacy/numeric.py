@@ -38,8 +38,10 @@ __all__ = [
     *_laplace,
     *_hybrid,
     "NUMERIC_MECHANISMS",
+    "REASON_PLANNING_RESPONDENTS",
     "mechanism_choice_reason",
     "numeric_mechanism",
+    "range_width_ratio",
 ]
 
 #: The numeric mechanisms by the name a survey definition and the browser use.
@@ -69,22 +71,49 @@ def numeric_mechanism(
     return hybrid if hybrid.worst_case_variance <= laplace.worst_case_variance else laplace
 
 
-def mechanism_choice_reason(mechanism: NumericMechanism, named: bool) -> str:
+#: The number of answers :func:`mechanism_choice_reason` compares ranges at before any came:
+#: a class of 40, the builder's default class size.
+REASON_PLANNING_RESPONDENTS = 40
+
+
+def range_width_ratio(
+    mechanism: NumericMechanism, other: NumericMechanism, n: int, confidence: float = 0.95
+) -> float:
+    """How wide ``mechanism``'s guaranteed range is with n answers, as a share of ``other``'s.
+
+    The ratio of the :meth:`~NumericMechanism.half_width` the dashboard shows (the smaller of
+    Chebyshev's and Bernstein's), not the square root of the worst-case variances' ratio: with
+    few answers Bernstein's linear term weighs in, and the two differ.
+    """
+    return mechanism.half_width(n, confidence) / other.half_width(n, confidence)
+
+
+def mechanism_choice_reason(
+    mechanism: NumericMechanism,
+    named: bool,
+    respondents: int | None = None,
+    confidence: float = 0.95,
+) -> str:
     """Why a numeric question uses ``mechanism``, in plain words for a professor.
 
     ``named``: the survey's definition asked for it by name. Otherwise it was chosen for the
-    smaller worst-case noise, and the words say by how much.
+    smaller worst-case noise. Either way the words say how wide its guaranteed range is beside
+    the other mechanism's with ``respondents`` answers (:func:`range_width_ratio`), or with
+    :data:`REASON_PLANNING_RESPONDENTS` when there are none (or ``None``) yet.
     """
     other_type = HybridNumeric if isinstance(mechanism, GridLaplace) else GridLaplace
     other = numeric_mechanism(mechanism.lo, mechanism.hi, mechanism.epsilon, other_type.name)
-    ratio = mechanism.worst_case_variance / other.worst_case_variance
-    spread = ratio**0.5
+    if respondents:
+        n, answers = respondents, f"with these {respondents:,} answers"
+    else:
+        n, answers = REASON_PLANNING_RESPONDENTS, f"with {REASON_PLANNING_RESPONDENTS} answers"
+    ratio = range_width_ratio(mechanism, other, n, confidence)
     if named:
         return (
-            f"The survey’s definition asks for this mechanism. At this privacy level its noise "
-            f"makes ranges {spread:.0%} as wide as the other mechanism’s would be."
+            f"The survey’s definition asks for this mechanism. At this privacy level and "
+            f"{answers}, its range is {ratio:.0%} as wide as the other mechanism’s would be."
         )
     return (
-        f"Chosen because it adds less noise at this privacy level: its ranges are "
-        f"{spread:.0%} as wide as the other mechanism’s would be, for the same privacy."
+        f"Chosen because it adds less noise at this privacy level: {answers}, its range is "
+        f"{ratio:.0%} as wide as the other mechanism’s would be, for the same privacy."
     )

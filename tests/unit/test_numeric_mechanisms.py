@@ -403,15 +403,33 @@ def test_default_choice_follows_the_variances(monkeypatch):
 
 def test_the_choice_in_words():
     hybrid = numeric_mechanism(0, 10, 1.0)
-    words = privacy.mechanism_choice_reason(hybrid, named=False)
-    # Ranges scale with the standard deviation: sqrt(0.533) = 73%.
-    assert words == (
-        "Chosen because it adds less noise at this privacy level: its ranges are 73% as wide "
-        "as the other mechanism’s would be, for the same privacy."
-    )
     laplace = numeric_mechanism(0, 10, 1.0, "laplace")
-    assert "asks for this mechanism" in privacy.mechanism_choice_reason(laplace, named=True)
-    assert "137% as wide" in privacy.mechanism_choice_reason(laplace, named=True)
+    # The ranges the dashboard shows, min(Chebyshev, Bernstein), compared at the answers
+    # counted: with 100 of them, 3.137 / 6.325 = 50% (the square root of the worst-case
+    # variances' ratio would say 73%, which no range shown is).
+    assert hybrid.half_width(100) / laplace.half_width(100) == pytest.approx(0.496, abs=0.001)
+    words = privacy.mechanism_choice_reason(hybrid, named=False, respondents=100)
+    assert words == (
+        "Chosen because it adds less noise at this privacy level: with these 100 answers, its "
+        "range is 50% as wide as the other mechanism’s would be, for the same privacy."
+    )
+    # Before any answer, at a class of 40: 5.289 / 10.000 = 53%.
+    assert "with 40 answers, its range is 53% as wide" in privacy.mechanism_choice_reason(
+        hybrid, named=False
+    )
+    named = privacy.mechanism_choice_reason(laplace, named=True, respondents=1000)
+    assert "asks for this mechanism" in named
+    assert "with these 1,000 answers, its range is 218% as wide" in named
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("n", [10, 40, 1000])
+def test_the_choices_ratio_is_the_shown_ranges(epsilon, n):
+    hybrid = numeric_mechanism(0, 40, epsilon, "hybrid")
+    laplace = numeric_mechanism(0, 40, epsilon, "laplace")
+    ratio = privacy.range_width_ratio(hybrid, laplace, n, 0.9)
+    assert ratio == hybrid.half_width(n, 0.9) / laplace.half_width(n, 0.9)
+    assert f"{ratio:.0%} as wide" in privacy.mechanism_choice_reason(hybrid, False, n, 0.9)
 
 
 def test_half_widths_follow_their_formulas():

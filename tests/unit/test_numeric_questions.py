@@ -714,3 +714,17 @@ def test_an_average_inside_the_bounds_has_no_clipping_note(client, hours, sign_i
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
     assert "The average answer is about" in page and "clipped-mean" not in page
+
+
+def test_the_mechanisms_reason_compares_the_ranges_shown(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    submit_numbers(client, slug, number_id, yes_no_id, [10.0] * 60)
+    sign_in_as(client, analyst)
+    hybrid = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
+    laplace = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "laplace")
+    ratio = hybrid.half_width(60) / laplace.half_width(60)  # about a half, not sqrt(0.53)
+    assert 0.4 < ratio < 0.6
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    assert f"with these 60 answers, its range is {ratio:.0%} as wide" in page
+    api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
+    assert f"its range is {ratio:.0%} as wide" in api["mechanism_reason"]
