@@ -48,13 +48,14 @@ def _public_base() -> str:
     return current_app.config.get("PUBLIC_URL") or ""
 
 
-def _echo_join(survey) -> None:
-    """How a class reaches the survey: its join code and join link."""
+def _echo_join(survey, err: bool = False) -> None:
+    """How a class reaches the survey: its join code and join link (on standard error when
+    standard output carries something else, such as codes)."""
     if survey.join_code is None:
-        click.echo("It gets a join code when it opens (survey-app open-survey SLUG).")
+        click.echo("It gets a join code when it opens (survey-app open-survey SLUG).", err=err)
         return
-    click.echo(f"Join code: {survey.join_code}")
-    click.echo(f"Join link: {_public_base()}/j/{survey.join_code}")
+    click.echo(f"Join code: {survey.join_code}", err=err)
+    click.echo(f"Join link: {_public_base()}/j/{survey.join_code}", err=err)
 
 
 def upgrade_database() -> None:
@@ -179,6 +180,8 @@ def issue_codes_command(slug: str, count: str, as_csv: bool) -> None:
     click.echo(
         f"{len(codes)} one-time codes for {survey.title!r}; they are not shown again.", err=True
     )
+    # For the slips: the survey's join code (a draft has it already), beside the codes.
+    _echo_join(survey, err=True)
     if as_csv:
         click.echo("code")
     for code in codes:

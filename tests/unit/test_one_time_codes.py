@@ -19,7 +19,7 @@ from survey_app import codes
 from survey_app.accounts import create_analyst
 from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
-from survey_app.models import OneTimeCode, Submission, Survey
+from survey_app.models import JOIN_CODE_ALPHABET, OneTimeCode, Submission, Survey
 from survey_app.surveys import close_survey, find_survey
 
 
@@ -46,6 +46,11 @@ def coded_survey(app, make_survey, runner):
     result = runner.invoke(args=["issue-codes", slug, "5"])
     assert result.exit_code == 0, result.output
     printed = result.stdout.strip().splitlines()
+    with app.app_context():
+        join_code = find_survey(slug).join_code
+    # The join code goes with the codes on the slips: said on standard error (standard
+    # output is the codes alone).
+    assert f"Join code: {join_code}" in result.stderr
     assert runner.invoke(args=["open-survey", slug]).exit_code == 0
     return slug, question_ids, printed
 
@@ -62,7 +67,7 @@ def test_the_command_prints_codes_once_and_the_database_keeps_only_their_hashes(
     assert len(printed) == len(set(printed)) == 5
     for code in printed:
         assert len(code) == 11 and code[5] == "-"
-        assert all(char in "ABCDEFGHJKMNPQRTWXY346789" for char in code.replace("-", ""))
+        assert all(char in JOIN_CODE_ALPHABET for char in code.replace("-", ""))
     with app.app_context():
         survey = find_survey(slug)
         assert survey.requires_codes and survey.join_code
