@@ -99,6 +99,7 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
         "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
         "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
+        "JOIN_RATE_LIMIT": env.get("SURVEY_APP_JOIN_RATE_LIMIT", "600 per minute"),
         "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),
         "SESSION_MAX_AGE": _hours("SURVEY_APP_SESSION_MAX_HOURS", 24),
         "PUBLIC_URL": public_url(env.get("SURVEY_APP_PUBLIC_URL")),

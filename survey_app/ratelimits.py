@@ -1,8 +1,9 @@
-"""Rate limits: submissions per client address, sign-ins per address and per account.
+"""Rate limits: submissions and typed join codes per client address, sign-ins per address and
+per account.
 
-Submissions go through Flask-Limiter (in memory, or Redis shared by the workers). Each app gets
-its own limiter, and only when limits are on: with ``SURVEY_APP_RATELIMIT_ENABLED=false``
-nothing of the limiter is left in the request path.
+Submissions and join codes go through Flask-Limiter (in memory, or Redis shared by the
+workers). Each app gets its own limiter, and only when limits are on: with
+``SURVEY_APP_RATELIMIT_ENABLED=false`` nothing of the limiter is left in the request path.
 
 Sign-ins are counted in the database (:class:`SignInThrottle`), so every worker and every app
 server sees the same counts with no Redis: a guesser cannot spread guesses over workers, nor
@@ -33,6 +34,10 @@ STORAGE_TIMEOUT_SECONDS = 0.5
 #: The limited endpoints: the setting that holds each one's limit, and the methods it counts.
 LIMITED_ENDPOINTS = {
     "api.submit_response": ("SUBMISSION_RATE_LIMIT", None),
+    # Typed join codes: generous for a lecture hall behind one address, and far too few for
+    # anyone to find open surveys by trying codes (about 10^8 of them).
+    "respondent.join": ("JOIN_RATE_LIMIT", None),
+    "respondent.join_by_code": ("JOIN_RATE_LIMIT", None),
 }
 
 

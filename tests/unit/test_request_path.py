@@ -18,7 +18,7 @@ from survey_app.accounts import create_analyst
 from survey_app.extensions import db
 from survey_app.models import Survey
 from survey_app.ratelimits import STORAGE_TIMEOUT_SECONDS
-from survey_app.surveys import create_survey, open_survey, parse_definition
+from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
 from tests.unit.test_analyst import csrf_token
 from tests.unit.test_submission_api import post_json
@@ -121,6 +121,7 @@ def limited_app(database_url: str, **settings) -> Iterator[tuple[Flask, str]]:
             "RATELIMIT_ENABLED": True,
             "LOGIN_RATE_LIMIT": "3 per minute",
             "SUBMISSION_RATE_LIMIT": "4 per minute",
+            "JOIN_RATE_LIMIT": "3 per minute",
         }
         | settings
     )
@@ -174,6 +175,18 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
         assert [wrong_sign_in(client) for _ in range(5)] == [401, 401, 401, 429, 429]
         statuses = [post_json(client, slug, submission(app, slug)).status_code for _ in range(6)]
         assert statuses == [201] * 4 + [429] * 2
+        # Typed join codes, right or wrong, on either path: a guesser is slowed down too.
+        with app.app_context():
+            code = find_survey(slug).join_code
+        joins = [
+            client.get(f"/j/{code}").status_code,
+            client.get("/join", query_string={"code": "AAAAAA"}).status_code,
+            client.get("/join", query_string={"code": "CCCCCC"}).status_code,
+            client.get("/join", query_string={"code": "DDDDDD"}).status_code,
+            client.get("/join", query_string={"code": code}).status_code,
+        ]
+        assert joins == [302, 404, 404, 404, 429]
+        assert client.get(f"/j/{code}").status_code == 302  # its own count: /j/ was asked once
         if storage == "unreachable redis":
             assert "falling back to in-memory storage" in caplog.text
 
