@@ -7,6 +7,8 @@ indices line up) become that definition's questions.
 
 from __future__ import annotations
 
+import re
+
 from flask import request
 
 from survey_app.models import Survey
@@ -50,14 +52,26 @@ def definition_from_form() -> dict:
 NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
+#: A bound typed with a comma before exactly three digits ("1,000": a thousand in English, one
+#: in French) or with several separators ("1.000,5", "1,000,000"): ambiguous, so refused.
+_AMBIGUOUS_NUMBER = re.compile(r"[^,.]*(,\d{3}|[,.][^,.]*[,.].*)")
+
+
 def numeric_from_form(typed: dict[str, str]) -> dict:
     """A numeric question's bounds as typed: numbers where they parse (else the text, which the
-    definition's check names), the unit, and the mechanism unless "automatic" (empty)."""
+    definition's check names), the unit, and the mechanism unless "automatic" (empty).
+
+    One decimal comma is a decimal point ("2,5" is 2.5); an ambiguous bound ("1,000", "1.000,5")
+    stays text, which the check refuses, asking for 1000 or 1.5.
+    """
     question: dict[str, object] = {"unit": typed["unit"]}
     for name in ("min", "max"):
-        text = typed[name].strip().replace(",", ".")
+        text = typed[name].strip()
+        if _AMBIGUOUS_NUMBER.fullmatch(text):
+            question[name] = text
+            continue
         try:
-            question[name] = float(text) if len(text) <= 40 else text
+            question[name] = float(text.replace(",", ".")) if len(text) <= 40 else text
         except ValueError:
             question[name] = text
     if typed["mechanism"]:

@@ -176,6 +176,11 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
 _NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
+#: Digits with thousands separators or several separators, as the builder passes them on
+#: ("1,000", "1.000,5", "1 000"): a number, but which one is not clear.
+_SEPARATED_NUMBER = re.compile(r"[-+−]?[\d.,\s]*\d[\d.,\s]*")
+
+
 def _bound(field: str, raw: dict, name: str) -> float:
     """A numeric question's ``min`` or ``max``: a finite number."""
     if name not in raw:
@@ -183,6 +188,15 @@ def _bound(field: str, raw: dict, name: str) -> float:
             f"{field}.{name}: missing (a numeric question needs min and max, e.g. 0 and 40)"
         )
     value = raw[name]
+    if (
+        isinstance(value, str)
+        and _SEPARATED_NUMBER.fullmatch(value.strip())
+        and re.search(r",|\s|\..*\.", value.strip())
+    ):
+        raise SurveyDefinitionError(
+            f"{field}.{name}: {value.strip()!r} is not clear: write 1000 without a thousands "
+            "separator, or 1.5 with one decimal point or comma"
+        )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SurveyDefinitionError(f"{field}.{name}: must be a number, got {value!r}")
     try:

@@ -728,3 +728,34 @@ def test_the_mechanisms_reason_compares_the_ranges_shown(client, hours, sign_in_
     assert f"with these 60 answers, its range is {ratio:.0%} as wide" in page
     api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
     assert f"its range is {ratio:.0%} as wide" in api["mechanism_reason"]
+
+
+@pytest.mark.parametrize("typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "1 000"])
+def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_as, analyst, typed):
+    """ "1,000" is a thousand in English and one in French: the builder asks which."""
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = {
+        "csrf_token": token,
+        "title": "T",
+        "flip_probability": "0.25",
+        "question_text": "Dollars?",
+        "question_type": "numeric",
+        "question_options": "",
+        "question_min": "0",
+        "question_max": typed,
+        "question_unit": "",
+        "question_mechanism": "",
+        "action": "save",
+    }
+    refused = client.post("/analyst/surveys/new", data=form)
+    assert refused.status_code == 400
+    text = html.unescape(refused.text)
+    assert (
+        f"questions[0].max: '{typed}' is not clear: write 1000 without a thousands separator, "
+        "or 1.5 with one decimal point or comma"
+    ) in text
+    assert f'id="question-max-0" name="question_max" inputmode="decimal" value="{typed}"' in text
+    saved = client.post("/analyst/surveys/new", data={**form, "question_max": "2,5"})
+    assert saved.status_code == 302  # one decimal comma is still a decimal point
