@@ -92,16 +92,55 @@ function readQuestions() {
 
 /**
  * A typed number: digits with an optional sign and one decimal point or comma (phones in many
- * languages type a comma). Anything else (empty, letters, two separators) is null, and so is a
- * comma before exactly three digits ("1,500": 1.5 in some languages, 1500 in others).
+ * languages type a comma). Anything else (empty, letters) is null. A comma before exactly three
+ * digits ("1,500": 1.5 in some languages, 1500 in others) or several separators ("1.000,5") are
+ * not clear: they give { unclear: true }, so that the page can say how to write it.
  */
 function parseTypedNumber(text) {
   const typed = String(text).trim().replace(/\s/g, "");
-  if (/,\d{3}$/.test(typed)) return null;
-  const normal = typed.includes(".") ? typed : typed.replace(",", ".");
+  const separators = (typed.match(/[.,]/g) || []).length;
+  if (/^[-+−]?[\d.,]*\d[\d.,]*$/.test(typed) && (/,\d{3}$/.test(typed) || separators > 1)) {
+    return { unclear: true, typed };
+  }
+  const normal = typed.replace(",", ".");
   if (!/^[-+−]?(\d+(\.\d*)?|\.\d+)$/.test(normal)) return null;
   const value = Number(normal.replace("−", "-"));
   return Number.isFinite(value) ? value : null;
+}
+
+/** How to write an unclear number: "1,500" -> "Write 1500 without a separator, or 1.5." */
+function unclearNumberMessage(typed) {
+  const sign = /^[-−]/.test(typed) ? "-" : "";
+  const digits = typed.replace(/^[-+−]/, "");
+  const parts = digits.split(/[.,]/);
+  if (parts.length === 2) {
+    const whole = sign + digits.replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
+    const decimal = sign + `${parts[0] || "0"}.${parts[1]}`.replace(/\.?0+$/, "");
+    return `Write ${whole} without a separator, or ${decimal} with one decimal point or comma.`;
+  }
+  return "Write the number without thousands separators and with at most one decimal point or comma, like 1500 or 1.5.";
+}
+
+/** Show (or, with an empty message, clear) a number question's own error, tied to its field. */
+function showNumberError(question, message) {
+  const input = question.input;
+  const id = `${input.id}-error`;
+  let note = document.getElementById(id);
+  if (!note && message) {
+    note = document.createElement("p");
+    note.id = id;
+    note.className = "error number-error";
+    input.insertAdjacentElement("afterend", note);
+  }
+  const described = (input.getAttribute("aria-describedby") || "").split(/\s+/).filter((t) => t && t !== id);
+  if (message) {
+    note.textContent = message;
+    described.push(id);
+    input.setAttribute("aria-invalid", "true");
+  } else if (note) {
+    note.remove();
+  }
+  input.setAttribute("aria-describedby", described.join(" "));
 }
 
 /** For each question, the randomized value to send for each possible true value. */
@@ -158,11 +197,16 @@ function showDone(elementId) {
 function trueAnswers(questions) {
   const answers = {};
   const unanswered = [];
+  const unclear = [];
   for (const question of questions) {
     if (question.type === "numeric") {
       const value = parseTypedNumber(question.input.value);
-      question.fieldset.classList.toggle("unanswered", value === null);
-      if (value === null) {
+      const unclearNumber = value !== null && typeof value === "object";
+      question.fieldset.classList.toggle("unanswered", value === null || unclearNumber);
+      showNumberError(question, unclearNumber ? unclearNumberMessage(value.typed) : "");
+      if (unclearNumber) {
+        unclear.push(question);
+      } else if (value === null) {
         question.input.setAttribute("aria-invalid", "true");
         unanswered.push(question);
       } else {
@@ -179,7 +223,7 @@ function trueAnswers(questions) {
       unanswered.push(question);
     }
   }
-  return { answers, unanswered };
+  return { answers, unanswered, unclear };
 }
 
 /**
@@ -280,15 +324,22 @@ function start() {
       codeField.focus();
       return;
     }
-    const { answers, unanswered } = trueAnswers(questions);
-    if (unanswered.length > 0) {
-      const numbers = unanswered.map((q) => questions.indexOf(q) + 1).join(", ");
-      const numeric = unanswered.some((q) => q.type === "numeric");
-      showStatus(
-        `Please answer every question before sending${numeric ? " (a number, like 12 or 2.5)" : ""}. Not answered yet: ${numbers}.`,
-        true,
-      );
-      unanswered[0].fieldset.querySelector("input").focus();
+    const { answers, unanswered, unclear } = trueAnswers(questions);
+    if (unanswered.length > 0 || unclear.length > 0) {
+      const numbersOf = (list) => list.map((q) => questions.indexOf(q) + 1).join(", ");
+      const messages = [];
+      if (unclear.length > 0) {
+        messages.push(`Please check the number in question ${numbersOf(unclear)}: see the note under it.`);
+      }
+      if (unanswered.length > 0) {
+        const numeric = unanswered.some((q) => q.type === "numeric");
+        messages.push(
+          `Please answer every question before sending${numeric ? " (a number, like 12 or 2.5)" : ""}. Not answered yet: ${numbersOf(unanswered)}.`,
+        );
+      }
+      showStatus(messages.join(" "), true);
+      const first = questions.find((q) => unclear.includes(q) || unanswered.includes(q));
+      first.fieldset.querySelector("input").focus();
       return;
     }
     const randomized = {};

@@ -8,8 +8,11 @@ hand there.
 """
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.conftest import seeded_words
+from tests.browser.test_numeric_end_to_end import HOURS, stored
 from tests.browser.test_randomized_response_browser import STUB_WORDS, load_module
 from tests.unit.test_numeric_node import (
     CASES,
@@ -74,3 +77,39 @@ def test_chromium_reports_for_chosen_words(chromium, static_server):
     for case, result in zip(CHOSEN, results, strict=True):
         value, name, _, words, expected, drawn = case
         assert result == [expected, drawn, len(words) - drawn], (value, name, words)
+
+
+def test_a_number_with_a_thousands_separator_gets_its_own_message(
+    make_chromium, live_app, make_survey
+):
+    """ "1,500" is 1500 in English and 1.5 in French: the page asks which, under the field."""
+    slug, (number_id, yes_no_id) = make_survey(HOURS)
+    phone = make_chromium()
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    field = phone.find_element(By.ID, f"answer-{number_id}")
+    phone.find_element(By.CSS_SELECTOR, f'input[data-question-id="{yes_no_id}"][value="1"]').click()
+    field.send_keys("1,500")
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(
+        lambda d: d.find_element(By.ID, "survey-status").text.startswith("Please check")
+    )
+    status = phone.find_element(By.ID, "survey-status").text
+    assert status == "Please check the number in question 1: see the note under it."
+    assert "Not answered yet" not in status
+    note = phone.find_element(By.ID, f"answer-{number_id}-error")
+    assert note.text == "Write 1500 without a separator, or 1.5 with one decimal point or comma."
+    assert field.get_attribute("aria-invalid") == "true"
+    described = field.get_attribute("aria-describedby").split()
+    assert described == [f"answer-{number_id}-hint", f"answer-{number_id}-error"]
+    assert phone.switch_to.active_element == field
+    assert stored(live_app, slug) == []
+
+    # Written plainly, the note goes, and the answer is sent.
+    field.clear()
+    field.send_keys("1500")
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+    assert phone.find_elements(By.ID, f"answer-{number_id}-error") == []
+    assert field.get_attribute("aria-describedby") == f"answer-{number_id}-hint"
+    assert len(stored(live_app, slug)) == 1
