@@ -167,11 +167,21 @@ def numeric_result(question: Question, counts: dict[int, int], confidence: float
 
 
 def shape_of(survey: Survey) -> tuple:
-    """What must be the same for answers to be pooled: p, and each question's text and options."""
+    """What must be the same for answers to be pooled: p, and each question's text and options;
+    a number question's bounds, unit and the mechanism it was randomized with (whether the
+    definition named it or it was chosen for the survey's epsilon)."""
     return (
         survey.flip_probability,
         tuple(
-            (q.kind, q.text, tuple(q.option_labels), q.minimum, q.maximum, q.numeric_mechanism)
+            (
+                q.kind,
+                q.text,
+                tuple(q.option_labels),
+                q.minimum,
+                q.maximum,
+                q.unit or "",
+                q.mechanism.name if q.is_numeric else None,
+            )
             for q in survey.questions
         ),
     )
@@ -187,7 +197,11 @@ def check_poolable(surveys: Sequence[Survey]) -> None:
                 f"({other.flip_probability} instead of {first.flip_probability})"
             )
         if shape_of(other) != shape_of(first):
-            raise PoolingError(f"“{other.title}” does not ask the same questions and options")
+            numbers = any(question.is_numeric for question in first.questions)
+            raise PoolingError(
+                f"“{other.title}” does not ask the same questions and options"
+                + (" (for a number: the same bounds, unit and mechanism)" if numbers else "")
+            )
 
 
 def survey_results(
