@@ -418,7 +418,8 @@ def test_the_dashboard_describes_the_randomization_its_questions_get(
     page = html.unescape(client.get(f"/analyst/surveys/{mixed}").get_data(as_text=True))
     privacy_text = " ".join(page[page.index('id="privacy-heading"') :].split("</p>")[0].split())
     assert "flips a yes/no answer 25% of the time" in privacy_text
-    assert "adds random noise to each number, at the same strength" in privacy_text
+    assert "and adds random noise to each number before sending it, all at the same" in privacy_text
+    assert "multiple-choice" not in privacy_text  # it asks none
 
 
 def test_a_survey_with_shares_keeps_the_yes_no_trade_off(client, hours, sign_in_as, analyst):
