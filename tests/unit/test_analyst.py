@@ -1531,3 +1531,35 @@ def test_a_new_survey_belongs_to_whoever_built_it(app, other_analyst, analyst):
             .all()
         )
     assert owners == [OTHER_EMAIL]
+
+
+@pytest.mark.parametrize(
+    ("questions", "said"),
+    [
+        (
+            None,  # the sample survey: a yes/no and a choice question
+            "Each respondent’s browser flips a yes/no answer 25% of the time and swaps a "
+            "multiple-choice answer for another option at random before sending it, all at the "
+            "same strength.",
+        ),
+        (
+            [{"text": "Which?", "type": "choice", "options": ["A", "B", "C"]}],
+            "Each respondent’s browser swaps a multiple-choice answer for another option at "
+            "random before sending it (as much protection as a 25% flip of a yes/no answer).",
+        ),
+        (
+            [{"text": "Ever?", "type": "yes_no"}],
+            "Each respondent’s browser flips a yes/no answer 25% of the time before sending it.",
+        ),
+    ],
+)
+def test_the_privacy_words_name_the_randomization_the_questions_get(
+    signed_in, make_survey, questions, said
+):
+    definition = dict(SAMPLE_DEFINITION)
+    if questions is not None:
+        definition["questions"] = questions
+    slug, _ = make_survey(definition)
+    page = html.unescape(signed_in.get(f"/analyst/surveys/{slug}").text)
+    how = re.search(r'<p id="privacy-how">(.*?) That is', page, re.S).group(1)
+    assert " ".join(how.split()) == said
