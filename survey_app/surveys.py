@@ -208,6 +208,41 @@ def _bound(field: str, raw: dict, name: str) -> float:
     return number
 
 
+#: Bounds have at most this many decimals: the builder shows them back with as many (the
+#: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
+MAX_BOUND_DECIMALS = 6
+
+
+def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
+    """The limits of privacy.check_numeric_bounds, as errors naming the field, and decimals.
+
+    Bounds within +-1e12 (a million million); max - min at least a millionth, and at least a
+    billionth of the bounds' size (so 1e9 to 1e9 + 100 is refused: ask from 0 to 100 instead);
+    at most MAX_BOUND_DECIMALS decimals.
+    """
+    limit = privacy.MAX_NUMERIC_MAGNITUDE
+    for name, value in (("min", minimum), ("max", maximum)):
+        if abs(value) > limit:
+            raise SurveyDefinitionError(
+                f"{field}.{name}: must be between -{limit:,.0f} and {limit:,.0f}, got {value!r}"
+            )
+    smallest = privacy.smallest_numeric_range(minimum, maximum)
+    if maximum - minimum < smallest:
+        raise SurveyDefinitionError(
+            f"{field}.max: must be at least {smallest:g} above min (a millionth, and a "
+            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}"
+        )
+    for name, value in (("min", minimum), ("max", maximum)):
+        if round(value, MAX_BOUND_DECIMALS) != value:
+            raise SurveyDefinitionError(
+                f"{field}.{name}: must have at most {MAX_BOUND_DECIMALS} decimals, got {value!r}"
+            )
+    try:
+        privacy.check_numeric_bounds(minimum, maximum)
+    except ValueError as error:  # the checks above are the same: a safety net
+        raise SurveyDefinitionError(f"{field}: {error}") from error
+
+
 def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefinition:
     """A numeric question: finite ``min`` below ``max``, optional ``unit`` and ``mechanism``."""
     if "options" in raw:
@@ -218,12 +253,7 @@ def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefiniti
         raise SurveyDefinitionError(
             f"{field}.max: must be above min ({minimum:g}), got {maximum:g}"
         )
-    try:
-        privacy.check_numeric_bounds(minimum, maximum)
-    except ValueError as error:
-        raise SurveyDefinitionError(
-            f"{field}: max - min must be a finite number, got min={minimum:g}, max={maximum:g}"
-        ) from error
+    check_numeric_bounds(field, minimum, maximum)
     unit = _text(f"{field}.unit", raw.get("unit", ""), MAX_UNIT_LENGTH, required=False)
     mechanism = raw.get("mechanism")
     if mechanism is not None and mechanism not in NUMERIC_MECHANISM_NAMES:

@@ -18,7 +18,6 @@ to the report is epsilon-LDP too, however the browser's floating point rounds ``
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -29,6 +28,9 @@ from survey_app.privacy.parameters import _count, _real
 
 __all__ = [
     "MAX_NUMERIC_EPSILON",
+    "MAX_NUMERIC_MAGNITUDE",
+    "MIN_NUMERIC_RANGE",
+    "MIN_NUMERIC_RELATIVE_RANGE",
     "MIN_NUMERIC_EPSILON",
     "NUMERIC_GRID_STEPS",
     "NUMERIC_ROUNDING_BIAS",
@@ -37,6 +39,7 @@ __all__ = [
     "check_numeric_bounds",
     "grid_position",
     "randomized_grid_indices",
+    "smallest_numeric_range",
     "value_of_grid_index",
 ]
 
@@ -57,14 +60,45 @@ ROUNDING_VARIANCE = 0.25
 # --------------------------------------------------------------------------- validation
 
 
+#: Bounds must lie in [-MAX_NUMERIC_MAGNITUDE, MAX_NUMERIC_MAGNITUDE] (a million million), so
+#: that hi - lo <= 2e12 and a worst-case variance, (G / epsilon)^2 grid steps^2 at most, times
+#: step^2 stays far from overflow (it overflowed from hi - lo ~ 1e154).
+MAX_NUMERIC_MAGNITUDE = 1e12
+#: hi - lo must be at least MIN_NUMERIC_RANGE, so that variances stay far from underflow (they
+#: underflowed below ~1e-151) ...
+MIN_NUMERIC_RANGE = 1e-6
+#: ... and at least this share of the bounds' size max(|lo|, |hi|), so that a grid step (a
+#: thousandth of the range) spans thousands of the floats between the bounds, not a handful.
+MIN_NUMERIC_RELATIVE_RANGE = 1e-9
+
+
+def smallest_numeric_range(lo: float, hi: float) -> float:
+    """The smallest hi - lo allowed with these bounds (MIN_NUMERIC_RANGE or relative)."""
+    return max(MIN_NUMERIC_RANGE, MIN_NUMERIC_RELATIVE_RANGE * max(abs(lo), abs(hi)))
+
+
 def check_numeric_bounds(lo: object, hi: object) -> tuple[float, float]:
-    """``(lo, hi)`` as floats, or ValueError naming the bound: both finite, ``lo < hi``."""
+    """``(lo, hi)`` as floats, or ValueError naming the bound.
+
+    Both finite with ``lo < hi``, within +-:data:`MAX_NUMERIC_MAGNITUDE`, and ``hi - lo`` at
+    least :func:`smallest_numeric_range`: beyond these the mechanisms' variances overflow or
+    underflow, or the grid is finer than the floats.
+    """
     low = _real("lo", lo)
     high = _real("hi", hi)
     if not low < high:
         raise ValueError(f"lo must be below hi, got lo={lo!r}, hi={hi!r}")
-    if not math.isfinite(high - low):
-        raise ValueError(f"hi - lo must be a finite number, got lo={lo!r}, hi={hi!r}")
+    for name, value in (("lo", low), ("hi", high)):
+        if abs(value) > MAX_NUMERIC_MAGNITUDE:
+            raise ValueError(
+                f"{name} must be in [-{MAX_NUMERIC_MAGNITUDE:g}, {MAX_NUMERIC_MAGNITUDE:g}], "
+                f"got {value!r}"
+            )
+    if high - low < smallest_numeric_range(low, high):
+        raise ValueError(
+            f"hi - lo must be at least {smallest_numeric_range(low, high):g}, "
+            f"got lo={lo!r}, hi={hi!r}"
+        )
     return low, high
 
 

@@ -600,7 +600,10 @@ def test_valid_outputs():
         (6, 5, 1.0, "lo must be below hi, got lo=6, hi=5"),
         (float("nan"), 5, 1.0, "lo must be finite"),
         (0, float("inf"), 1.0, "hi must be finite"),
-        (-1e308, 1e308, 1.0, "hi - lo must be a finite number"),
+        (-1e308, 1e308, 1.0, "lo must be in [-1e"),
+        (0, 1e200, 1.0, "hi must be in [-1e"),  # variances overflowed
+        (0, 1e-300, 1.0, "hi - lo must be at least 1e-06"),  # variances underflowed
+        (1e9, 1e9 + 0.5, 1.0, "hi - lo must be at least 1"),  # a billionth of the size
         ("0", 5, 1.0, "lo must be a real number"),
         (0, True, 1.0, "hi must be a real number"),
         (0, 5, 0.0, "epsilon must be in [0.01, 20]"),

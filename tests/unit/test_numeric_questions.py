@@ -79,7 +79,22 @@ def test_a_numeric_question_is_parsed():
         (numeric(min=float("nan")), "questions[0].min: must be a finite number"),
         (numeric(max=float("inf")), "questions[0].max: must be a finite number"),
         (numeric(max=10**400), "questions[0].max: must be a finite number"),
-        (numeric(min=-1e308, max=1e308), "questions[0]: max - min must be a finite number"),
+        (
+            numeric(min=-1e308, max=1e308),
+            "questions[0].min: must be between -1,000,000,000,000 and 1,000,000,000,000",
+        ),
+        (
+            numeric(max=1e200),
+            "questions[0].max: must be between -1,000,000,000,000 and 1,000,000,000,000, "
+            "got 1e+200",
+        ),
+        (
+            numeric(max=1e-300),
+            "questions[0].max: must be at least 1e-06 above min (a millionth, and a "
+            "billionth of the bounds' size), got min=0.0, max=1e-300",
+        ),
+        (numeric(min=1e9, max=1e9 + 0.5), "questions[0].max: must be at least 1 above min"),
+        (numeric(max=0.1234567), "questions[0].max: must have at most 6 decimals, got 0.1234567"),
         (numeric(mechanism="duchi"), "questions[0].mechanism: must be 'laplace' or 'hybrid'"),
         (numeric(options=["a", "b"]), "questions[0].options: a numeric question has no options"),
         (numeric(unit="x" * 41), "questions[0].unit: must be at most 40 characters"),
@@ -760,3 +775,73 @@ def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_
     assert f'id="question-max-0" name="question_max" inputmode="decimal" value="{typed}"' in text
     saved = client.post("/analyst/surveys/new", data={**form, "question_max": "2,5"})
     assert saved.status_code == 302  # one decimal comma is still a decimal point
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [("0", "0.000001"), ("-1000000000000", "1000000000000"), ("-0.123456", "98765.654321")],
+)
+def test_bounds_at_the_limits_work_and_survive_a_resave(
+    client, sign_in_as, analyst, app, low, high
+):
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = {
+        "csrf_token": token,
+        "title": "T",
+        "flip_probability": "0.25",
+        "question_text": "How much?",
+        "question_type": "numeric",
+        "question_options": "",
+        "question_min": low,
+        "question_max": high,
+        "question_unit": "",
+        "question_mechanism": "",
+        "action": "save",
+    }
+    saved = client.post("/analyst/surveys/new", data=form)
+    assert saved.status_code == 302, html.unescape(saved.text)
+    slug = saved.headers["Location"].rsplit("/", 1)[-1]
+    assert client.get(f"/analyst/surveys/{slug}").status_code == 200
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        bounds = (question.minimum, question.maximum)
+    # Saved again from the fields the builder shows, the bounds do not move.
+    edit = client.get(f"/analyst/surveys/{slug}/edit").text
+    shown = [
+        re.search(rf'name="question_{name}" inputmode="decimal" value="([^"]*)"', edit).group(1)
+        for name in ("min", "max")
+    ]
+    again = client.post(
+        f"/analyst/surveys/{slug}/edit",
+        data={**form, "question_min": shown[0], "question_max": shown[1]},
+    )
+    assert again.status_code == 302
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        assert (question.minimum, question.maximum) == bounds == (float(low), float(high))
+
+
+def test_the_builder_names_a_bound_too_wide(client, sign_in_as, analyst):
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    refused = client.post(
+        "/analyst/surveys/new",
+        data={
+            "csrf_token": token,
+            "title": "T",
+            "flip_probability": "0.25",
+            "question_text": "How much?",
+            "question_type": "numeric",
+            "question_options": "",
+            "question_min": "0",
+            "question_max": "1e200",
+            "question_unit": "",
+            "question_mechanism": "",
+            "action": "save",
+        },
+    )
+    assert refused.status_code == 400
+    assert "Not saved yet: questions[0].max: must be between -1,000,000,000,000" in refused.text
