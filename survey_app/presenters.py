@@ -260,6 +260,12 @@ def numeric_places(lo: float, hi: float) -> int:
     return max(0, 3 - math.ceil(math.log10(hi - lo)))
 
 
+def bar_label(first: float, last: float) -> str:
+    """The answers a histogram bar holds: "3" for one, "0 to 4" for several."""
+    low, high = format_number(first), format_number(last)
+    return low if low == high else f"{low} to {high}"
+
+
 def numeric_words(result: NumericResult) -> dict:
     """A numeric question's figures for people: mean, range and bins, in the question's unit.
 
@@ -277,7 +283,6 @@ def numeric_words(result: NumericResult) -> dict:
         return format_number(math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step, places)
 
     unit = f" {result.unit}" if result.unit else ""
-    edges = result.histogram.edges
     shown_mean = estimate.clipped_mean
     return {
         "unit": unit,
@@ -299,10 +304,16 @@ def numeric_words(result: NumericResult) -> dict:
         else up(estimate.bernstein_half_width),
         "min": format_number(estimate.lo),
         "max": format_number(estimate.hi),
+        # Each bar's label says which answers it holds: "3", or "0 to 4".
         "bins": [
-            (format_number(low, places), format_number(high, places), share)
-            for low, high, share in zip(edges[:-1], edges[1:], result.histogram.shares, strict=True)
+            (bar_label(first, last), share)
+            for (first, last), share in zip(
+                result.histogram.answers_held, result.histogram.shares, strict=True
+            )
         ],
+        "answer_step": None
+        if result.histogram.answer_step is None
+        else format_number(result.histogram.answer_step),
         # Ranges wider than a fifth of the scale say little yet.
         "too_wide": estimate.half_width is not None
         and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -41,6 +42,7 @@ from survey_app.privacy.numeric_grid import (
     _positive_count,
     _rounding_channel,
     check_numeric_bounds,
+    histogram_edges,
     randomized_grid_indices,
     value_of_grid_index,
 )
@@ -300,8 +302,27 @@ class NumericMechanism:
             **common,
         )
 
-    def histogram(self, outputs: ArrayLike, bins: int = 10) -> NumericHistogram:
-        """The debiased distribution of the true values over ``bins`` equal bins of [lo, hi].
+    def _check_edges(self, edges: object) -> tuple[float, ...]:
+        try:
+            values = tuple(float(edge) for edge in edges)  # type: ignore[union-attr]
+        except (TypeError, ValueError) as error:
+            message = f"bins must be an integer in 1 .. 100 or edges, got {edges!r}"
+            raise ValueError(message) from error
+        if (
+            not 2 <= len(values) <= 101
+            or values[0] != self.lo
+            or values[-1] != self.hi
+            or any(b <= a for a, b in zip(values[:-1], values[1:], strict=True))
+        ):
+            raise ValueError(f"edges must increase from lo to hi (2 to 101), got {edges!r}")
+        return values
+
+    def histogram(self, outputs: ArrayLike, bins: int | Sequence[float] = 10) -> NumericHistogram:
+        """The debiased distribution of the true values over about ``bins`` bars of [lo, hi].
+
+        ``bins``: a number of bars, placed by :func:`histogram_edges` so that round answers
+        fall inside a bar (one bar per whole answer on short whole-number scales), or the
+        bars' edges themselves, increasing from lo to hi.
 
         Maximum likelihood by EM (Richardson-Lucy deconvolution, Vardi & Lee 1993) with the
         exact channel from a bin to a report: ``A[b, y] = sum_m W[b, m] Pr[y | m]``, W the
@@ -311,14 +332,19 @@ class NumericMechanism:
         reports enter (grouped into runs of neighbours beyond :data:`_EM_MAX_GROUPS`), so the
         cost is bins x (distinct reports) per step.
         """
-        if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or not 1 <= bins <= 100:
-            raise ValueError(f"bins must be an integer in 1 .. 100, got {bins!r}")
+        if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+            if not 1 <= bins <= 100:
+                raise ValueError(f"bins must be an integer in 1 .. 100, got {bins!r}")
+            edges, answer_step = histogram_edges(self.lo, self.hi, int(bins))
+        else:
+            edges, answer_step = self._check_edges(bins), None
         reports = self._check_outputs(outputs)
-        edges = tuple(float(e) for e in np.linspace(self.lo, self.hi, int(bins) + 1))
+        bins = len(edges) - 1
+        grid_edges = (np.asarray(edges) - self.lo) / (self.hi - self.lo) * NUMERIC_GRID_STEPS
         n = int(reports.size)
-        shares = np.full(int(bins), 1.0 / int(bins))
+        shares = np.full(bins, 1.0 / bins)
         if n == 0:
-            return NumericHistogram(edges, tuple(shares.tolist()), 0, 0)
+            return NumericHistogram(edges, tuple(shares.tolist()), 0, 0, answer_step)
         distinct, counts = np.unique(reports, return_counts=True)
         grid = np.arange(NUMERIC_GRID_STEPS + 1, dtype=np.int64)
         if distinct.size <= _EM_MAX_GROUPS:
@@ -329,7 +355,7 @@ class NumericMechanism:
             ends = np.append(starts[1:] - 1, distinct[-1])
             law = self._interval_probabilities(grid, starts, ends)
             counts = np.array([counts[group].sum() for group in groups])
-        channel = _rounding_channel(int(bins)) @ law
+        channel = _rounding_channel(grid_edges) @ law
         weights = counts / n
         iterations, moved = 0, math.inf
         while moved >= _EM_TOLERANCE and iterations < _EM_MAX_ITERATIONS:
@@ -339,4 +365,4 @@ class NumericMechanism:
             moved = float(np.max(np.abs(updated - shares)))
             shares = updated
             iterations += 1
-        return NumericHistogram(edges, tuple(shares.tolist()), n, iterations)
+        return NumericHistogram(edges, tuple(shares.tolist()), n, iterations, answer_step)

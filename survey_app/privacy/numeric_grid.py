@@ -18,6 +18,7 @@ to the report is epsilon-LDP too, however the browser's floating point rounds ``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,6 +39,7 @@ __all__ = [
     "NumericHistogram",
     "check_numeric_bounds",
     "grid_position",
+    "histogram_edges",
     "randomized_grid_indices",
     "smallest_numeric_range",
     "value_of_grid_index",
@@ -192,14 +194,60 @@ def value_of_grid_index(k: ArrayLike, lo: float, hi: float) -> np.ndarray | floa
     return float(result) if np.ndim(result) == 0 else result
 
 
-def _rounding_channel(bins: int) -> np.ndarray:
-    """W[b, m] = Pr[k = m | x uniform in bin b of B equal bins], by randomized rounding.
+#: Questions with whole-number bounds this close get one histogram bar per whole answer.
+MAX_WHOLE_ANSWER_RANGE = 20
 
+
+def histogram_edges(lo: float, hi: float, bars: int = 10) -> tuple[tuple[float, ...], float]:
+    """Edges of about ``bars`` histogram bars over [lo, hi] that keep round answers whole.
+
+    The EM estimate spreads a bar's share evenly over it, so a common answer sitting on an edge
+    (3 on edges 2, 3, 4) is shown split across two bars. Here answers are taken to be multiples
+    of an *answer step* s (1, or a power of ten below it on small ranges) and edges sit halfway
+    between them, at ``a + m w - s / 2`` (a the first multiple of s from lo, w a whole number of
+    steps): each bar holds whole steps, and a common answer sits inside one bar. With whole-
+    number bounds 2 to MAX_WHOLE_ANSWER_RANGE apart, every whole answer gets its own bar
+    centred on it. An end bar narrower than half a bar joins its neighbour.
+
+    Returns the edges (lo first, hi last) and s.
+    """
+    low, high = check_numeric_bounds(lo, hi)
+    exact_lo, exact_hi = Fraction(repr(low)), Fraction(repr(high))
+    span = exact_hi - exact_lo
+    whole = exact_lo.denominator == 1 and exact_hi.denominator == 1
+    if whole and 2 <= span <= MAX_WHOLE_ANSWER_RANGE:
+        step = width = Fraction(1)
+    else:
+        target = span / bars
+        step = min(Fraction(1), Fraction(10) ** math.floor(math.log10(target)))
+        width = max(1, round(target / step)) * step
+    anchor = math.ceil(exact_lo / step) * step
+    edges = [exact_lo]
+    edge = anchor + width - step / 2
+    while edge < exact_hi:
+        if edge > exact_lo:
+            edges.append(edge)
+        edge += width
+    edges.append(exact_hi)
+    if len(edges) > 2 and edges[-1] - edges[-2] < width / 2:
+        del edges[-2]
+    if len(edges) > 2 and edges[1] - edges[0] < width / 2:
+        del edges[1]
+    return tuple(float(e) for e in edges), float(step)
+
+
+def _rounding_channel(bins: int | np.ndarray) -> np.ndarray:
+    """W[b, m] = Pr[k = m | x uniform in bin b], by randomized rounding.
+
+    ``bins``: a number of equal bins of the grid, or the bins' edges in grid positions (0 to G).
     With u uniform on [a, c] (the bin's grid positions), Pr[k = m] is the average over u of the
     hat function max(0, 1 - |u - m|), i.e. (H(c - m) - H(a - m)) / (c - a) with H the hat's
     integral.
     """
-    edges = np.linspace(0.0, NUMERIC_GRID_STEPS, bins + 1)
+    if isinstance(bins, int | np.integer):
+        edges = np.linspace(0.0, NUMERIC_GRID_STEPS, int(bins) + 1)
+    else:
+        edges = np.asarray(bins, dtype=float)
     cells = np.arange(NUMERIC_GRID_STEPS + 1, dtype=float)
 
     def hat_integral(v: np.ndarray) -> np.ndarray:
@@ -281,14 +329,39 @@ class NumericEstimate:
 
 @dataclass(frozen=True)
 class NumericHistogram:
-    """The debiased distribution of the true values over equal bins of [lo, hi].
+    """The debiased distribution of the true values over bins of [lo, hi].
 
     ``edges`` has ``bins + 1`` entries from lo to hi; ``shares`` (on the simplex: non-negative,
     summing to 1) is the maximum-likelihood estimate, by EM, of the share of respondents in
-    each bin, the values being taken as uniform within their bin.
+    each bin, the values being taken as uniform within their bin. ``answer_step``: the bins
+    hold whole multiples of it (:func:`histogram_edges`), or None for bins given as edges.
     """
 
     edges: tuple[float, ...]
     shares: tuple[float, ...]
     n: int
     iterations: int
+    answer_step: float | None = None
+
+    @property
+    def answers_held(self) -> tuple[tuple[float, float], ...]:
+        """For each bin, the first and last answer it holds, answers rounded to answer_step.
+
+        An inner edge lies halfway between two multiples of the step, so a bin holds the
+        multiples from its low edge + step / 2 to its high edge - step / 2 (lo and hi at the
+        ends). Without an answer step, the edges themselves.
+        """
+        pairs = list(zip(self.edges[:-1], self.edges[1:], strict=True))
+        if self.answer_step is None:
+            return tuple(pairs)
+        half = self.answer_step / 2
+        last = len(pairs) - 1
+        return tuple(
+            (
+                low if index == 0 else round((low + half) / self.answer_step) * self.answer_step,
+                high
+                if index == last
+                else round((high - half) / self.answer_step) * self.answer_step,
+            )
+            for index, (low, high) in enumerate(pairs)
+        )

@@ -595,7 +595,10 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
     assert high - 1e-9 <= float(average["bernstein_ci_high"]) < high + 1e-4
     assert float(average["chebyshev_ci_high"]) <= 40.0
     histogram = mechanism.histogram(reports, 10)
-    assert [b["option"] for b in bins][:2] == ["share from 0 to 4 hours", "share from 4 to 8 hours"]
+    assert [b["option"] for b in bins][:2] == [
+        "share from 0 to 3.5 hours",
+        "share from 3.5 to 7.5 hours",
+    ]
     assert [float(b["estimate"]) for b in bins] == pytest.approx(list(histogram.shares), abs=1e-4)
 
 
@@ -845,3 +848,17 @@ def test_the_builder_names_a_bound_too_wide(client, sign_in_as, analyst):
     )
     assert refused.status_code == 400
     assert "Not saved yet: questions[0].max: must be between -1,000,000,000,000" in refused.text
+
+
+def test_the_dashboard_names_the_answers_each_bar_holds(client, hours, sign_in_as, analyst):
+    slug, (number_id, yes_no_id) = hours
+    submit_numbers(client, slug, number_id, yes_no_id, [12.0] * 40)
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    rows = re.findall(r"<tr><td>([^<]*)</td><td class=\"num\">", page)
+    assert rows == [
+        "0 to 3 hours",
+        *[f"{k} to {k + 3} hours" for k in range(4, 36, 4)],
+        "36 to 40 hours",
+    ]
+    assert "an answer counts in the bar of its nearest\n  whole number: 4.6 counts as 5" in page
