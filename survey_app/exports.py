@@ -33,7 +33,7 @@ from sqlalchemy import String, select, type_coerce
 
 from survey_app.extensions import db
 from survey_app.models import Question, Submission, Survey
-from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE, format_number
+from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE, bar_label
 from survey_app.privacy import value_of_grid_index
 from survey_app.results import SurveyResults
 
@@ -315,10 +315,10 @@ def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
         rounded_down(clipped(None if bernstein is None else -bernstein)),
         rounded_up(clipped(bernstein)),
     )
-    edges = result.histogram.edges
+    # Each bar named by the answers it holds, as on the dashboard: "share of 0 to 3 hours".
+    held = result.histogram.answers_held
     for index, share in enumerate(result.histogram.shares):
-        low, high = format_number(edges[index]), format_number(edges[index + 1])
-        label = f"share from {low} to {high}{unit}"
+        label = f"share of {bar_label(*held[index])}{unit}"
         no_ranges = ("", "", "", "")
         yield (
             *(question.number, text, index, label, question.n, "", rounded(share)),

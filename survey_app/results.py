@@ -23,7 +23,8 @@ CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
 #: Below this many answers a question shows its count and says it is too early for shares.
 MIN_ANSWERS_FOR_SHARES = 10
-#: A numeric question's debiased histogram has this many equal bins of [min, max].
+#: A numeric question's debiased histogram has about this many bars of [min, max], placed so
+#: that round answers fall inside a bar (privacy.histogram_edges).
 NUMERIC_HISTOGRAM_BINS = 10
 
 
@@ -56,11 +57,6 @@ class NumericResult:
     #: The definition named the mechanism (else it was chosen for its smaller noise).
     named: bool
     unit: str
-
-    @property
-    def mechanism_reason(self) -> str:
-        """Which mechanism and why, in words for a professor."""
-        return privacy.mechanism_choice_reason(self.mechanism, self.named)
 
 
 @dataclass(frozen=True)

@@ -595,10 +595,9 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
     assert high - 1e-9 <= float(average["bernstein_ci_high"]) < high + 1e-4
     assert float(average["chebyshev_ci_high"]) <= 40.0
     histogram = mechanism.histogram(reports, 10)
-    assert [b["option"] for b in bins][:2] == [
-        "share from 0 to 3.5 hours",
-        "share from 3.5 to 7.5 hours",
-    ]
+    # Each bar named by the answers it holds, as on the dashboard.
+    assert [b["option"] for b in bins][:2] == ["share of 0 to 3 hours", "share of 4 to 7 hours"]
+    assert bins[-1]["option"] == "share of 36 to 40 hours"
     assert [float(b["estimate"]) for b in bins] == pytest.approx(list(histogram.shares), abs=1e-4)
 
 
