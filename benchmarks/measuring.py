@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import json
 import random
@@ -14,6 +15,7 @@ from collections import Counter
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+import brotli
 import numpy as np
 
 from benchmarks.common import BenchError
@@ -304,6 +306,22 @@ def is_external(raw_url: str, page_netloc: str) -> bool:
     return False
 
 
+#: What a phone's browser says it can decode.
+BROWSER_ENCODINGS = "gzip, deflate, br"
+
+
+def decoded(fetched) -> bytes:
+    """A response's body as its sender meant it: gzip or Brotli undone."""
+    encoding = fetched.headers.get("Content-Encoding", "identity")
+    if encoding == "gzip":
+        return gzip.decompress(fetched.body)
+    if encoding == "br":
+        return brotli.decompress(fetched.body)
+    if encoding != "identity":
+        raise BenchError(f"unexpected Content-Encoding {encoding!r}")
+    return fetched.body
+
+
 def measure_respondent_page(port: int, slug: str) -> PageFigures:
     """Fetch /s/<slug> and, recursively, what it loads; sum the bytes and count the requests."""
     page_url = f"http://127.0.0.1:{port}/s/{slug}"
@@ -328,7 +346,8 @@ def measure_respondent_page(port: int, slug: str) -> PageFigures:
         if parts.scheme not in ("http", "https"):
             continue
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        fetched = fetch(port, "GET", path)
+        # As a browser asks: compressed where the server offers it (the transfer counted).
+        fetched = fetch(port, "GET", path, headers={"Accept-Encoding": BROWSER_ENCODINGS})
         resources.append(
             Resource(
                 absolute.removeprefix(f"http://{netloc}"),
@@ -341,7 +360,7 @@ def measure_respondent_page(port: int, slug: str) -> PageFigures:
         if fetched.status != 200:
             errors.append(f"{path} answered {fetched.status}")
             continue
-        text = fetched.body.decode("utf-8", errors="replace")
+        text = decoded(fetched).decode("utf-8", errors="replace")
         if kind == "document":
             parser = ResourceLinks()
             parser.feed(text)

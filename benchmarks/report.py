@@ -365,8 +365,10 @@ def render_markdown(report: BenchReport, notes: str | None = None) -> str:
         "each, so that a slow spell of the machine falls on both. The clients take CPU from the "
         "servers, more so from the faster one.",
         "- Respondent page: `/s/<slug>` and everything it loads (stylesheets, scripts, module "
-        "preloads, the modules' static imports, recursively, each URL once); transfer = bodies "
-        "+ response headers; 1 KB = 1,024 bytes, 1 MB = 1,048,576 bytes.",
+        "preloads, the modules' static imports, recursively, each URL once), asked for as a "
+        "browser asks (`Accept-Encoding: gzip, deflate, br`); transfer = bodies as sent "
+        "(stylesheets and scripts compressed) + response headers; 1 KB = 1,024 bytes, "
+        "1 MB = 1,048,576 bytes.",
         "",
         "## Results",
         "",

@@ -1,0 +1,72 @@
+"""Stylesheets and scripts travel compressed to a browser that accepts it; pages do not.
+
+A lecture hall's Wi-Fi is shared by everyone in it: the scripts and stylesheets are most of
+what a phone downloads to answer. Pages stay uncompressed (they carry CSRF tokens beside text
+that others choose, which compression over HTTPS can leak: BREACH).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import re
+from pathlib import Path
+
+import brotli
+import pytest
+
+ASSETS = ["js/survey.js", "js/randomized-response.js", "css/app.css"]
+
+
+def static_bytes(app, name: str) -> bytes:
+    return (Path(app.static_folder) / name).read_bytes()
+
+
+@pytest.mark.parametrize("name", ASSETS)
+@pytest.mark.parametrize(
+    ("accepted", "encoding", "decode"),
+    [("gzip", "gzip", gzip.decompress), ("gzip, deflate, br", "br", brotli.decompress)],
+)
+def test_assets_are_compressed_for_browsers_that_accept_it(
+    app, client, name, accepted, encoding, decode
+):
+    response = client.get(f"/static/{name}", headers={"Accept-Encoding": accepted})
+    assert response.status_code == 200
+    assert response.headers["Content-Encoding"] == encoding
+    assert "Accept-Encoding" in response.headers["Vary"]
+    original = static_bytes(app, name)
+    assert decode(response.get_data()) == original
+    assert len(response.get_data()) < len(original) / 2  # text compresses well
+
+
+def test_a_client_that_accepts_no_encoding_gets_the_file_as_it_is(app, client):
+    response = client.get("/static/js/survey.js", headers={"Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in response.headers
+    assert response.get_data() == static_bytes(app, "js/survey.js")
+
+
+def test_a_compressed_script_matches_its_integrity_hash_and_revalidates(app, client, survey):
+    """Subresource Integrity hashes the decoded bytes; a repeat visit gets 304, not the file."""
+    page = client.get(f"/s/{survey[0]}").get_data(as_text=True)
+    src, integrity = re.search(
+        r'<script type="module" src="([^"]+)"\s+integrity="sha384-([^"]+)"', page
+    ).groups()
+    response = client.get(src, headers={"Accept-Encoding": "gzip"})
+    decoded = gzip.decompress(response.get_data())
+    assert base64.b64encode(hashlib.sha384(decoded).digest()).decode() == integrity
+    again = client.get(
+        src, headers={"Accept-Encoding": "gzip", "If-None-Match": response.headers["ETag"]}
+    )
+    assert again.status_code == 304
+
+
+def test_pages_and_documents_are_not_compressed(client, survey, analyst, sign_in_as):
+    accept = {"Accept-Encoding": "gzip, br"}
+    sign_in_as(client, analyst)
+    for path in (f"/s/{survey[0]}", "/", f"/analyst/surveys/{survey[0]}", "/analyst/"):
+        response = client.get(path, headers=accept)
+        assert response.status_code == 200, path
+        assert "Content-Encoding" not in response.headers, path
+    api = client.get(f"/api/v1/surveys/{survey[0]}", headers=accept)
+    assert "Content-Encoding" not in api.headers
