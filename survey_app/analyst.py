@@ -37,6 +37,7 @@ from survey_app.accounts import (
 from survey_app.builder import definition_from_form, definition_of
 from survey_app.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
 from survey_app.database import begin_session_writes
+from survey_app.exports import date_like_labels
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
@@ -54,6 +55,7 @@ from survey_app.results import (
 )
 from survey_app.surveys import (
     MAX_QUESTIONS,
+    SurveyDefinition,
     SurveyDefinitionError,
     create_survey,
     parse_definition,
@@ -321,6 +323,7 @@ def new_survey():
     survey = create_survey(current_user, checked)
     db.session.commit()
     flash("Draft saved. Preview it, then open it to respondents when it is ready.", "success")
+    note_date_like_labels(checked)
     return redirect(url_for("analyst.dashboard", slug=survey.slug))
 
 
@@ -353,7 +356,22 @@ def edit_survey(slug: str):
     replace_questions(survey, checked.questions)
     db.session.commit()
     flash("Draft saved.", "success")
+    note_date_like_labels(checked)
     return redirect(url_for("analyst.dashboard", slug=slug))
+
+
+def note_date_like_labels(definition: SurveyDefinition) -> None:
+    """Say, after a save, which options a spreadsheet would turn into dates in the exports."""
+    labels = date_like_labels(
+        label for question in definition.questions for label in question.choices or ()
+    )
+    if labels:
+        quoted = ", ".join(f"“{label}”" for label in labels[:3])
+        flash(
+            f"Excel shows options such as {quoted} as dates when it opens the exported files "
+            "(the number beside each answer stays right). Writing “1 to 2” avoids it.",
+            "notice",
+        )
 
 
 def _copy(definition: dict) -> dict:

@@ -26,6 +26,7 @@ import functools
 import io
 import math
 import operator
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -74,6 +75,16 @@ RESULTS_HEADER = (
     "bernstein_ci_low",
     "bernstein_ci_high",
 )
+
+
+#: An option label that a spreadsheet turns into a date when it opens the file: "1-2", "3/4",
+#: "2024-05-01", "10/12/24" (digits joined by dashes or slashes).
+DATE_LIKE = re.compile(r"^\s*\d{1,4}\s*[-/]\s*\d{1,4}(\s*[-/]\s*\d{1,4})?\s*$")
+
+
+def date_like_labels(labels: Iterable[str]) -> list[str]:
+    """The labels that Excel would show as dates in the exports (the value column is kept)."""
+    return [label for label in labels if DATE_LIKE.match(label)]
 
 
 def safe_text(text: str) -> str:

@@ -1563,3 +1563,40 @@ def test_the_privacy_words_name_the_randomization_the_questions_get(
     page = html.unescape(signed_in.get(f"/analyst/surveys/{slug}").text)
     how = re.search(r'<p id="privacy-how">(.*?) That is', page, re.S).group(1)
     assert " ".join(how.split()) == said
+
+
+def test_saving_options_a_spreadsheet_reads_as_dates_says_so(signed_in):
+    """Excel turns "1-2" into 2 January when it opens an export: the professor hears of it when
+    saving, while the options can still change; plain labels get no such note."""
+    fields = builder_fields(
+        questions=[("Hours of sleep?", "choice", "1-2\n3-5\n6 or more"), ("Ever?", "yes_no", "")]
+    )
+    saved = signed_in.post(
+        "/analyst/surveys/new", data={**fields, "csrf_token": token_of(signed_in)}
+    )
+    assert saved.status_code == 302
+    dashboard = html.unescape(signed_in.get(saved.headers["Location"]).text)
+    assert "Excel shows options such as “1-2”, “3-5” as dates" in dashboard
+    plain = signed_in.post(
+        "/analyst/surveys/new", data={**builder_fields(), "csrf_token": token_of(signed_in)}
+    )
+    assert "as dates" not in signed_in.get(plain.headers["Location"]).text
+
+
+@pytest.mark.parametrize(
+    ("label", "date_like"),
+    [
+        ("1-2", True),
+        ("3/4", True),
+        ("2024-05-01", True),
+        (" 10 - 20 ", True),
+        ("1 to 2", False),
+        ("1-2 hours", False),
+        ("12", False),
+        ("A-B", False),
+    ],
+)
+def test_date_like_labels(label, date_like):
+    from survey_app.exports import date_like_labels
+
+    assert date_like_labels([label]) == ([label] if date_like else [])
