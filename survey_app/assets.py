@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from flask import Flask, current_app, url_for
+from flask import Flask, current_app, request, url_for
 from flask_compress import Compress
 
 #: Characters of the SHA-256 (hex) in a script's ``?v=`` query.
@@ -95,4 +95,13 @@ def register(app: Flask) -> None:
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "gzip"])
     app.config.setdefault("COMPRESS_STREAMS", True)
-    Compress(app)
+    app.config["COMPRESS_REGISTER"] = False
+    compress = Compress(app)
+
+    @app.after_request
+    def _compress_whole_files(response):
+        # A part of a file (206, asked with Range) keeps its bytes: its offsets count the
+        # file as stored, so compressing the part would break a resumed download.
+        if response.status_code != 200 or "Range" in request.headers:
+            return response
+        return compress.after_request(response)

@@ -20,6 +20,14 @@ MESSAGES = {
 }
 
 
+#: The join form and join links: limited per address (ratelimits.LIMITED_ENDPOINTS).
+JOIN_ENDPOINTS = ("respondent.join", "respondent.join_by_code")
+BUSY = (
+    "Many people are joining from this network right now. Wait a minute, then press Join "
+    "again (or scan the QR code)."
+)
+
+
 def wants_json() -> bool:
     return request.path.startswith("/api/")
 
@@ -58,6 +66,12 @@ def register(app: Flask) -> None:
             if status == 401:
                 response.headers["WWW-Authenticate"] = 'Bearer realm="survey-app"'
             return response
+        if status == 429 and request.endpoint in JOIN_ENDPOINTS:
+            # A lecture hall shares one address: the join form again, with what to do.
+            page = render_template(
+                "respondent/join.html", code=request.args.get("code", "")[:100], error=BUSY
+            )
+            return page, 429, {"Retry-After": "60"}
         message = MESSAGES.get(status, error.description)
         return render_template("error.html", status=status, message=message), status
 

@@ -70,3 +70,13 @@ def test_pages_and_documents_are_not_compressed(client, survey, analyst, sign_in
         assert "Content-Encoding" not in response.headers, path
     api = client.get(f"/api/v1/surveys/{survey[0]}", headers=accept)
     assert "Content-Encoding" not in api.headers
+
+
+def test_a_range_of_a_script_is_sent_as_stored(app, client):
+    """A resumed download asks for a part: its offsets count the file as stored."""
+    response = client.get(
+        "/static/js/survey.js", headers={"Accept-Encoding": "gzip, br", "Range": "bytes=1000-2999"}
+    )
+    assert response.status_code == 206
+    assert "Content-Encoding" not in response.headers
+    assert response.get_data() == static_bytes(app, "js/survey.js")[1000:3000]

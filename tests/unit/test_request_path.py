@@ -186,6 +186,12 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
             client.get("/join", query_string={"code": code}).status_code,
         ]
         assert joins == [302, 404, 404, 404, 429]
+        # Refused, a student gets the join form again, saying why and what to do.
+        busy = client.get("/join", query_string={"code": code})
+        assert busy.status_code == 429 and busy.headers["Retry-After"] == "60"
+        page = busy.get_data(as_text=True)
+        assert "Many people are joining from this network" in page
+        assert 'id="join-code"' in page and f'value="{code}"' in page
         assert client.get(f"/j/{code}").status_code == 302  # its own count: /j/ was asked once
         if storage == "unreachable redis":
             assert "falling back to in-memory storage" in caplog.text
