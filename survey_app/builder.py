@@ -53,8 +53,10 @@ NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
 #: A bound typed with a comma before exactly three digits ("1,000": a thousand in English, one
-#: in French) or with several separators ("1.000,5", "1,000,000"): ambiguous, so refused.
-_AMBIGUOUS_NUMBER = re.compile(r"[^,.]*(,\d{3}|[,.][^,.]*[,.].*)")
+#: in French), a point after one to three digits and before three ("1.000": a thousand in
+#: German, one in English), or several separators ("1.000,5", "1,000,000"): ambiguous, so
+#: refused. "0.125" is clear: no one groups a thousand after a 0.
+_AMBIGUOUS_NUMBER = re.compile(r"[^,.]*,\d{3}|[-+]?[1-9]\d{0,2}\.\d{3}|[^,.]*[,.][^,.]*[,.].*")
 
 
 def numeric_from_form(typed: dict[str, str]) -> dict:

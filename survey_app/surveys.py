@@ -177,7 +177,7 @@ _NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
 #: Digits with thousands separators or several separators, as the builder passes them on
-#: ("1,000", "1.000,5", "1 000"): a number, but which one is not clear.
+#: ("1,000", "1.000", "1.000,5", "1 000"): a number, but which one is not clear.
 _SEPARATED_NUMBER = re.compile(r"[-+−]?[\d.,\s]*\d[\d.,\s]*")
 
 
@@ -191,7 +191,10 @@ def _bound(field: str, raw: dict, name: str) -> float:
     if (
         isinstance(value, str)
         and _SEPARATED_NUMBER.fullmatch(value.strip())
-        and re.search(r",|\s|\..*\.", value.strip())
+        and (
+            re.search(r",|\s|\..*\.", value.strip())
+            or re.fullmatch(r"[-+−]?[1-9]\d{0,2}\.\d{3}", value.strip())  # "1.000"
+        )
     ):
         raise SurveyDefinitionError(
             f"{field}.{name}: {value.strip()!r} is not clear: write 1000 without a thousands "

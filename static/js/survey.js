@@ -93,13 +93,16 @@ function readQuestions() {
 /**
  * A typed number: digits with an optional sign and one decimal point or comma (phones in many
  * languages type a comma). Anything else (empty, letters) is null. A comma before exactly three
- * digits ("1,500": 1.5 in some languages, 1500 in others) or several separators ("1.000,5") are
- * not clear: they give { unclear: true }, so that the page can say how to write it.
+ * digits ("1,500": 1.5 in some languages, 1500 in others), a point between one to three digits
+ * and three ("1.500", read the other way round; "0.125" is clear) or several separators
+ * ("1.000,5") are not clear: they give { unclear: true }, so that the page can say how to
+ * write it.
  */
 function parseTypedNumber(text) {
   const typed = String(text).trim().replace(/\s/g, "");
   const separators = (typed.match(/[.,]/g) || []).length;
-  if (/^[-+−]?[\d.,]*\d[\d.,]*$/.test(typed) && (/,\d{3}$/.test(typed) || separators > 1)) {
+  const grouped = /,\d{3}$/.test(typed) || /^[-+−]?[1-9]\d{0,2}\.\d{3}$/.test(typed);
+  if (/^[-+−]?[\d.,]*\d[\d.,]*$/.test(typed) && (grouped || separators > 1)) {
     return { unclear: true, typed };
   }
   const normal = typed.replace(",", ".");

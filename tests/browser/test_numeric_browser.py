@@ -104,6 +104,14 @@ def test_a_number_with_a_thousands_separator_gets_its_own_message(
     assert described == [f"answer-{number_id}-hint", f"answer-{number_id}-error"]
     assert phone.switch_to.active_element == field
     assert stored(live_app, slug) == []
+    # "1.500" is the same question read the other way round (a thousand and a half in German).
+    field.clear()
+    field.send_keys("1.500")
+    phone.find_element(By.ID, "submit-survey").click()
+    WebDriverWait(phone, 15).until(
+        lambda d: d.find_element(By.ID, f"answer-{number_id}-error").text.startswith("Write 1500")
+    )
+    assert stored(live_app, slug) == []
 
     # Written plainly, the note goes, and the answer is sent.
     field.clear()

@@ -748,7 +748,9 @@ def test_the_mechanisms_reason_compares_the_ranges_shown(client, hours, sign_in_
     assert f"its range is {ratio:.0%} as wide" in api["mechanism_reason"]
 
 
-@pytest.mark.parametrize("typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "1 000"])
+@pytest.mark.parametrize(
+    "typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "1 000", "1.000", "-12.500"]
+)
 def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_as, analyst, typed):
     """ "1,000" is a thousand in English and one in French: the builder asks which."""
     sign_in_as(client, analyst)
@@ -777,6 +779,11 @@ def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_
     assert f'id="question-max-0" name="question_max" inputmode="decimal" value="{typed}"' in text
     saved = client.post("/analyst/surveys/new", data={**form, "question_max": "2,5"})
     assert saved.status_code == 302  # one decimal comma is still a decimal point
+    # No one groups thousands after a 0: three decimals after one are clear.
+    assert (
+        client.post("/analyst/surveys/new", data={**form, "question_max": "0.125"}).status_code
+        == 302
+    )
 
 
 @pytest.mark.parametrize(
