@@ -311,6 +311,14 @@ def test_a_survey_of_yes_no_questions_alone_says_nothing_of_swapped_options(clie
     assert "Multiple-choice" not in page and 'id="numeric-privacy"' not in page
 
 
+def test_a_survey_of_choice_questions_alone_says_nothing_of_yes_no_answers(client, make_survey):
+    choice = {"text": "Which?", "type": "choice", "options": ["A", "B", "C"]}
+    slug, _ = make_survey({**HOURS, "questions": [choice]})
+    page = client.get(f"/s/{slug}").get_data(as_text=True)
+    assert 'id="choice-privacy"' in page and "Multiple-choice" in page
+    assert "yes/no" not in page and 'id="warner-coins"' not in page
+
+
 def test_a_survey_without_numbers_says_nothing_of_them(client, survey):
     slug, _ = survey
     page = client.get(f"/s/{slug}").get_data(as_text=True)
