@@ -98,14 +98,17 @@ def issue(slug: str):
         abort(400)
     batch = request.form.get("batch", "")[:64]
     if batch and batch in session.get(ISSUED_BATCHES, []):
-        # The same form sent again (a reload of the slips page, a double click): its codes
-        # were issued and shown; another batch now would leave codes no one asked for.
+        # The same form sent again (a reload of the slips page): its codes were issued and
+        # shown; another batch now would leave codes no one asked for. (A double click, whose
+        # first request the browser drops, is stopped on the page: analyst.js.) The dashboard's
+        # top, where the message is.
         flash(
             "Those codes were issued when the form was first sent, and codes are shown only "
-            "once. If you did not print or save them, issue new ones here.",
+            "once. If you did not print or save them, issue new ones under “One answer per "
+            "student”.",
             "error",
         )
-        return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
+        return redirect(url_for("analyst.dashboard", slug=slug))
     typed = request.form.get("count", "")
     try:
         codes = issue_codes(survey, parse_code_count(typed))

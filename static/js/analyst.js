@@ -195,8 +195,27 @@ function setupPrintSlips() {
   button.addEventListener("click", () => window.print());
 }
 
+/**
+ * The form that issues one-time codes is sent once per press: a double click would start a
+ * second request, whose codes nobody would ever see. The form takes presses again after a few
+ * seconds (a CSV download leaves the page where it is, and more codes may be wanted).
+ */
+function setupIssueCodesOnce() {
+  const form = document.getElementById("issue-codes");
+  if (!form) return;
+  form.addEventListener("submit", (event) => {
+    if (form.dataset.sending) {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.sending = "1";
+    setTimeout(() => delete form.dataset.sending, 5000);
+  });
+}
+
 setupReadout();
 setupQuestionTypes();
+setupIssueCodesOnce();
 setupWarner();
 setupCopyLink();
 setupRefresh();

@@ -205,3 +205,38 @@ def test_two_students_answer_on_one_phone_each_with_their_own_code(
     )
     assert stored(live_app) == 2
     assert phone.execute_script("return document.documentElement.scrollWidth") <= 360
+
+
+def test_the_issue_form_is_sent_once_per_press(make_chromium, live_app, make_survey, analyst):
+    """A double click's second press comes while the first request is on its way: the browser
+    drops the first answer and shows the second's codes, leaving the first batch issued and
+    never seen. The page lets the second press through only after a few seconds."""
+    from tests.browser.test_accessibility import signed_in
+
+    slug, _ = make_survey(status="draft")
+    prof = signed_in(make_chromium, live_app, analyst)
+    prof.get(live_app.url(f"/analyst/surveys/{slug}"))
+    prof.find_element(By.ID, "require-codes").click()
+    WebDriverWait(prof, 15).until(lambda d: d.find_element(By.ID, "code-count"))
+    # Two presses as the form sees them (events that do not navigate): the second is stopped.
+    prevented = prof.execute_script(
+        """
+        const form = document.getElementById("issue-codes");
+        const submitter = document.getElementById("issue-slips");
+        const press = () => {
+          const event = new SubmitEvent("submit", { cancelable: true, submitter });
+          form.dispatchEvent(event);
+          return event.defaultPrevented;
+        };
+        return [press(), press()];
+        """
+    )
+    assert prevented == [False, True]
+    # A real press still issues the codes.
+    count = prof.find_element(By.ID, "code-count")
+    count.clear()
+    count.send_keys("3")
+    prof.execute_script('delete document.getElementById("issue-codes").dataset.sending')
+    prof.find_element(By.ID, "issue-slips").click()
+    slips = WebDriverWait(prof, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".slip"))
+    assert len(slips) == 3

@@ -308,8 +308,9 @@ def test_a_reloaded_slips_page_issues_no_second_batch(app, client, sign_in_as, m
     first = post_form(client, f"/analyst/surveys/{slug}/codes", **fields)
     assert first.status_code == 200 and first.get_data(as_text=True).count('class="slip"') == 4
     again = post_form(client, f"/analyst/surveys/{slug}/codes", **fields)
-    assert again.status_code == 302 and again.headers["Location"].endswith("#codes-heading")
-    assert "codes are shown only once" in client.get(again.headers["Location"]).text
+    assert again.status_code == 302 and again.headers["Location"].endswith(f"/surveys/{slug}")
+    shown = client.get(again.headers["Location"]).text  # the message, at the page's top
+    assert "codes are shown only once. If you did not print or save them" in shown
     assert issued_count(app, slug) == 4
     # A new visit to the dashboard names a new batch: issuing more works.
     dashboard = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
