@@ -1,14 +1,14 @@
 """One-time codes: one answer per student, without knowing who answered what.
 
 The professor asks for N codes and hands them out (printed slips, or a CSV for a mail merge).
-Each is 10 characters of the join-code alphabet (no lookalikes), about 2^46 codes, shown as
-``ABCDE-FGHJK``. The database keeps only each code's SHA-256 and, once it is used, the day: no
+Each is 10 characters of the join-code alphabet (no lookalikes), about 2^45 codes, shown as
+``K7W3P-XM4RT``. The database keeps only each code's SHA-256 and, once it is used, the day: no
 submission id, no time of day, nothing that joins a code to the answers it came with. A
 submission to a survey that requires codes is stored only together with marking its code used,
 all-or-nothing (see :mod:`survey_app.submissions`).
 
 Why a plain hash: a code guessed online meets the submission rate limit, and N codes among
-25^10 (about 10^14) leave a guess about N in 10^14 chances. Someone holding a copy of the
+23^10 (about 4 x 10^13) leave a guess about N in 4 x 10^13 chances. Someone holding a copy of the
 database could try every code offline; they hold the answers already, and codes only ration
 submissions.
 
@@ -54,7 +54,7 @@ def new_code() -> str:
 
 
 def format_code(code: str) -> str:
-    """A code as printed and typed: two groups of five, ``ABCDE-FGHJK``."""
+    """A code as printed and typed: two groups of five, ``K7W3P-XM4RT``."""
     return f"{code[:5]}-{code[5:]}"
 
 
@@ -122,7 +122,7 @@ def issue_codes(survey: Survey, count: int) -> list[str]:
     codes: set[str] = set()
     while len(codes) < count:
         codes.add(new_code())
-    # A repeat of an earlier code has odds of about count * held / 2^46: the primary key would
+    # A repeat of an earlier code has odds of about count * held / 2^45: the primary key would
     # refuse it, and this request would fail whole rather than hand out a code twice.
     db.session.add_all(
         OneTimeCode(survey_id=survey.id, code_sha256=code_sha256(code)) for code in codes

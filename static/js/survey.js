@@ -258,7 +258,7 @@ function showCodeError(field, message) {
 /** What to tell a student whose code was refused, by the server's reason; null if not one. */
 const CODE_REFUSALS = {
   code_required: "Please type the one-time code from your slip.",
-  code_invalid: "That code is not right for this survey. Check it against your slip (letters and digits, like ABCDE-FGHJK).",
+  code_invalid: "That code is not right for this survey. Check it against your slip (letters and digits, like K7W3P-XM4RT).",
   code_used: "That code was already used: each code answers once. If you did not use it, ask for another slip.",
 };
 
