@@ -16,6 +16,7 @@ import numbers
 import re
 import tomllib
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -486,18 +487,25 @@ _QUESTION_IDENTITY = frozenset({"id", "survey_id"})
 COPY_NUMBER = re.compile(r" \(copy(?: (\d{1,6}))?\)$")
 
 
-def copy_title(title: str) -> str:
+def copy_title(title: str, taken: Collection[str] = ()) -> str:
     """A copy's title: the original's, marked, within :data:`MAX_TITLE_LENGTH`.
 
-    A copy of a copy counts on ("Quiz (copy)" becomes "Quiz (copy 2)", then "Quiz (copy 3)")
-    rather than piling marks up, so each section's draft can still be told apart in the list.
+    Copies are numbered, so each section's draft can be told apart in the list: the first copy
+    of "Quiz" is "Quiz (copy)", the next (of "Quiz" again, or of a copy) "Quiz (copy 2)", and so
+    on, skipping the titles in ``taken`` (the owner's surveys'). A copy of "Quiz (copy 2)"
+    counts on from 3 rather than piling marks up.
     """
-    mark = COPY_MARK
+    number = 1
     counted = COPY_NUMBER.search(title)
     if counted:
         title = title[: counted.start()]
-        mark = f" (copy {int(counted.group(1) or 1) + 1})"
-    return title[: MAX_TITLE_LENGTH - len(mark)].rstrip() + mark
+        number = int(counted.group(1) or 1) + 1
+    while True:
+        mark = COPY_MARK if number == 1 else f" (copy {number})"
+        candidate = title[: MAX_TITLE_LENGTH - len(mark)].rstrip() + mark
+        if candidate not in taken:
+            return candidate
+        number += 1
 
 
 def copy_question(question: Question) -> Question:
@@ -517,6 +525,13 @@ def copy_question(question: Question) -> Question:
     )
 
 
+def owner_titles(owner_id: int) -> set[str]:
+    """The titles of an analyst's surveys, archived ones too."""
+    return set(
+        db.session.execute(select(Survey.title).where(Survey.owner_id == owner_id)).scalars()
+    )
+
+
 def duplicate_survey(survey: Survey) -> Survey:
     """A new draft of the same owner for another section; the caller commits.
 
@@ -527,7 +542,7 @@ def duplicate_survey(survey: Survey) -> Survey:
     """
     duplicate = Survey(
         owner_id=survey.owner_id,
-        title=copy_title(survey.title),
+        title=copy_title(survey.title, owner_titles(survey.owner_id)),
         intro=survey.intro,
         flip_probability=survey.flip_probability,
         requires_codes=survey.requires_codes,

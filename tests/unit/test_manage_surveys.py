@@ -197,6 +197,17 @@ def test_a_copy_of_a_copy_counts_on_rather_than_piling_marks_up(app, signed_in, 
     assert titles == [TITLE + COPY_MARK, TITLE + " (copy 2)", TITLE + " (copy 3)"]
 
 
+def test_copies_of_one_survey_for_several_sections_are_numbered(app, signed_in, make_survey):
+    """The same survey copied for each section: "(copy)", "(copy 2)", "(copy 3)"."""
+    slug, _ = make_survey()
+    titles = []
+    for _ in range(3):
+        copy_slug = post(signed_in, slug, "duplicate").headers["Location"].split("/")[-2]
+        with app.app_context():
+            titles.append(find_survey(copy_slug).title)
+    assert titles == [TITLE + COPY_MARK, TITLE + " (copy 2)", TITLE + " (copy 3)"]
+
+
 @pytest.mark.parametrize(
     "title, copied",
     [
@@ -206,6 +217,13 @@ def test_a_copy_of_a_copy_counts_on_rather_than_piling_marks_up(app, signed_in, 
 )
 def test_copy_titles(title, copied):
     assert copy_title(title) == copied
+
+
+def test_a_copy_title_skips_the_owners_titles():
+    taken = {"Quiz (copy)", "Quiz (copy 2)", "Quiz (copy 4)"}
+    assert copy_title("Quiz", taken) == "Quiz (copy 3)"
+    assert copy_title("Quiz (copy 2)", taken) == "Quiz (copy 3)"
+    assert copy_title("Quiz (copy 3)", taken) == "Quiz (copy 5)"
 
 
 def test_a_counted_copy_of_a_full_length_title_still_fits():
