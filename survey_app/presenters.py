@@ -5,6 +5,7 @@ They shape and word what other modules computed (no math here: survey_app.privac
 
 from __future__ import annotations
 
+import functools
 import math
 
 import segno
@@ -359,3 +360,11 @@ def qr_code_svg(address: str) -> Markup:
     zone), sized by its container: sharp on a phone and on a 4K projector alike."""
     code = segno.make(address, error="m")
     return Markup(code.svg_inline(scale=1, border=4, omitsize=True, svgclass="qr"))
+
+
+@functools.lru_cache(maxsize=64)
+def join_qr_code_svg(address: str) -> Markup:
+    """:func:`qr_code_svg` of a survey's join link, kept per address: the projector's state
+    sends its join panel again at every change, and the link does not change while the survey
+    is open. Never for a slip's link, which carries a one-time code that must not be kept."""
+    return qr_code_svg(address)

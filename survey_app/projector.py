@@ -34,7 +34,7 @@ from survey_app.analyst import ActionForm, chosen_confidence
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
-from survey_app.presenters import qr_code_svg
+from survey_app.presenters import join_qr_code_svg
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, answered, noisy_counts, survey_results
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
@@ -137,7 +137,7 @@ def join_panel(survey: Survey) -> dict:
         "code": code,
         "address": address,
         "address_known": is_absolute(address),
-        "qr": qr_code_svg(link) if link and is_absolute(link) else None,
+        "qr": join_qr_code_svg(link) if link and is_absolute(link) else None,
         "draft": survey.is_draft,
     }
 
