@@ -36,3 +36,13 @@ def test_results_csv_of_numbers_and_shares_loads_whole_numbers_as_the_readme_say
     yes_no = frame[frame["question_number"] == 2]
     assert yes_no["option_value"].tolist() == [0, 1]
     assert yes_no["noisy_count"].sum() == 20
+
+
+def test_the_dashboard_says_what_results_csv_holds_for_a_number(
+    client, hours, survey, sign_in_as, analyst
+):
+    sign_in_as(client, analyst)
+    with_number = client.get(f"/analyst/surveys/{hours[0]}").get_data(as_text=True)
+    assert "for a number question, its average with its range, then a row per bar" in with_number
+    without = client.get(f"/analyst/surveys/{survey[0]}").get_data(as_text=True)
+    assert "for a number question" not in without
