@@ -99,7 +99,7 @@ def reset_database(url: str) -> None:
 class SurveyRef:
     slug: str
     question_ids: list[int]
-    option_counts: list[int]
+    option_counts: list[int | None]
 
     @property
     def url(self) -> str:
@@ -135,7 +135,12 @@ class Deployment(harness.Deployment):
                 .where(Question.survey_id == survey_id)
                 .order_by(Question.position)
             ).all()
-        counts = [2 if kind == "yes_no" else len(choices) for _, kind, choices in rows]
+        # A numeric question has no option count (None): its reports' range is in the public
+        # definition (report_range), which a test reads from the running server.
+        counts = [
+            None if kind == "numeric" else 2 if kind == "yes_no" else len(choices)
+            for _, kind, choices in rows
+        ]
         return SurveyRef(slug, [row[0] for row in rows], counts)
 
     def engine(self) -> _EngineContext:
