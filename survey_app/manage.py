@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from survey_app.access import owned_survey_or_404
 from survey_app.codes import code_counts, codes_missing
+from survey_app.copies import duplicate_survey
 from survey_app.extensions import db
 from survey_app.models import Survey
 from survey_app.surveys import (
@@ -23,7 +24,6 @@ from survey_app.surveys import (
     archive_survey,
     close_survey,
     delete_survey,
-    duplicate_survey,
     open_survey,
 )
 

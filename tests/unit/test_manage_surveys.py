@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import func, select
 
 from survey_app.codes import issue_codes
+from survey_app.copies import COPY_MARK, copy_question, copy_title
 from survey_app.extensions import db
 from survey_app.models import (
     OneTimeCode,
@@ -24,13 +25,10 @@ from survey_app.models import (
 )
 from survey_app.submissions import record_submission
 from survey_app.surveys import (
-    COPY_MARK,
     MAX_TITLE_LENGTH,
     SurveyStateError,
     archive_survey,
     close_survey,
-    copy_question,
-    copy_title,
     find_survey,
     open_survey,
 )

@@ -631,7 +631,7 @@ def test_the_projector_gives_the_average_of_a_numeric_question(client, hours, si
 
 
 def test_a_copy_keeps_the_bounds_unit_and_mechanism(app, make_survey):
-    from survey_app.surveys import duplicate_survey
+    from survey_app.copies import duplicate_survey
 
     definition = json.loads(json.dumps(HOURS))
     definition["questions"][0]["mechanism"] = "laplace"
