@@ -165,11 +165,12 @@ def test_closing_rewrites_storage_only_once_the_caller_commits(app, survey, monk
 
 @pytest.fixture
 def database_file(database_url) -> str:
-    if not database_url.startswith("sqlite:"):
-        pytest.skip("the write-ahead log is SQLite's")
+    """The SQLite file of a test marked ``sqlite`` (so in every pass, PostgreSQL's too)."""
+    assert database_url.startswith("sqlite:"), "mark the test sqlite: the log is SQLite's"
     return database_url.removeprefix("sqlite:///")
 
 
+@pytest.mark.sqlite
 def test_closing_empties_the_write_ahead_log(app, runner, survey, database_file, caplog):
     slug, question_ids = survey
     submit_in_order(app, slug, question_ids, arrival_ids())
@@ -182,6 +183,7 @@ def test_closing_empties_the_write_ahead_log(app, runner, survey, database_file,
         assert forget_arrival_order() is True
 
 
+@pytest.mark.sqlite
 def test_a_log_held_by_a_reader_is_reported_not_passed_over(
     app, runner, survey, database_file, caplog, monkeypatch
 ):
