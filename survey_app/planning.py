@@ -469,7 +469,7 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
         has_shares=has_shares,
         number_trade_off=(
             ()
-            if has_shares or not numbers
+            if has_shares
             else tuple(
                 number_trade_off(
                     numbers[0].number,

@@ -86,7 +86,6 @@ def privacy_explanation(survey: Survey) -> dict:
         # probability q = 2p (randomized response with flip probability p = q / 2).
         "warner_lie_percent": _percent(min(1.0, 2 * p)),
         "has_numeric": any(question.is_numeric for question in survey.questions),
-        "has_choice_or_yes_no": any(not question.is_numeric for question in survey.questions),
         "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
         "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),
         "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],

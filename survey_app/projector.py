@@ -168,7 +168,6 @@ def present(slug: str):
         "analyst/present.html",
         survey=survey,
         state=projector_state(survey, confidence, version),
-        join=join_panel(survey),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,
     )
