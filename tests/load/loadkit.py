@@ -336,6 +336,20 @@ def run_parallel(tasks: list[Callable[[], object]], threads: int = 16) -> list[o
         executor.shutdown(wait=False, cancel_futures=True)
 
 
+def submit_all(server, survey: SurveyRef, sent: dict[str, tuple], threads: int = 16) -> list:
+    """POST every submission of ``sent`` (id -> values) from ``threads`` threads; the
+    ``(status, reply)`` of each, in the order of ``sent``."""
+    return run_parallel(
+        [
+            lambda submission_id=submission_id, values=values: server.submit(
+                survey, submission_id, values
+            )
+            for submission_id, values in sent.items()
+        ],
+        threads=threads,
+    )
+
+
 def statuses(results: Iterable[tuple[int, object]]) -> Counter:
     return Counter(status for status, _ in results)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from loadkit import address_lines, new_id, recount, run_parallel, statuses
+from loadkit import address_lines, new_id, recount, statuses, submit_all
 
 SUBMISSIONS = 2000
 THREADS = 16
@@ -21,15 +21,7 @@ def test_thousands_of_concurrent_submissions_are_each_stored_once(deployment, st
     rng = random.Random(20240501)
     sent = {new_id(): survey.random_values(rng) for _ in range(SUBMISSIONS)}
 
-    results = run_parallel(
-        [
-            lambda submission_id=submission_id, values=values: server.submit(
-                survey, submission_id, values
-            )
-            for submission_id, values in sent.items()
-        ],
-        threads=THREADS,
-    )
+    results = submit_all(server, survey, sent, threads=THREADS)
     log = server.stop()
 
     assert statuses(results) == Counter({201: SUBMISSIONS}), statuses(results)

@@ -12,7 +12,7 @@ import json
 import random
 from collections import Counter
 
-from loadkit import address_lines, new_id, run_parallel, statuses
+from loadkit import address_lines, new_id, statuses, submit_all
 
 SUBMISSIONS = 1200
 THREADS = 16
@@ -39,15 +39,7 @@ def test_concurrent_numeric_reports_are_each_stored_and_counted_once(deployment,
     band = [rng.randint(low, high) for _ in range(12)]
     sent = {new_id(): (rng.choice(band), rng.randrange(2)) for _ in range(SUBMISSIONS)}
 
-    results = run_parallel(
-        [
-            lambda submission_id=submission_id, values=values: server.submit(
-                survey, submission_id, values
-            )
-            for submission_id, values in sent.items()
-        ],
-        threads=THREADS,
-    )
+    results = submit_all(server, survey, sent, threads=THREADS)
     log = server.stop()
 
     assert statuses(results) == Counter({201: SUBMISSIONS}), statuses(results)

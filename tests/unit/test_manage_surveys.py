@@ -185,24 +185,28 @@ def test_a_long_title_is_shortened_to_fit_its_copy_mark(app, signed_in, make_sur
     assert len(title) == MAX_TITLE_LENGTH and title.endswith(COPY_MARK)
 
 
+def copied_titles(app, signed_in, slug: str, times: int, of_the_copy: bool) -> list[str]:
+    """Duplicate ``times``, each time the original (or else the last copy); the copies' titles."""
+    titles = []
+    for _ in range(times):
+        copy_slug = post(signed_in, slug, "duplicate").headers["Location"].split("/")[-2]
+        with app.app_context():
+            titles.append(find_survey(copy_slug).title)
+        if of_the_copy:
+            slug = copy_slug
+    return titles
+
+
 def test_a_copy_of_a_copy_counts_on_rather_than_piling_marks_up(app, signed_in, make_survey):
     slug, _ = make_survey()
-    titles = []
-    for _ in range(3):
-        slug = post(signed_in, slug, "duplicate").headers["Location"].split("/")[-2]
-        with app.app_context():
-            titles.append(find_survey(slug).title)
+    titles = copied_titles(app, signed_in, slug, 3, of_the_copy=True)
     assert titles == [TITLE + COPY_MARK, TITLE + " (copy 2)", TITLE + " (copy 3)"]
 
 
 def test_copies_of_one_survey_for_several_sections_are_numbered(app, signed_in, make_survey):
     """The same survey copied for each section: "(copy)", "(copy 2)", "(copy 3)"."""
     slug, _ = make_survey()
-    titles = []
-    for _ in range(3):
-        copy_slug = post(signed_in, slug, "duplicate").headers["Location"].split("/")[-2]
-        with app.app_context():
-            titles.append(find_survey(copy_slug).title)
+    titles = copied_titles(app, signed_in, slug, 3, of_the_copy=False)
     assert titles == [TITLE + COPY_MARK, TITLE + " (copy 2)", TITLE + " (copy 3)"]
 
 

@@ -756,27 +756,32 @@ def test_the_mechanisms_reason_compares_the_ranges_shown(client, hours, sign_in_
     assert f"its range is {ratio:.0%} as wide" in api["mechanism_reason"]
 
 
+def number_form(client, **fields) -> dict:
+    """The builder's form, with its CSRF token, for one number question; ``fields`` override."""
+    page = client.get("/analyst/surveys/new").text
+    return {
+        "csrf_token": re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1),
+        "title": "T",
+        "flip_probability": "0.25",
+        "question_text": "How much?",
+        "question_type": "numeric",
+        "question_options": "",
+        "question_min": "0",
+        "question_max": "10",
+        "question_unit": "",
+        "question_mechanism": "",
+        "action": "save",
+        **fields,
+    }
+
+
 @pytest.mark.parametrize(
     "typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "1 000", "1.000", "-12.500"]
 )
 def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_as, analyst, typed):
     """ "1,000" is a thousand in English and one in French: the builder asks which."""
     sign_in_as(client, analyst)
-    page = client.get("/analyst/surveys/new").text
-    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
-    form = {
-        "csrf_token": token,
-        "title": "T",
-        "flip_probability": "0.25",
-        "question_text": "Dollars?",
-        "question_type": "numeric",
-        "question_options": "",
-        "question_min": "0",
-        "question_max": typed,
-        "question_unit": "",
-        "question_mechanism": "",
-        "action": "save",
-    }
+    form = number_form(client, question_text="Dollars?", question_max=typed)
     refused = client.post("/analyst/surveys/new", data=form)
     assert refused.status_code == 400
     text = html.unescape(refused.text)
@@ -802,21 +807,7 @@ def test_bounds_at_the_limits_work_and_survive_a_resave(
     client, sign_in_as, analyst, app, low, high
 ):
     sign_in_as(client, analyst)
-    page = client.get("/analyst/surveys/new").text
-    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
-    form = {
-        "csrf_token": token,
-        "title": "T",
-        "flip_probability": "0.25",
-        "question_text": "How much?",
-        "question_type": "numeric",
-        "question_options": "",
-        "question_min": low,
-        "question_max": high,
-        "question_unit": "",
-        "question_mechanism": "",
-        "action": "save",
-    }
+    form = number_form(client, question_min=low, question_max=high)
     saved = client.post("/analyst/surveys/new", data=form)
     assert saved.status_code == 302, html.unescape(saved.text)
     slug = saved.headers["Location"].rsplit("/", 1)[-1]
@@ -842,24 +833,7 @@ def test_bounds_at_the_limits_work_and_survive_a_resave(
 
 def test_the_builder_names_a_bound_too_wide(client, sign_in_as, analyst):
     sign_in_as(client, analyst)
-    page = client.get("/analyst/surveys/new").text
-    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
-    refused = client.post(
-        "/analyst/surveys/new",
-        data={
-            "csrf_token": token,
-            "title": "T",
-            "flip_probability": "0.25",
-            "question_text": "How much?",
-            "question_type": "numeric",
-            "question_options": "",
-            "question_min": "0",
-            "question_max": "1e200",
-            "question_unit": "",
-            "question_mechanism": "",
-            "action": "save",
-        },
-    )
+    refused = client.post("/analyst/surveys/new", data=number_form(client, question_max="1e200"))
     assert refused.status_code == 400
     assert "Not saved yet: questions[0].max: must be between -1,000,000,000,000" in refused.text
 
