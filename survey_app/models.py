@@ -206,6 +206,12 @@ class Survey(db.Model):
     )
     #: Each submission must bring an unused one-time code (see OneTimeCode); set while a draft.
     requires_codes: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: When the survey last closed (None while it has never closed, and while it is open): its
+    #: join code stops resolving a grace period after it (SURVEY_APP_JOIN_CODE_GRACE_HOURS).
+    closed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    #: While open, the owner sees results only as of this many submissions: the last release
+    #: (see survey_app.releases and ReleasedTally).
+    released_respondents: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
     questions: Mapped[list[Question]] = relationship(
@@ -360,6 +366,10 @@ class Tally(db.Model):
     """
 
     __tablename__ = "tallies"
+    # On SQLite the table is stored in key order (question, value, shard) and has no rowid,
+    # which would list a numeric question's reports in the order they first arrived.
+    # (PostgreSQL: forget_arrival_order rewrites it in key order when the survey closes.)
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     question_id: Mapped[int] = mapped_column(
         ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
@@ -367,6 +377,25 @@ class Tally(db.Model):
     value: Mapped[int] = mapped_column(Integer, primary_key=True)
     shard: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     noisy_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ReleasedTally(db.Model):
+    """An open survey's counts as of its last release: what its owner's views show.
+
+    While a survey is open, results change only in releases of at least
+    ``SURVEY_APP_RELEASE_BATCH`` submissions (survey_app.releases), so that comparing two views
+    never isolates one arrival's answers. Each release replaces the survey's rows, in key
+    order; closing deletes them (a closed survey shows its full counts).
+    """
+
+    __tablename__ = "released_tallies"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
+    )
+    value: Mapped[int] = mapped_column(Integer, primary_key=True)
+    noisy_count: Mapped[int] = mapped_column(Integer)
 
 
 def _first_question_id():
