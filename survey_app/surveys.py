@@ -39,6 +39,7 @@ from survey_app.models import (
     Tally,
     new_join_code,
     normalise_join_code,
+    utc_now,
 )
 
 MAX_TITLE_LENGTH = 200
@@ -448,6 +449,7 @@ def open_survey(survey: Survey) -> None:
             for shard in range(TALLY_SHARDS)
         )
     survey.status = SurveyStatus.OPEN
+    survey.closed_at = None
     if survey.join_code is None:
         survey.join_code = unused_join_code()
     db.session.flush()
@@ -471,6 +473,7 @@ def close_survey(survey: Survey) -> None:
     if survey.is_draft:
         raise SurveyStateError("a draft has not opened, so it cannot close")
     survey.status = SurveyStatus.CLOSED
+    survey.closed_at = utc_now()
     db.session.flush()
     after_commit(functools.partial(forget_arrival_order, survey.id))
 
