@@ -60,6 +60,22 @@ def _hours(name: str, default: float) -> dt.timedelta:
     return dt.timedelta(hours=hours)
 
 
+def release_batch(value: str | None) -> int:
+    """SURVEY_APP_RELEASE_BATCH: new submissions between two releases of an open survey's
+    results (survey_app.releases); 1 shows each arrival's answers, for a demonstration only."""
+    if value is None or value.strip() == "":
+        return 5
+    try:
+        batch = int(value)
+    except ValueError:
+        batch = 0
+    if not 1 <= batch <= 10_000:
+        raise ConfigurationError(
+            f"SURVEY_APP_RELEASE_BATCH must be a whole number from 1 to 10000, got {value!r}"
+        )
+    return batch
+
+
 def public_url(value: str | None) -> str | None:
     """The app's public base URL (``https://surveys.example.edu``), checked; None if unset."""
     if value is None or value.strip() == "":
@@ -71,6 +87,22 @@ def public_url(value: str | None) -> str | None:
             f"got {value!r}"
         )
     return value.strip().rstrip("/")
+
+
+#: How long a browser that saw the app over HTTPS keeps to HTTPS for it: a year.
+DEFAULT_HSTS_MAX_AGE = 365 * 24 * 3600
+
+
+def hsts_max_age(value: str | None) -> int:
+    """Strict-Transport-Security's max-age in seconds (0: no header), checked."""
+    if value is None or value.strip() == "":
+        return DEFAULT_HSTS_MAX_AGE
+    if not (value.strip().isascii() and value.strip().isdigit()):
+        raise ConfigurationError(
+            f"SURVEY_APP_HSTS_MAX_AGE must be a whole number of seconds (0 turns it off), "
+            f"got {value!r}"
+        )
+    return int(value)
 
 
 def _host_list(value: str | None) -> list[str] | None:
@@ -100,22 +132,52 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
         "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
         "JOIN_RATE_LIMIT": env.get("SURVEY_APP_JOIN_RATE_LIMIT", "600 per minute"),
+        # A closed survey's join code stops resolving this long after it closed.
+        "JOIN_CODE_GRACE": _hours("SURVEY_APP_JOIN_CODE_GRACE_HOURS", 24),
         "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),
         "SESSION_MAX_AGE": _hours("SURVEY_APP_SESSION_MAX_HOURS", 24),
         "PUBLIC_URL": public_url(env.get("SURVEY_APP_PUBLIC_URL")),
+        "RELEASE_BATCH": release_batch(env.get("SURVEY_APP_RELEASE_BATCH")),
         # Flask answers 400 to a request whose Host header is not one of these (None: any).
         "TRUSTED_HOSTS": _host_list(env.get("SURVEY_APP_TRUSTED_HOSTS")),
+        "HSTS_MAX_AGE": hsts_max_age(env.get("SURVEY_APP_HSTS_MAX_AGE")),
     }
 
 
+#: How to make a key, for the messages that refuse one.
+_GENERATE_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def distinct_characters_needed(key: str) -> int:
+    """How many different characters a key of this length must hold to pass as random.
+
+    A key typed by a person ("aaaa...", "passwordpassword") repeats a few characters; a random
+    one almost never does. The bar is 16, lowered for short keys to half their length, and for
+    keys of hex digits alone (only 16 to draw from) to a quarter of their length, at most 8: a
+    key from ``secrets.token_urlsafe``, ``token_hex`` or 16 random letters and digits falls
+    below it with a chance under one in 100,000.
+    """
+    if set(key) <= _HEX_DIGITS:
+        return min(8, len(key) // 4)
+    return min(16, len(key) // 2)
+
+
 def check_secret_key(key: object) -> None:
-    """Refuse to serve with no key, a short one, or one that was ever published."""
+    """Refuse to serve with no key, a short one, one that was ever published, or one made of
+    too few different characters to be random."""
     if not isinstance(key, str) or key.strip().lower() in PUBLISHED_SECRET_KEYS:
         raise ConfigurationError(
             "refusing to start: SURVEY_APP_SECRET_KEY is unset or a published example key; "
-            "set a long random value (python -c 'import secrets; print(secrets.token_urlsafe(48))')"
+            f"set a long random value ({_GENERATE_KEY})"
         )
     if len(key) < 16:
         raise ConfigurationError(
             "refusing to start: SURVEY_APP_SECRET_KEY must be at least 16 characters long"
+        )
+    distinct = len(set(key))
+    if distinct < distinct_characters_needed(key):
+        raise ConfigurationError(
+            "refusing to start: SURVEY_APP_SECRET_KEY is easy to guess (only "
+            f"{distinct} different characters); generate a random one with {_GENERATE_KEY}"
         )

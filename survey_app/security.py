@@ -89,4 +89,9 @@ def register(app: Flask) -> None:
         for name, value in SECURITY_HEADERS:
             if name.lower() not in present:
                 headers.add(name, value)
+        # Only over HTTPS (directly, or through a trusted proxy): a browser ignores it over
+        # plain HTTP, and a local install on loopback must keep working without TLS.
+        max_age = app.config.get("HSTS_MAX_AGE", 0)
+        if request.is_secure and max_age > 0 and "strict-transport-security" not in present:
+            headers.add("Strict-Transport-Security", f"max-age={max_age}")
         return response

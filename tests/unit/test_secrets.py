@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import secrets
 import stat
+import string
 import subprocess
 import sys
 
 import pytest
 
-from survey_app import create_app
+from survey_app import config, create_app
 from survey_app.config import ConfigurationError
+from tests.conftest import TEST_SECRET_KEY
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -19,6 +22,45 @@ REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__f
 def test_a_published_or_short_key_is_refused(tmp_path, key):
     with pytest.raises(ConfigurationError, match="SECRET_KEY"):
         create_app({"SECRET_KEY": key, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/db"})
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "a" * 32,
+        "ab" * 32,
+        "passwordpassword",
+        "password-password-password-1234",
+        "deadbeef" * 8,  # hex digits alone, but only five of them
+        "0" * 64,
+    ],
+)
+def test_a_key_of_few_different_characters_is_refused_saying_how_to_make_one(tmp_path, key):
+    with pytest.raises(ConfigurationError, match="easy to guess") as refused:
+        create_app({"SECRET_KEY": key, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/db"})
+    assert "secrets.token_urlsafe" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "make_key",
+    [
+        lambda: secrets.token_urlsafe(48),  # the instance key's kind
+        lambda: secrets.token_urlsafe(16),
+        lambda: secrets.token_hex(32),  # openssl rand -hex 32
+        lambda: secrets.token_hex(16),
+        lambda: "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(16)),
+    ],
+)
+def test_random_keys_of_every_usual_kind_pass(make_key):
+    # Each kind falls under the bar with a chance below one in 100,000; 200 draws of each
+    # would show a rule that refuses random keys.
+    for _ in range(200):
+        config.check_secret_key(make_key())
+
+
+def test_the_test_key_and_a_generated_instance_key_pass(tmp_path):
+    config.check_secret_key(TEST_SECRET_KEY)
+    config.check_secret_key(config.instance_secret_key(str(tmp_path)))
 
 
 def test_without_a_key_one_is_generated_once_and_kept_private(tmp_path, monkeypatch):
