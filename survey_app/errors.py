@@ -5,6 +5,9 @@ from __future__ import annotations
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
+# The join form and join links: limited per address, one count for both.
+from survey_app.ratelimits import JOIN_ENDPOINTS
+
 #: Plain words for the error pages people see.
 MESSAGES = {
     400: "The request could not be understood.",
@@ -20,8 +23,6 @@ MESSAGES = {
 }
 
 
-#: The join form and join links: limited per address (ratelimits.LIMITED_ENDPOINTS).
-JOIN_ENDPOINTS = ("respondent.join", "respondent.join_by_code")
 BUSY = (
     "Many people are joining from this network right now. Wait a minute, then press Join "
     "again (or scan the QR code)."

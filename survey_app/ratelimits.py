@@ -1,24 +1,27 @@
 """Rate limits: submissions and typed join codes per client address, sign-ins per address and
 per account.
 
-Submissions and join codes go through Flask-Limiter (in memory, or Redis shared by the
-workers). Each app gets its own limiter, and only when limits are on: with
-``SURVEY_APP_RATELIMIT_ENABLED=false`` nothing of the limiter is left in the request path.
+Submissions go through Flask-Limiter (in memory, or Redis shared by the workers). Each app gets
+its own limiter, and only when limits are on: with ``SURVEY_APP_RATELIMIT_ENABLED=false``
+nothing of the limiter is left in the request path.
 
-Sign-ins are counted in the database (:class:`SignInThrottle`), so every worker and every app
-server sees the same counts with no Redis: a guesser cannot spread guesses over workers, nor
-over addresses against one account. Clients and accounts are named only by keyed hashes.
+Sign-ins and typed join codes are counted once for every worker and every app server: in the
+database (:class:`WindowCounter`), or, for join codes, in Redis when the limiter has it. A
+guesser cannot spread sign-ins or join-code guesses over workers, nor sign-ins over addresses
+against one account. Clients and accounts are named only by keyed hashes.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import limits
-from flask import Flask, current_app, request
+from flask import Flask, abort, current_app, request
 from flask.logging import default_handler
 from flask_limiter import Limiter
 from sqlalchemy import delete, select
@@ -31,14 +34,16 @@ from survey_app.models import SignInAttempts
 #: How long a worker waits on the shared storage (Redis) before counting in memory instead.
 STORAGE_TIMEOUT_SECONDS = 0.5
 
-#: The limited endpoints: the setting that holds each one's limit, and the methods it counts.
+#: The endpoints Flask-Limiter limits: the setting that holds each one's limit, and the methods
+#: it counts.
 LIMITED_ENDPOINTS = {
     "api.submit_response": ("SUBMISSION_RATE_LIMIT", None),
-    # Typed join codes: generous for a lecture hall behind one address, and far too few for
-    # anyone to find open surveys by trying codes (about 10^8 of them).
-    "respondent.join": ("JOIN_RATE_LIMIT", None),
-    "respondent.join_by_code": ("JOIN_RATE_LIMIT", None),
 }
+
+#: Typed join codes, by the join form or a join link: one count per address for both, under
+#: ``SURVEY_APP_JOIN_RATE_LIMIT``. Generous for a lecture hall behind one address, and far too
+#: few for anyone to find open surveys by trying codes (about 10^8 of them).
+JOIN_ENDPOINTS = ("respondent.join", "respondent.join_by_code")
 
 
 def _keyed_hash(text: str, digest_size: int = 12) -> str:
@@ -57,6 +62,80 @@ def client_bucket() -> str:
     return _keyed_hash(request.remote_addr or "unknown")
 
 
+# ------------------------------------------------------------------- counted in the database
+
+
+class WindowCounter:
+    """Counts events in the database, per keyed-hash bucket, for every worker and server at once.
+
+    Each limit of a setting (Flask-Limiter syntax, e.g. ``"10 per minute"`` or
+    ``"10 per minute; 50 per hour"``) is a sliding window, estimated from two fixed windows: the
+    current one, plus the previous one weighted by how much of it the sliding window still
+    covers. Each increment is one statement (an upsert that also reads the previous window), so
+    concurrent workers never lose a count, and an event costs one statement per limit. The rows
+    are ``sign_in_attempts`` (sign-ins were counted first); each kind of event has buckets of its
+    own.
+    """
+
+    def __init__(self, setting: str, clock: Callable[[], float] = time.time):
+        self.limits = limits.parse_many(setting)
+        #: Seconds since the epoch; tests set it instead of sleeping.
+        self.clock = clock
+
+    @staticmethod
+    def _bucket(kind: str, value: str, period: int) -> str:
+        return f"{_keyed_hash(kind + ':' + value, 16)}:{period}"
+
+    @staticmethod
+    def _increment(bucket: str, window: int) -> tuple[int, int]:
+        """Add one to the bucket's current window; its (current, previous window) counts."""
+        earlier = SignInAttempts.__table__.alias("earlier")
+        previous = (
+            select(earlier.c.attempts)
+            .where(earlier.c.bucket == bucket, earlier.c.window == window - 1)
+            .scalar_subquery()
+        )
+        dialect = sqlite if is_sqlite() else postgresql
+        statement = (
+            dialect.insert(SignInAttempts)
+            .values(bucket=bucket, window=window, attempts=1)
+            .on_conflict_do_update(
+                index_elements=["bucket", "window"],
+                set_={"attempts": SignInAttempts.attempts + 1},
+            )
+            .returning(SignInAttempts.attempts, previous)
+        )
+        current, previous_count = db.session.execute(statement).one()
+        return current, previous_count or 0
+
+    def count(self, kind: str, value: str) -> list[tuple[limits.RateLimitItem, float]]:
+        """Count one event of ``kind`` for ``value``; each limit with its sliding-window count."""
+        now = self.clock()
+        counts = []
+        for item in self.limits:
+            period = item.get_expiry()
+            bucket = self._bucket(kind, value, period)
+            window = int(now // period)
+            current, previous = self._increment(bucket, window)
+            if current == 1:  # a new window: forget the ones the sliding window has left
+                db.session.execute(
+                    delete(SignInAttempts).where(
+                        SignInAttempts.bucket == bucket, SignInAttempts.window < window - 1
+                    )
+                )
+            covered = 1.0 - (now - window * period) / period
+            counts.append((item, current + previous * covered))
+        return counts
+
+    @staticmethod
+    def over(counts: list[tuple[limits.RateLimitItem, float]]) -> int | None:
+        """The seconds to wait if a count is over its limit (that limit's period), else None."""
+        for item, count in counts:
+            if count > item.amount:
+                return item.get_expiry()
+        return None
+
+
 # --------------------------------------------------------------------------- sign-in
 
 
@@ -68,68 +147,15 @@ class Throttled:
     retry_after: int  # seconds
 
 
-class SignInThrottle:
+class SignInThrottle(WindowCounter):
     """Counts sign-in attempts in the database, per address and per account.
 
     Every attempt counts against the address it came from and against the account it named
-    (a right password too: during a guessing attack the owner waits a minute like everyone).
-    Each limit of ``SURVEY_APP_LOGIN_RATE_LIMIT`` (Flask-Limiter syntax, e.g.
-    ``"10 per minute"`` or ``"10 per minute; 50 per hour"``) is a sliding window, estimated
-    from two fixed windows: the current one, plus the previous one weighted by how much of it
-    the sliding window still covers. Increments are single statements (an upsert), so
-    concurrent workers never lose a count.
+    (a right password too: during a guessing attack the owner waits a minute like everyone),
+    under each limit of ``SURVEY_APP_LOGIN_RATE_LIMIT``.
 
     The caller commits, whatever the outcome.
     """
-
-    def __init__(self, setting: str):
-        self.limits = limits.parse_many(setting)
-
-    @staticmethod
-    def _bucket(kind: str, value: str, period: int) -> str:
-        return f"{_keyed_hash(kind + ':' + value, 16)}:{period}"
-
-    def _weighted(self, bucket: str, window: int, current: int, now: float, period: int) -> float:
-        previous = db.session.execute(
-            select(SignInAttempts.attempts).where(
-                SignInAttempts.bucket == bucket, SignInAttempts.window == window - 1
-            )
-        ).scalar_one_or_none()
-        covered = 1.0 - (now - window * period) / period
-        return current + (previous or 0) * covered
-
-    def _add(self, kind: str, value: str, now: float) -> list[tuple[limits.RateLimitItem, float]]:
-        counts = []
-        for item in self.limits:
-            period = item.get_expiry()
-            bucket = self._bucket(kind, value, period)
-            window = int(now // period)
-            dialect = sqlite if is_sqlite() else postgresql
-            statement = (
-                dialect.insert(SignInAttempts)
-                .values(bucket=bucket, window=window, attempts=1)
-                .on_conflict_do_update(
-                    index_elements=["bucket", "window"],
-                    set_={"attempts": SignInAttempts.attempts + 1},
-                )
-                .returning(SignInAttempts.attempts)
-            )
-            current = db.session.execute(statement).scalar_one()
-            if current == 1:  # a new window: forget the ones the sliding window has left
-                db.session.execute(
-                    delete(SignInAttempts).where(
-                        SignInAttempts.bucket == bucket, SignInAttempts.window < window - 1
-                    )
-                )
-            counts.append((item, self._weighted(bucket, window, current, now, period)))
-        return counts
-
-    @staticmethod
-    def _over(counts, reason: str) -> Throttled | None:
-        for item, count in counts:
-            if count > item.amount:
-                return Throttled(reason, item.get_expiry())
-        return None
 
     def attempt(self, email: str) -> Throttled | None:
         """Count an attempt from this request's address on the account named by ``email``;
@@ -138,10 +164,13 @@ class SignInThrottle:
         Each attempt is counted before it is judged, in one statement, so that attempts
         arriving together on several workers cannot all slip under the limit.
         """
-        now = time.time()
-        address = self._add("address", request.remote_addr or "unknown", now)
-        account = self._add("account", email.strip().lower(), now)
-        return self._over(address, "address") or self._over(account, "account")
+        address = self.over(self.count("address", request.remote_addr or "unknown"))
+        account = self.over(self.count("account", email.strip().lower()))
+        if address is not None:
+            return Throttled("address", address)
+        if account is not None:
+            return Throttled("account", account)
+        return None
 
 
 def sign_in_throttle() -> SignInThrottle | None:
@@ -155,6 +184,54 @@ def sign_in_throttle() -> SignInThrottle | None:
     return throttle
 
 
+# --------------------------------------------------------------------------- join codes
+
+
+class JoinThrottle(WindowCounter):
+    """Typed join codes per client address, on either join path, counted in the database."""
+
+    def check(self) -> None:
+        """Count this request's typed code; over the limit, refuse it with 429 (which the join
+        form answers, saying that the network is busy: see survey_app.errors).
+
+        The count is committed at once, before the code is looked up: a lecture hall's
+        requests share one row, whose lock is then held for one short statement only.
+        """
+        counts = self.count("join", request.remote_addr or "unknown")
+        db.session.commit()
+        if self.over(counts) is not None:
+            abort(429)
+
+
+def _counted_first(view: Callable, throttle: JoinThrottle) -> Callable:
+    """``view``, with each request counted by ``throttle`` before it runs."""
+
+    @functools.wraps(view)
+    def counted(*args, **kwargs):
+        throttle.check()
+        return view(*args, **kwargs)
+
+    return counted
+
+
+def _limit_join_codes(app: Flask, limiter: Limiter, shared_storage: bool) -> None:
+    """One count per address for typed join codes, whichever worker or server answers.
+
+    With a shared storage (Redis) configured, Flask-Limiter counts them there, both paths in
+    one scope; otherwise the database does (:class:`JoinThrottle`), never a worker's memory.
+    """
+    setting = app.config["JOIN_RATE_LIMIT"]
+    if shared_storage:
+        limit = limiter.shared_limit(setting, scope="join")
+        for endpoint in JOIN_ENDPOINTS:
+            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+        return
+    throttle = JoinThrottle(setting)
+    app.extensions["join_throttle"] = throttle
+    for endpoint in JOIN_ENDPOINTS:
+        app.view_functions[endpoint] = _counted_first(app.view_functions[endpoint], throttle)
+
+
 def register(app: Flask) -> Limiter | None:
     """Apply the limits to the app's views (after its blueprints are registered)."""
     if not app.config["RATELIMIT_ENABLED"]:
@@ -163,7 +240,10 @@ def register(app: Flask) -> Limiter | None:
     # own memory, and returns to the storage once it answers: a lecture never stops on it.
     # Nor does it hang on a storage that accepts connections but never answers.
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
-    if not str(app.config.get("RATELIMIT_STORAGE_URI", "memory://")).startswith("memory"):
+    shared_storage = not str(app.config.get("RATELIMIT_STORAGE_URI", "memory://")).startswith(
+        "memory"
+    )
+    if shared_storage:
         app.config.setdefault(
             "RATELIMIT_STORAGE_OPTIONS",
             {
@@ -183,4 +263,5 @@ def register(app: Flask) -> Limiter | None:
     for endpoint, (setting, methods) in LIMITED_ENDPOINTS.items():
         limit = limiter.limit(app.config[setting], methods=methods)
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+    _limit_join_codes(app, limiter, shared_storage)
     return limiter

@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from flask import current_app
 from sqlalchemy import (
     delete,
     select,
@@ -448,9 +449,12 @@ def open_survey(survey: Survey) -> None:
             for value in range(question.option_count)
             for shard in range(TALLY_SHARDS)
         )
+    # Read before closed_at is cleared: a code that has stopped resolving is never revived
+    # (someone may have kept it to try later); reopening within the grace keeps it.
+    code_expired = join_code_expired(survey)
     survey.status = SurveyStatus.OPEN
     survey.closed_at = None
-    if survey.join_code is None:
+    if survey.join_code is None or code_expired:
         survey.join_code = unused_join_code()
     db.session.flush()
 
@@ -520,12 +524,31 @@ def delete_survey(survey: Survey) -> None:
     after_commit(functools.partial(forget_arrival_order, survey_id))
 
 
+def join_code_expired(survey: Survey) -> bool:
+    """Whether a closed survey's join code has stopped resolving: its grace has passed.
+
+    ``SURVEY_APP_JOIN_CODE_GRACE_HOURS`` after closing, so that the codes of old surveys do not
+    pile up as targets for whoever guesses codes.
+    """
+    if not survey.is_closed:
+        return False
+    if survey.closed_at is None:  # closed before closing times were kept: long ago
+        return True
+    return utc_now() - survey.closed_at >= current_app.config["JOIN_CODE_GRACE"]
+
+
 def find_survey_by_join_code(typed: str) -> Survey | None:
-    """The survey a typed join code names (any case, spaces or dashes between), or None."""
+    """The survey a typed join code names (any case, spaces or dashes between), or None.
+
+    A closed survey's code past its grace names nothing: it answers as an unknown code does.
+    """
     code = normalise_join_code(typed)
     if code is None:
         return None
-    return db.session.execute(select(Survey).where(Survey.join_code == code)).scalar_one_or_none()
+    survey = db.session.execute(select(Survey).where(Survey.join_code == code)).scalar_one_or_none()
+    if survey is None or join_code_expired(survey):
+        return None
+    return survey
 
 
 def find_survey(slug: str) -> Survey | None:

@@ -3,18 +3,28 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import re
 
 import pytest
+from flask import Flask
 from sqlalchemy import select
 
 import survey_app.server
-from survey_app import surveys
+from survey_app import config, create_app, surveys
 from survey_app.extensions import db
-from survey_app.models import JOIN_CODE_ALPHABET, Survey, normalise_join_code
+from survey_app.models import (
+    JOIN_CODE_ALPHABET,
+    SignInAttempts,
+    Survey,
+    normalise_join_code,
+    utc_now,
+)
+from survey_app.ratelimits import sign_in_throttle
 from survey_app.surveys import SAMPLE_SURVEY, find_survey
+from tests.conftest import TEST_SECRET_KEY
 
 CODE = re.compile(rf"^[{JOIN_CODE_ALPHABET}]{{6}}$")
 
@@ -281,3 +291,199 @@ def test_quickstart_prints_the_join_code_and_link(app, runner, client, monkeypat
     assert joined.status_code == 302
     assert client.get(joined.headers["Location"]).status_code == 200
     assert f"{link}" in result.output and "http://127.0.0.1:5055/ " in result.output
+
+
+# ------------------------------------------------------------------- codes of closed surveys
+
+
+@pytest.fixture
+def later(monkeypatch):
+    """``later(hours)``: the survey services' clock moved that many hours ahead of now."""
+
+    def move(hours: float) -> None:
+        moved = utc_now() + dt.timedelta(hours=hours)
+        monkeypatch.setattr(surveys, "utc_now", lambda: moved)
+
+    return move
+
+
+def without(page: str, typed: str) -> str:
+    """A join page with what was typed taken out: what it says of the code, whatever the code."""
+    return page.replace(typed, "TYPED")
+
+
+@pytest.mark.parametrize("hours", [1, 23.9])
+def test_a_closed_surveys_code_leads_to_it_within_the_grace(app, client, make_survey, later, hours):
+    assert app.config["JOIN_CODE_GRACE"] == dt.timedelta(hours=24)  # the default
+    slug, _ = make_survey(status="closed")
+    later(hours)
+    for response in join_both_ways(client, code_of(app, slug)):
+        assert response.status_code == 302 and response.headers["Location"] == f"/s/{slug}"
+
+
+@pytest.mark.parametrize("hours", [24.1, 24 * 400])
+def test_a_closed_surveys_code_past_the_grace_answers_like_an_unknown_code(
+    app, client, make_survey, later, hours
+):
+    slug, _ = make_survey(status="closed")
+    code = code_of(app, slug)
+    unknown = "HJ4MN9" if code != "HJ4MN9" else "HJ4MN8"  # never issued
+    later(hours)
+    for expired, never_issued in zip(
+        join_both_ways(client, code), join_both_ways(client, unknown), strict=True
+    ):
+        assert expired.status_code == never_issued.status_code == 404
+        assert without(join_page(expired), code) == without(join_page(never_issued), unknown)
+        assert f"/s/{slug}" not in expired.get_data(as_text=True)
+    # The survey still has it (its dashboard shows it); only typing it leads nowhere.
+    assert code_of(app, slug) == code
+
+
+def test_the_grace_is_settable(app, client, make_survey, later):
+    app.config["JOIN_CODE_GRACE"] = dt.timedelta(hours=2)
+    slug, _ = make_survey(status="closed")
+    code = code_of(app, slug)
+    later(1.9)
+    assert client.get(f"/j/{code}").status_code == 302
+    later(2.1)
+    assert client.get(f"/j/{code}").status_code == 404
+
+
+def test_the_grace_setting_is_read_as_hours(monkeypatch, tmp_path):
+    monkeypatch.delenv("SURVEY_APP_JOIN_CODE_GRACE_HOURS", raising=False)
+    settings = config.from_environment(str(tmp_path), with_secret_key=False)
+    assert settings["JOIN_CODE_GRACE"] == dt.timedelta(hours=24)
+    monkeypatch.setenv("SURVEY_APP_JOIN_CODE_GRACE_HOURS", "1.5")
+    settings = config.from_environment(str(tmp_path), with_secret_key=False)
+    assert settings["JOIN_CODE_GRACE"] == dt.timedelta(minutes=90)
+    for wrong in ("0", "-3", "never", "nan"):
+        monkeypatch.setenv("SURVEY_APP_JOIN_CODE_GRACE_HOURS", wrong)
+        with pytest.raises(config.ConfigurationError, match="SURVEY_APP_JOIN_CODE_GRACE_HOURS"):
+            config.from_environment(str(tmp_path), with_secret_key=False)
+
+
+def test_reopening_within_the_grace_keeps_the_code(app, runner, make_survey, later):
+    slug, _ = make_survey(status="closed")
+    code = code_of(app, slug)
+    later(23)
+    assert runner.invoke(args=["open-survey", slug]).exit_code == 0
+    assert code_of(app, slug) == code
+
+
+def test_reopening_after_the_grace_draws_a_new_code(app, client, runner, make_survey, later):
+    slug, _ = make_survey(status="closed")
+    old = code_of(app, slug)
+    later(25)
+    result = runner.invoke(args=["open-survey", slug])
+    assert result.exit_code == 0, result.output
+    new = code_of(app, slug)
+    assert CODE.match(new) and new != old
+    assert printed_join(result.stdout)[0] == new  # what the professor is told to show
+    assert client.get(f"/j/{new}").headers["Location"] == f"/s/{slug}"
+    assert client.get(f"/j/{old}").status_code == 404  # the old code is not revived
+    # Closed again, the new code has a grace of its own from this closing.
+    assert runner.invoke(args=["close-survey", slug]).exit_code == 0
+    later(25 + 23)
+    assert client.get(f"/j/{new}").status_code == 302
+
+
+def test_a_survey_closed_before_closing_times_were_kept_has_no_live_code(app, client, make_survey):
+    """closed_at is new: a survey closed before it has none, and closed long enough ago."""
+    slug, _ = make_survey(status="closed")
+    with app.app_context():
+        find_survey(slug).closed_at = None
+        db.session.commit()
+    assert client.get(f"/j/{code_of(app, slug)}").status_code == 404
+
+
+# --------------------------------------------------------------------------- the join limit
+
+JOIN_LIMIT = 4
+
+
+@pytest.fixture
+def workers(app, database_url):
+    """``workers(n)``: n apps with the join limit on, over the test's database, as n gunicorn
+    workers (or app servers) are: each has its own memory, and only the database in common."""
+    made: list[Flask] = []
+
+    def make(count: int, **settings) -> list[Flask]:
+        for _ in range(count):
+            made.append(
+                create_app(
+                    {
+                        "TESTING": True,
+                        "SECRET_KEY": TEST_SECRET_KEY,
+                        "SQLALCHEMY_DATABASE_URI": database_url,
+                        "RATELIMIT_ENABLED": True,
+                        "RATELIMIT_STORAGE_URI": "memory://",
+                        "JOIN_RATE_LIMIT": f"{JOIN_LIMIT} per minute",
+                    }
+                    | settings
+                )
+            )
+        return made[-count:]
+
+    yield make
+    for worker in made:
+        with worker.app_context():
+            db.session.remove()
+            db.engine.dispose()
+
+
+def join_statuses(worker: Flask, codes: list[str]) -> list[int]:
+    """The status of each typed code, sent to ``worker`` in turn (by the form and by links)."""
+    client = worker.test_client()
+    return [
+        client.get(f"/j/{code}" if index % 2 else "/join", query_string={"code": code}).status_code
+        for index, code in enumerate(codes)
+    ]
+
+
+def test_the_join_limit_is_counted_once_across_workers(app, survey, workers):
+    """Three workers, one address: the limit holds for all of them together, not per worker."""
+    code = code_of(app, survey[0])
+    first, second, third = workers(3, LOGIN_RATE_LIMIT="2 per minute")
+    statuses = (
+        join_statuses(first, [code, "HJ4MN9"])
+        + join_statuses(second, [code, "HJ4MN8"])
+        + join_statuses(third, [code, code])
+    )
+    assert statuses == [302, 404, 302, 404, 429, 429]
+    # Refused, a student gets the join form again, saying that the network is busy.
+    busy = first.test_client().get("/join", query_string={"code": code})
+    assert busy.status_code == 429 and busy.headers["Retry-After"] == "60"
+    assert "Many people are joining from this network" in join_page(busy)
+    assert f'value="{code}"' in join_page(busy)
+    # Sign-ins from the same address have counts of their own.
+    with third.test_request_context(environ_base={"REMOTE_ADDR": "127.0.0.1"}):
+        assert sign_in_throttle().attempt("prof@example.edu") is None
+
+
+def test_the_join_limit_is_a_sliding_window(app, survey, workers):
+    """A settable clock, not sleeps: the previous minute weighs as much as it still overlaps."""
+    code = code_of(app, survey[0])
+    first, second = workers(2)
+    start = 1_000 * 60 + 30  # half a minute into a window
+    for worker in (first, second):
+        worker.extensions["join_throttle"].clock = lambda: now
+    now = start
+    assert join_statuses(first, [code] * 3) + join_statuses(second, [code] * 2) == [302] * 4 + [429]
+    # A minute later, half of the previous window's 5 still counts: 2.5 + 1 <= 4 < 2.5 + 2.
+    now = start + 60
+    assert join_statuses(second, [code] * 2) == [302, 429]
+    # Two minutes after that, nothing counts any more, and the old windows are gone.
+    now = start + 180
+    assert join_statuses(first, [code] * 5) == [302] * 4 + [429]
+    with app.app_context():
+        rows = db.session.execute(select(SignInAttempts)).scalars().all()
+    assert [(row.window, row.attempts) for row in rows] == [((start + 180) // 60, 5)]
+    # Buckets are keyed hashes: no client address is stored.
+    assert all("127.0.0" not in row.bucket for row in rows)
+
+
+def test_with_limits_off_joins_are_never_refused(app, survey, workers):
+    (worker,) = workers(1, RATELIMIT_ENABLED=False)
+    code = code_of(app, survey[0])
+    assert join_statuses(worker, [code] * 40) == [302] * 40
+    assert "join_throttle" not in worker.extensions
