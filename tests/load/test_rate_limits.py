@@ -5,8 +5,9 @@ repeated bad sign-ins, each on a new connection and several at once so that they
 different workers, get 429 after the 5th, whether they come from one address or, against one
 account, from many. Submissions are limited by Flask-Limiter, shared through a redis-server
 (Debian's; the tests fail, never skip, without it) on loopback: 429 after the 20th under a
-20-a-minute limit, and the default lets 600 through from one address. No limit's storage keeps
-a client address.
+20-a-minute limit, and the default lets 600 through from one address. Typed join codes, by
+the form or by a link, are counted once for the three workers, in the database or in Redis: a
+limit of N a minute lets about N through, not 3N. No limit's storage keeps a client address.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from loadkit import (
 )
 
 from survey_app import config
+from survey_app.models import Survey
 
 LOGIN_LIMIT = 5
 SUBMISSION_LIMIT = 20
@@ -247,3 +249,44 @@ def test_the_fallback_to_memory_is_in_the_servers_log(deployment, start_server):
     log = server.stop()
     assert "falling back to in-memory storage" in log
     assert address_lines(log) == []
+
+
+# --------------------------------------------------------------------------- join codes
+
+JOIN_LIMIT = 30
+
+
+def join_code(deployment) -> str:
+    with deployment.engine() as engine, engine.connect() as connection:
+        return connection.execute(
+            sqlalchemy.select(Survey.join_code).where(Survey.slug == deployment.survey.slug)
+        ).scalar_one()
+
+
+@pytest.mark.parametrize("storage", ["database", "redis"])
+def test_the_join_limit_is_counted_once_by_three_workers(
+    deployment, start_server, request, storage
+):
+    """N a minute lets about N typed codes through from one address, not N per worker (3N) or
+    per path: counted in the database by default, in Redis when the limiter has it."""
+    redis_url = request.getfixturevalue("redis_server")[0] if storage == "redis" else None
+    server = start_server(
+        deployment, workers=3, **with_limits(redis_url, join_rate_limit=f"{JOIN_LIMIT} per minute")
+    )
+    code = join_code(deployment)
+    paths = [f"/j/{code}" if index % 2 else f"/join?code={code}" for index in range(3 * JOIN_LIMIT)]
+    replies = run_parallel(
+        [lambda path=path: server.request("GET", path) for path in paths], threads=6
+    )
+    statuses = Counter(status for status, _, _ in replies)
+    assert set(statuses) == {302, 429}, statuses
+    # One more than the limit only if the run straddles a minute (the sliding window then
+    # weighs the previous minute a hair under 1).
+    assert JOIN_LIMIT <= statuses[302] <= JOIN_LIMIT + 1, statuses
+    for status, headers, body in replies:
+        if status == 429:
+            assert headers["Retry-After"] == "60"
+            assert b"Many people are joining from this network" in body
+    if storage == "database":
+        assert_sign_in_counts_keep_no_address_or_email(deployment)
+    assert address_lines(server.stop()) == []
