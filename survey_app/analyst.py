@@ -37,6 +37,7 @@ from survey_app.accounts import (
 from survey_app.builder import definition_from_form, definition_of
 from survey_app.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
 from survey_app.database import begin_session_writes
+from survey_app.devices import known_device, remember_device
 from survey_app.exports import date_like_labels
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url, is_absolute
@@ -122,8 +123,9 @@ def login():
         form.next.data = request.args.get("next", "")
     if form.validate_on_submit():
         email = form.email.data
+        device = known_device(email)
         throttle = sign_in_throttle()
-        refused = throttle.attempt(email) if throttle is not None else None
+        refused = throttle.attempt(email, device) if throttle is not None else None
         db.session.commit()  # the attempt counts whatever follows; the lock is not held below
         if refused is not None:
             current_app.logger.warning(
@@ -138,7 +140,9 @@ def login():
             _writes_next()
             sign_in_browser(analyst)
             db.session.commit()
-            return redirect(safe_next(form.next.data))
+            response = redirect(safe_next(form.next.data))
+            remember_device(response, analyst.email, device)
+            return response
         current_app.logger.warning("sign-in failed: wrong email or password")
         flash("That email and password do not match an account.", "error")
     status = 401 if request.method == "POST" else 200

@@ -151,20 +151,30 @@ class SignInThrottle(WindowCounter):
     """Counts sign-in attempts in the database, per address and per account.
 
     Every attempt counts against the address it came from and against the account it named
-    (a right password too: during a guessing attack the owner waits a minute like everyone),
-    under each limit of ``SURVEY_APP_LOGIN_RATE_LIMIT``.
+    (a right password too: during a guessing attack a new browser waits a minute like
+    everyone), under each limit of ``SURVEY_APP_LOGIN_RATE_LIMIT``; an attempt from a browser
+    that holds a device cookie for that account counts against that device instead of the
+    account, under the same limits.
 
     The caller commits, whatever the outcome.
     """
 
-    def attempt(self, email: str) -> Throttled | None:
+    def attempt(self, email: str, device: str | None = None) -> Throttled | None:
         """Count an attempt from this request's address on the account named by ``email``;
         say whether it must be refused before its password is checked.
 
-        Each attempt is counted before it is judged, in one statement, so that attempts
-        arriving together on several workers cannot all slip under the limit.
+        ``device`` is the id in this browser's device cookie for that account
+        (:mod:`survey_app.devices`), if it has a valid one. Each attempt is counted before it
+        is judged, in one statement, so that attempts arriving together on several workers
+        cannot all slip under the limit.
         """
         address = self.over(self.count("address", request.remote_addr or "unknown"))
+        # A browser that signed in to the account before is counted on its own, not by the
+        # account's shared count, so strangers guessing cannot lock its owner out (OWASP's
+        # device cookies). Once it has itself tried too often it loses that pass until its
+        # count falls back under the limit, and is judged as a new browser.
+        if device is not None and self.over(self.count("device", device)) is None:
+            return Throttled("address", address) if address is not None else None
         account = self.over(self.count("account", email.strip().lower()))
         if address is not None:
             return Throttled("address", address)

@@ -1,18 +1,24 @@
 """Account rules: strong passwords; API tokens that can be listed, revoked and expire;
-sign-in throttled per account as well as per address, and logged without addresses."""
+sign-in throttled per account as well as per address, and logged without addresses; a browser
+that signed in before throttled by its device cookie, not the account's count."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import logging
 import re
+import time
 
 import pytest
+from itsdangerous import URLSafeTimedSerializer
 
 from survey_app import accounts
 from survey_app.accounts import AccountError, check_new_password, common_passwords
+from survey_app.devices import DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE
 from survey_app.extensions import db
-from tests.unit.test_analyst import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token
+from tests.conftest import TEST_SECRET_KEY
+from tests.unit.test_analyst import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token, sign_in
 
 # --------------------------------------------------------------------------- passwords
 
@@ -189,3 +195,154 @@ def test_failed_sign_ins_are_logged_without_the_address(app, analyst, caplog):
     assert attempt(app, "192.0.2.44").status_code == 401
     assert "sign-in failed" in caplog.text
     assert "192.0.2.44" not in caplog.text and "wrong password!" not in caplog.text
+
+
+# --------------------------------------------------------------------------- device cookies
+
+OTHER_EMAIL = "colleague@example.edu"
+
+
+def device_cookie_header(response) -> str | None:
+    """The Set-Cookie header of the device cookie, if the response sets one."""
+    for header in response.headers.getlist("Set-Cookie"):
+        if header.startswith(DEVICE_COOKIE + "="):
+            return header
+    return None
+
+
+def known_browser(app, address: str = "192.0.2.1", email: str = ANALYST_EMAIL):
+    """A browser that has signed in to ``email`` once (from ``address``), then signed out: a
+    fresh client holding only the device cookie that sign-in left, as after a restart."""
+    first = app.test_client()
+    first.environ_base["REMOTE_ADDR"] = address
+    token = csrf_token(first.get("/analyst/login").text)
+    response = first.post(
+        "/analyst/login", data={"email": email, "password": ANALYST_PASSWORD, "csrf_token": token}
+    )
+    assert response.status_code == 302
+    cookie = first.get_cookie(DEVICE_COOKIE, path="/analyst/login")
+    assert cookie is not None, "a successful sign-in leaves no device cookie"
+    browser = app.test_client()
+    browser.set_cookie(DEVICE_COOKIE, cookie.value, path="/analyst/login")
+    return browser
+
+
+def attempt_from(client, address: str, password: str = "wrong password!", email=ANALYST_EMAIL):
+    """One sign-in attempt by ``client`` from ``address``; the response."""
+    client.environ_base["REMOTE_ADDR"] = address
+    token = csrf_token(client.get("/analyst/login").text)
+    return client.post(
+        "/analyst/login", data={"email": email, "password": password, "csrf_token": token}
+    )
+
+
+def guess_from_many_addresses(app, count: int = 5) -> list[int]:
+    return [attempt(app, f"198.51.100.{n}").status_code for n in range(1, count + 1)]
+
+
+def test_a_known_browser_gets_through_while_strangers_guess(throttled_app, analyst):
+    owner = known_browser(throttled_app)  # the account has 1 attempt of its 3
+    assert guess_from_many_addresses(throttled_app) == [401, 401, 429, 429, 429]
+    # The owner's browser, from another network than the one it signed in from, gets in...
+    assert attempt_from(owner, "203.0.113.50", ANALYST_PASSWORD).status_code == 302
+    # ... a new browser, even with the right password, waits like everyone.
+    assert attempt(throttled_app, "203.0.113.51", ANALYST_PASSWORD).status_code == 429
+
+
+def test_a_known_browser_that_fails_too_often_itself_loses_its_pass(throttled_app, analyst):
+    owner = known_browser(throttled_app)
+    guess_from_many_addresses(throttled_app)
+    # Each try from another address, so that only the device's own count can stop it.
+    statuses = [attempt_from(owner, f"203.0.113.{n}").status_code for n in range(60, 63)]
+    assert statuses == [401, 401, 401]  # its own 3 a minute, the account's being used up
+    assert attempt_from(owner, "203.0.113.63", ANALYST_PASSWORD).status_code == 429
+
+
+def test_a_known_browser_stays_under_the_address_limit(throttled_app, analyst):
+    owner = known_browser(throttled_app, address="203.0.113.70")
+    statuses = [attempt_from(owner, "203.0.113.70").status_code for _ in range(3)]
+    assert statuses == [401, 401, 429]  # 1 sign-in + 2 failures = 3 from that address
+    assert attempt_from(owner, "203.0.113.70", ANALYST_PASSWORD).status_code == 429
+
+
+def test_a_device_cookie_passes_only_for_its_own_account(throttled_app, analyst):
+    with throttled_app.app_context():
+        accounts.create_analyst(OTHER_EMAIL, ANALYST_PASSWORD)
+        db.session.commit()
+    colleague = known_browser(throttled_app, email=OTHER_EMAIL)
+    guess_from_many_addresses(throttled_app)
+    assert attempt_from(colleague, "203.0.113.80", ANALYST_PASSWORD).status_code == 429
+    assert attempt_from(colleague, "203.0.113.81", ANALYST_PASSWORD, OTHER_EMAIL).status_code == 302
+
+
+@pytest.mark.parametrize("tamper", ["other key", "changed", "unsigned"])
+def test_a_forged_device_cookie_gives_no_pass(throttled_app, analyst, tamper):
+    owner = known_browser(throttled_app)
+    value = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    if tamper == "other key":
+        payload = URLSafeTimedSerializer(TEST_SECRET_KEY).loads(value, salt="sign-in-device")
+        value = URLSafeTimedSerializer("another-key-0123456789abcdefghij").dumps(
+            payload, salt="sign-in-device"
+        )
+    elif tamper == "changed":
+        value = value[:-3] + ("AAA" if not value.endswith("AAA") else "BBB")
+    else:
+        value = value.split(".")[0]
+    forged = throttled_app.test_client()
+    forged.set_cookie(DEVICE_COOKIE, value, path="/analyst/login")
+    guess_from_many_addresses(throttled_app)
+    assert attempt_from(forged, "203.0.113.90", ANALYST_PASSWORD).status_code == 429
+
+
+def test_an_expired_device_cookie_gives_no_pass(throttled_app, analyst, monkeypatch):
+    owner = known_browser(throttled_app)
+    guess_from_many_addresses(throttled_app)
+    year_and_a_day = time.time() + DEVICE_COOKIE_MAX_AGE + 24 * 3600
+    monkeypatch.setattr("itsdangerous.timed.time.time", lambda: year_and_a_day)
+    assert attempt_from(owner, "203.0.113.95", ANALYST_PASSWORD).status_code == 429
+
+
+def test_the_device_cookie_is_httponly_strict_long_lived_and_names_no_email(client, analyst):
+    header = device_cookie_header(sign_in(client))
+    assert header is not None
+    attributes = {part.strip().lower() for part in header.split(";")[1:]}
+    assert {"httponly", "samesite=strict", "path=/analyst/login"} <= attributes
+    assert f"max-age={365 * 24 * 3600}" in attributes
+    assert "secure" not in attributes  # plain HTTP on loopback, as the session cookie
+    value = header.split(";")[0].partition("=")[2]
+    payload = base64.urlsafe_b64decode(value.split(".")[0] + "==")
+    assert ANALYST_EMAIL.encode() not in payload and b"prof" not in payload
+    assert ANALYST_EMAIL not in value
+
+
+def test_the_device_cookie_is_secure_exactly_when_the_session_cookie_is(app, analyst):
+    over_https = app.test_client()
+    token = csrf_token(over_https.get("/analyst/login", base_url="https://localhost").text)
+    response = over_https.post(
+        "/analyst/login",
+        base_url="https://localhost",
+        data={"email": ANALYST_EMAIL, "password": ANALYST_PASSWORD, "csrf_token": token},
+    )
+    assert "secure" in device_cookie_header(response).lower().split("; ")
+    app.config["SESSION_COOKIE_SECURE_ALWAYS"] = True
+    always = device_cookie_header(sign_in(app.test_client()))
+    assert "secure" in always.lower().split("; ")
+
+
+def test_a_failed_sign_in_sets_no_device_cookie(client, analyst):
+    response = sign_in(client, password="wrong password!")
+    assert response.status_code == 401
+    assert device_cookie_header(response) is None
+
+
+def test_signing_in_again_keeps_the_browsers_device_id(app, analyst):
+    owner = known_browser(app)
+    first = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    assert attempt_from(owner, "192.0.2.2", ANALYST_PASSWORD).status_code == 302
+    second = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    with app.app_context():
+        serializer = URLSafeTimedSerializer(TEST_SECRET_KEY, salt="sign-in-device")
+        assert serializer.loads(first)["device"] == serializer.loads(second)["device"]
+    stranger = known_browser(app, address="192.0.2.3")
+    third = stranger.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    assert serializer.loads(third)["device"] != serializer.loads(first)["device"]
