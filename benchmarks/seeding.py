@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+from sqlalchemy import text
 
 from benchmarks.common import (
     _HEX_DIGITS,
@@ -292,3 +293,12 @@ def create_fixtures(app) -> Fixtures:
         token = create_token(analyst)
         db.session.commit()
         return Fixtures(token=token, seeded=shapes[0], live=shapes[1])
+
+
+def mark_closed(engine, survey_id: int) -> None:
+    """Set a benchmark survey's status to closed, and nothing else (no storage rewrite)."""
+    with engine.begin() as connection:
+        connection.execute(
+            text("UPDATE surveys SET status = 'closed' WHERE id = :survey_id"),
+            {"survey_id": survey_id},
+        )

@@ -42,15 +42,14 @@ from survey_app.exports import date_like_labels
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
-from survey_app.presenters import privacy_explanation, qr_code_svg
+from survey_app.presenters import privacy_explanation, qr_code_svg, release_words
 from survey_app.ratelimits import sign_in_throttle
+from survey_app.releases import release_batch
 from survey_app.results import (
     CONFIDENCE_LEVELS,
     DEFAULT_CONFIDENCE,
     MIN_ANSWERS_FOR_SHARES,
     PoolingError,
-    answered,
-    noisy_counts,
     shape_of,
     survey_results,
 )
@@ -419,13 +418,6 @@ def pooled_surveys(survey: Survey) -> list[Survey]:
     return [survey, *owned_surveys_or_404(current_user, slugs)]
 
 
-def respondents_of(survey: Survey) -> int:
-    """How many have answered one survey (everyone answers every question)."""
-    if not survey.questions:
-        return 0
-    return answered(noisy_counts(survey)[survey.questions[0].id])
-
-
 def shown_results(survey: Survey) -> dict:
     """The results panel's figures: this survey's results, or several pooled, and how."""
     confidence = chosen_confidence()
@@ -440,9 +432,8 @@ def shown_results(survey: Survey) -> dict:
         "confidence": confidence,
         "pool": ",".join(each.slug for each in results.surveys[1:]) or None,
         "pool_error": pool_error,
-        "answered": {each.id: respondents_of(each) for each in results.surveys}
-        if results.pooled
-        else {},
+        "answered": results.answered_by_survey if results.pooled else {},
+        "release_note": release_words(results, release_batch()),
         "min_answers": MIN_ANSWERS_FOR_SHARES,
     }
 

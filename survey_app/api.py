@@ -140,5 +140,14 @@ def survey_results_csv(slug: str):
 def survey_responses_csv(slug: str):
     """Every submission's randomized values, streamed."""
     survey = owned_survey_or_404(api_analyst(), slug)
+    if survey.is_open:
+        # A row per submission, read before and after one arrival, would show its answers:
+        # while open, results come only in releases of several (survey_app.releases).
+        return json_error(
+            "the randomized responses can be exported once the survey closes; until then, "
+            "results.csv has the results released so far",
+            409,
+            "survey_not_closed",
+        )
     # The saved file's name says what its rows are: scrambled answers, not people's own.
     return csv_response(responses_csv(survey), f"{slug}-randomized-responses.csv")

@@ -263,8 +263,23 @@ def _leave_autocommit(connection) -> None:
             connection.invalidate(error)
 
 
-_SUBMISSION_COLUMNS = "submission_id, survey_id, submitted_on, answers"
-_CODE_COLUMNS = "survey_id, code_sha256, used_on"
+#: What a submission writes to, with each table's columns, its key (the order it is rewritten
+#: in) and how its rows of one survey are found. Tallies come first: see _rewrite_in_key_order.
+_ARRIVAL_TABLES = (
+    (
+        "tallies",
+        "question_id, value, shard, noisy_count",
+        "question_id, value, shard",
+        "question_id IN (SELECT id FROM questions WHERE survey_id = :survey_id)",
+    ),
+    (
+        "submissions",
+        "submission_id, survey_id, submitted_on, answers",
+        "submission_id",
+        "survey_id = :survey_id",
+    ),
+    ("one_time_codes", "survey_id, code_sha256, used_on", "code_sha256", "survey_id = :survey_id"),
+)
 #: How long forgetting the arrival order waits for readers before a checkpoint gives up.
 CHECKPOINT_WAIT_MS = 2_000
 
@@ -272,16 +287,16 @@ CHECKPOINT_WAIT_MS = 2_000
 def forget_arrival_order(survey_id: int | None = None) -> bool:
     """Leave no trace of the order in which submissions arrived in the database's storage.
 
-    SQLite keeps submissions in a table without rowid, in submission_id (random) order; what
-    can still follow arrival is physical: the write-ahead log, and where rows sit inside each
+    SQLite keeps submissions, tallies and one-time codes in tables without rowid, in key order
+    (a submission's random id; a count's question, value and shard; a code's hash); what can
+    still follow arrival is physical: the write-ahead log, and where rows sit inside each
     page. Both go: the log is checkpointed and ``VACUUM`` rewrites the file in key order.
 
     PostgreSQL appends rows to its heap in the order they arrive, and stamps each with the id
-    of the transaction that wrote it (``xmin``), which grows with time. Here the survey's
-    submissions (every survey's, for ``None``) are rewritten in one transaction in
-    submission_id order, so their physical order is the key's and they share one ``xmin``;
-    its used one-time codes likewise, in hash order. ``VACUUM`` then frees the old row
-    versions for reuse.
+    of the transaction that wrote it (``xmin``), which grows with time. Here every row the
+    survey's submissions wrote (every survey's, for ``None``) is rewritten in one transaction
+    in key order (:func:`_rewrite_in_key_order`), so their physical order is the key's and
+    they share one ``xmin``. ``VACUUM`` then frees the old row versions for reuse.
 
     Called when a survey closes, and by ``survey-app forget-arrival-order`` (for surveys
     still open). For 100,000 submissions it took 0.1 s on SQLite and 1.1 s on PostgreSQL
@@ -314,15 +329,31 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
             )
             return False
         return True
-    which = "" if survey_id is None else "WHERE survey_id = :survey_id"
+    _rewrite_in_key_order(engine, survey_id)
+    with engine.connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+            "VACUUM " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
+        )
+    return True
+
+
+def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
+    """PostgreSQL: rewrite every table a submission writes to in key order, in one transaction.
+
+    A numeric question's tally rows are created as its reports first arrive, and every count
+    row carries the ``xmin`` of the last submission that added to it; one-time codes are marked
+    used as submissions arrive. Rewritten together, they share one ``xmin`` and lie in key
+    order: nothing is left to order them, or to join a code or a report to a submission.
+
+    Tallies are locked first, against writes (reads go on): a submission arriving meanwhile
+    (``forget-arrival-order`` on an open survey) waits before it starts, then counts into the
+    rewritten rows, never into deleted ones. Nothing else is locked ahead, so no submission
+    holds a lock the rewrite waits for while waiting for one the rewrite holds.
+    """
     with engine.begin() as connection:
-        # One-time codes marked used as submissions arrived (surveys that require codes) go
-        # the same way, in one transaction with them: neither the order of use nor an xmin
-        # shared with a submission is left to join a code to its answers.
-        for table, columns, key in (
-            ("submissions", _SUBMISSION_COLUMNS, "submission_id"),
-            ("one_time_codes", _CODE_COLUMNS, "code_sha256"),
-        ):
+        connection.exec_driver_sql("LOCK TABLE tallies IN EXCLUSIVE MODE")
+        for table, columns, key, of_survey in _ARRIVAL_TABLES:
+            which = "" if survey_id is None else f"WHERE {of_survey}"
             connection.execute(
                 text(
                     f"CREATE TEMPORARY TABLE {table}_in_key_order ON COMMIT DROP AS "
@@ -337,11 +368,6 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
                     f"SELECT {columns} FROM {table}_in_key_order ORDER BY {key}"
                 )
             )
-    with engine.connect() as connection:
-        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-            "VACUUM submissions, one_time_codes"
-        )
-    return True
 
 
 def _checkpoint(driver) -> tuple[int, int, int]:

@@ -193,6 +193,27 @@ def percent(share: float | None) -> str:
     return "–" if share is None else _percent(share) + "%"
 
 
+def release_words(results: SurveyResults, batch: int) -> str | None:
+    """What the results of an open survey hold, and when they next change (None once closed).
+
+    While a survey is open its results change only in releases of several answers
+    (survey_app.releases): the words say so, so that a count ahead of the charts is no surprise.
+    """
+    if not any(each.is_open for each in results.surveys):
+        return None
+    every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
+    why = (
+        "" if batch == 1 else ", so that nobody’s answers can be picked out by watching them arrive"
+    )
+    held = results.respondents
+    if results.awaiting_release <= 0:
+        return f"The results update after {every}{why}."
+    return (
+        f"The results below hold the first {held:,} answer{'s' if held != 1 else ''} of "
+        f"{results.answered:,}; they update after {every}{why}."
+    )
+
+
 def results_document(results: SurveyResults) -> dict:
     """The results as the JSON API returns them.
 
@@ -206,7 +227,10 @@ def results_document(results: SurveyResults) -> dict:
         "surveys": [each.slug for each in results.surveys],
         "title": survey.title,
         "status": survey.status.value,
+        # How many answers the figures hold, and how many have answered so far: while a
+        # survey is open its figures change in releases of several answers.
         "respondents": results.respondents,
+        "answered": results.answered,
         "flip_probability": survey.flip_probability,
         "epsilon_per_question": results.epsilon_per_question,
         "epsilon_total": results.epsilon_total,

@@ -34,8 +34,9 @@ from survey_app.analyst import ActionForm, chosen_confidence
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
-from survey_app.presenters import join_qr_code_svg
-from survey_app.results import MIN_ANSWERS_FOR_SHARES, answered, noisy_counts, survey_results
+from survey_app.presenters import join_qr_code_svg, release_words
+from survey_app.releases import ShownCounts, release_batch, shown_counts
+from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -56,24 +57,24 @@ def results_hidden(survey: Survey) -> bool:
     return survey.hide_results_until_closed and not survey.is_closed
 
 
-def state_version(survey: Survey, counts: dict[int, list[int]], confidence: float) -> str:
-    """A short fingerprint of everything the projector shows; it changes when any of it does."""
-    shown = {
+def state_version(survey: Survey, shown: ShownCounts, confidence: float) -> str:
+    """A short fingerprint of everything the projector shows; it changes when any of it does.
+
+    Of the answers, only the released counts and how many have answered (survey_app.releases):
+    the version changes with each arrival, as the count does, never with its answers alone.
+    """
+    content = {
         "title": survey.title,
         "status": survey.status.value,
         "hidden": results_hidden(survey),
         "confidence": confidence,
         "join_code": survey.join_code,
-        "counts": None if results_hidden(survey) else sorted(counts.items()),
-        "respondents": respondents_from(survey, counts),
+        "counts": None if results_hidden(survey) else sorted(shown.counts.items()),
+        "respondents": shown.respondents,
+        "answered": shown.answered,
     }
-    encoded = json.dumps(shown, sort_keys=True, separators=(",", ":"), default=str)
+    encoded = json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:20]
-
-
-def respondents_from(survey: Survey, counts: dict[int, list[int]]) -> int:
-    """Everyone answers every question: the first question's total counts the respondents."""
-    return answered(counts[survey.questions[0].id]) if survey.questions else 0
 
 
 def projector_state(survey: Survey, confidence: float, version: str) -> dict:
@@ -89,6 +90,7 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
             "html": render_template(
                 "analyst/_present_question.html",
                 question=question,
+                answered=results.answered,
                 confidence=confidence,
                 hidden=hidden,
                 min_answers=MIN_ANSWERS_FOR_SHARES,
@@ -109,8 +111,9 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
         "version": version,
         "status": survey.status.value,
         "status_words": status_words(survey),
-        "respondents": results.respondents,
-        "respondents_words": respondents_words(results.respondents),
+        "respondents": results.answered,
+        "respondents_words": respondents_words(results.answered),
+        "release_words": None if hidden else release_words(results, release_batch()),
         "results_hidden": hidden,
         "confidence": confidence,
         "questions": questions,
@@ -162,8 +165,7 @@ def present(slug: str):
     """The projector view: how to join, how many answered, and live charts in large type."""
     survey = owned_survey_or_404(current_user, slug)
     confidence = chosen_confidence()
-    counts = noisy_counts(survey)
-    version = state_version(survey, counts, confidence)
+    version = state_version(survey, shown_counts(survey), confidence)
     return render_template(
         "analyst/present.html",
         survey=survey,
@@ -182,7 +184,7 @@ def present_state(slug: str):
         return response, 401
     survey = owned_survey_or_404(current_user, slug)
     confidence = chosen_confidence()
-    version = state_version(survey, noisy_counts(survey), confidence)
+    version = state_version(survey, shown_counts(survey), confidence)
     if version in request.if_none_match:
         response = Response(status=304)
     else:

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import func, select
 
 from survey_app import privacy
-from survey_app.extensions import db
-from survey_app.models import Question, QuestionKind, Survey, Tally
+from survey_app.models import Question, QuestionKind, Survey
+from survey_app.releases import Counts, shown_counts
 
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
@@ -108,38 +107,20 @@ class SurveyResults:
     questions: list[QuestionResult]
     #: Every survey whose answers are counted: one, or several pooled.
     surveys: tuple[Survey, ...] = ()
+    #: How many have answered so far, live; ``respondents`` (what the results hold) lags
+    #: behind it while a survey is open: results change in releases (survey_app.releases).
+    answered: int = 0
+    #: Of each survey, by id: how many have answered so far.
+    answered_by_survey: dict[int, int] | None = None
+
+    @property
+    def awaiting_release(self) -> int:
+        """Answers that arrived since the results shown were released (0 once closed)."""
+        return self.answered - self.respondents
 
     @property
     def pooled(self) -> bool:
         return len(self.surveys) > 1
-
-
-#: How many randomized answers reported each value: a list by value (yes/no, choice) or, for a
-#: numeric question, a dict of report to count (reports that never came are left out).
-Counts = list[int] | dict[int, int]
-
-
-def noisy_counts(survey: Survey) -> dict[int, Counts]:
-    """For each question id, how many randomized answers reported each value."""
-    counts: dict[int, Counts] = {
-        question.id: {} if question.is_numeric else [0] * question.option_count
-        for question in survey.questions
-    }
-    rows = db.session.execute(
-        select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
-        .join(Question, Question.id == Tally.question_id)
-        .where(Question.survey_id == survey.id)
-        .group_by(Tally.question_id, Tally.value)
-    )
-    for question_id, value, count in rows:
-        if count or not isinstance(counts[question_id], dict):
-            counts[question_id][value] = count
-    return counts
-
-
-def answered(counts: Counts) -> int:
-    """How many answered a question, from its counts."""
-    return sum(counts.values() if isinstance(counts, dict) else counts)
 
 
 def _add_counts(first: Counts, second: Counts) -> Counts:
@@ -215,8 +196,11 @@ def survey_results(
     check_poolable(surveys)
     first = surveys[0]
     pooled: dict[int, Counts] = {}
+    answered_by_survey: dict[int, int] = {}
     for each in surveys:
-        counts = noisy_counts(each)
+        shown = shown_counts(each)
+        answered_by_survey[each.id] = shown.answered
+        counts = shown.counts
         for position, question in enumerate(each.questions):
             key = first.questions[position].id
             so_far = pooled.get(key)
@@ -271,4 +255,6 @@ def survey_results(
         epsilon_total=first.epsilon_total,
         questions=questions,
         surveys=surveys,
+        answered=sum(answered_by_survey.values()),
+        answered_by_survey=answered_by_survey,
     )

@@ -135,6 +135,21 @@ def make_survey(app, analyst):
 
 
 @pytest.fixture
+def close(app):
+    """Close a survey by slug, as its dashboard's button does: its results then hold every
+    answer (while open, they change in releases of several: survey_app.releases)."""
+
+    def close_now(slug: str) -> None:
+        from survey_app.surveys import close_survey, find_survey
+
+        with app.app_context():
+            close_survey(find_survey(slug))
+            db.session.commit()
+
+    return close_now
+
+
+@pytest.fixture
 def survey(make_survey):
     """An open sample survey: (slug, [yes_no question id, choice question id])."""
     return make_survey()

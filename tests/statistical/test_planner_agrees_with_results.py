@@ -17,6 +17,7 @@ import pytest
 
 from survey_app import results
 from survey_app.privacy import PLANNING_SHARES
+from survey_app.releases import ShownCounts
 from survey_app.surveys import find_survey
 from tests.unit.test_analyst import builder_fields, token_of
 
@@ -78,7 +79,8 @@ def test_simulated_classes_reach_the_margin_the_builder_promised(
             widths = {q.id: [] for q in questions}
             covered = {q.id: 0 for q in questions}
             for counts in classes:
-                monkeypatch.setattr(results, "noisy_counts", lambda _survey, c=counts: c)
+                shown_counts = ShownCounts(counts, CLASS_SIZE, CLASS_SIZE)
+                monkeypatch.setattr(results, "shown_counts", lambda _survey, c=shown_counts: c)
                 shown = results.survey_results(sample, 0.95)
                 for question in shown.questions:
                     estimate = question.options[shown_value[question.id]].estimate

@@ -565,10 +565,11 @@ def csv_rows(response) -> list[list[str]]:
 
 
 def test_responses_csv_gives_each_randomized_number_in_its_unit(
-    client, hours, sign_in_as, analyst, app
+    client, hours, sign_in_as, analyst, app, close
 ):
     slug, (number_id, yes_no_id) = hours
     mechanism, reports = submit_numbers(client, slug, number_id, yes_no_id, [5.0] * 12)
+    close(slug)  # responses.csv waits for it
     sign_in_as(client, analyst)
     rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/responses.csv"))
     assert rows[0][2:4] == ["Q1 (randomized, hours): Hours a week on this course?", "Q1 report"]

@@ -65,6 +65,15 @@ def submit(app, slug: str, rows) -> None:
             record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
 
 
+def submit_and_close(app, slug: str, rows) -> None:
+    """Submit, then close the survey, so that its results hold every answer (while a survey
+    is open they change in releases of several: test_releases)."""
+    submit(app, slug, rows)
+    with app.app_context():
+        close_survey(find_survey(slug))
+        db.session.commit()
+
+
 def results_url(slug: str, confidence: object = None) -> str:
     url = f"/api/v1/surveys/{slug}/results"
     return url if confidence is None else f"{url}?confidence={confidence}"
@@ -123,6 +132,7 @@ def expected_document(app, slug: str, rows, confidence: float) -> dict:
             "title": survey.title,
             "status": survey.status.value,
             "respondents": len(rows),
+            "answered": len(rows),
             "flip_probability": p,
             "epsilon_per_question": epsilon,
             "epsilon_total": privacy.total_epsilon([epsilon] * len(survey.questions)),
@@ -140,6 +150,7 @@ def without_extras(document: dict) -> dict:
         "title",
         "status",
         "respondents",
+        "answered",
         "flip_probability",
         "epsilon_per_question",
         "epsilon_total",
@@ -179,7 +190,7 @@ def test_document_equals_the_privacy_functions(
     app, client, make_survey, token, flip_probability, confidence
 ):
     slug, _ = make_survey({**THREE_QUESTIONS, "flip_probability": flip_probability})
-    submit(app, slug, THREE_QUESTION_ROWS)
+    submit_and_close(app, slug, THREE_QUESTION_ROWS)
 
     response = client.get(results_url(slug, confidence), headers=bearer(token))
 
@@ -214,7 +225,7 @@ def test_document_equals_the_privacy_functions(
 def test_a_negative_estimate_is_kept_as_it_is(app, client, make_survey, token):
     slug, _ = make_survey(THREE_QUESTIONS)
     rows = [(0, 0, 0)] * 6  # every randomized "yes" count is 0: (0 - p) / (1 - 2p) < 0
-    submit(app, slug, rows)
+    submit_and_close(app, slug, rows)
     document = client.get(results_url(slug), headers=bearer(token)).get_json()
     yes = document["questions"][0]["options"][1]
     flip = privacy.browser_flip_probability(0.2)
@@ -225,7 +236,7 @@ def test_a_negative_estimate_is_kept_as_it_is(app, client, make_survey, token):
 
 def test_yes_no_options_are_no_then_yes(app, client, survey, token):
     slug, (yes_no_id, choice_id) = survey
-    submit(app, slug, [(1, 0), (1, 2), (0, 2)])
+    submit_and_close(app, slug, [(1, 0), (1, 2), (0, 2)])
     document = client.get(results_url(slug), headers=bearer(token)).get_json()
     first, second = document["questions"]
     assert (first["id"], first["type"], first["text"]) == (
@@ -245,7 +256,7 @@ def test_yes_no_options_are_no_then_yes(app, client, survey, token):
     ]
     assert document["respondents"] == first["n"] == second["n"] == 3
     assert document["title"] == SAMPLE_DEFINITION["title"]
-    assert document["status"] == "open"
+    assert document["status"] == "closed"
     assert document["epsilon_total"] == pytest.approx(2 * math.log(3), rel=1e-12)
 
 
@@ -264,7 +275,7 @@ def test_no_answers_gives_null_estimates(client, survey, token):
 def test_results_of_a_draft_or_closed_survey(app, client, make_survey, token, status):
     slug, _ = make_survey(status="open" if status == "closed" else status)
     if status == "closed":
-        submit(app, slug, [(1, 1)])
+        submit_and_close(app, slug, [(1, 1)])
         with app.app_context():
             close_survey(find_survey(slug))
             db.session.commit()
@@ -287,7 +298,7 @@ def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, 
         "questions": [{"text": "Did you?", "type": "yes_no"}],
     }
     slug, _ = make_survey(definition)
-    submit(app, slug, [(1,)] * 100)
+    submit_and_close(app, slug, [(1,)] * 100)
     document = client.get(results_url(slug), headers=bearer(token)).get_json()
     no, yes = document["questions"][0]["options"]
     assert yes["estimate"] == pytest.approx(1.5)
@@ -305,7 +316,7 @@ def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, 
     # 85 "yes" of 100 can come from randomized answers (75 expected when all truly said yes,
     # give or take 4.3): consistent, with an exact interval that reaches 100 %.
     slug, _ = make_survey(definition)
-    submit(app, slug, [(1,)] * 85 + [(0,)] * 15)
+    submit_and_close(app, slug, [(1,)] * 85 + [(0,)] * 15)
     document = client.get(results_url(slug, 0.99), headers=bearer(token)).get_json()
     no, yes = document["questions"][0]["options"]
     assert (no["consistent"], yes["consistent"]) == (True, True)
@@ -314,7 +325,7 @@ def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, 
 
 def test_ordinary_answers_are_consistent(app, client, survey, token):
     slug, _ = survey
-    submit(app, slug, [(1, 0), (1, 2), (0, 2), (0, 1)])
+    submit_and_close(app, slug, [(1, 0), (1, 2), (0, 2), (0, 1)])
     document = client.get(results_url(slug), headers=bearer(token)).get_json()
     options = [o for q in document["questions"] for o in q["options"]]
     assert len(options) == 5
@@ -325,7 +336,7 @@ def test_ordinary_answers_are_consistent(app, client, survey, token):
 
 
 def test_confidence_defaults_to_95_percent(app, client, survey, token):
-    submit(app, survey[0], [(1, 0), (0, 1)])
+    submit_and_close(app, survey[0], [(1, 0), (0, 1)])
     default = client.get(results_url(survey[0]), headers=bearer(token)).get_json()
     explicit = client.get(results_url(survey[0], 0.95), headers=bearer(token)).get_json()
     assert default["confidence"] == 0.95
@@ -335,14 +346,14 @@ def test_confidence_defaults_to_95_percent(app, client, survey, token):
 @pytest.mark.parametrize("confidence", [0.001, 0.5, 0.8, 0.999999])
 def test_any_confidence_inside_zero_one_is_used(app, client, survey, token, confidence):
     rows = [(1, 0), (0, 1), (1, 2), (1, 2)]
-    submit(app, survey[0], rows)
+    submit_and_close(app, survey[0], rows)
     document = client.get(results_url(survey[0], confidence), headers=bearer(token)).get_json()
     assert document["confidence"] == confidence
     assert without_extras(document) == expected_document(app, survey[0], rows, confidence)
 
 
 def test_higher_confidence_gives_wider_intervals(app, client, survey, token):
-    submit(app, survey[0], [(1, 0), (0, 1), (1, 2)] * 10)
+    submit_and_close(app, survey[0], [(1, 0), (0, 1), (1, 2)] * 10)
     widths = [
         client.get(results_url(survey[0], c), headers=bearer(token)).get_json()["questions"][0][
             "options"

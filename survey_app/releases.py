@@ -1,0 +1,186 @@
+"""What its owner sees of a survey's answers: while it is open, releases of several at once.
+
+Comparing the results before and after one student's arrival would show which options that
+student's (randomized) answers added. So while a survey is open, everything its owner can see
+that derives from answers (dashboard, projector, results JSON and CSV, pooled results) is
+computed from its last **release**: the counts as they stood when at least
+``SURVEY_APP_RELEASE_BATCH`` submissions (default 5) had arrived since the release before.
+Two views then differ by sums over at least that many randomized answers, never by one. How
+many have answered stays live. A closed survey shows all its counts; reopening it releases
+them (its owner has seen them), and the next release again waits for a batch.
+
+A release is made when a view asks for results and a batch is due: the counts are copied, in
+one statement, into :class:`~survey_app.models.ReleasedTally`, under a lock on the survey's
+row, so two views arriving together make one release, not two a submission apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import current_app
+from sqlalchemy import delete, func, select, text
+
+from survey_app.database import write_transaction
+from survey_app.extensions import db
+from survey_app.models import Question, ReleasedTally, Survey, Tally
+
+#: How many randomized answers reported each value: a list by value (yes/no, choice) or, for a
+#: numeric question, a dict of report to count (reports that never came are left out).
+Counts = list[int] | dict[int, int]
+
+
+@dataclass(frozen=True)
+class ShownCounts:
+    """A survey's counts as its owner may see them, and how many have answered."""
+
+    #: For each question id, the counts the results are computed from.
+    counts: dict[int, Counts]
+    #: How many submissions those counts hold (all of them unless the survey is open).
+    respondents: int
+    #: How many have answered so far (live: at least ``respondents``).
+    answered: int
+
+
+def answered(counts: Counts) -> int:
+    """How many answered a question, from its counts."""
+    return sum(counts.values() if isinstance(counts, dict) else counts)
+
+
+def _empty_counts(survey: Survey) -> dict[int, Counts]:
+    return {
+        question.id: {} if question.is_numeric else [0] * question.option_count
+        for question in survey.questions
+    }
+
+
+def _fill(counts: dict[int, Counts], rows) -> dict[int, Counts]:
+    for question_id, value, count in rows:
+        if count or not isinstance(counts[question_id], dict):
+            counts[question_id][value] = count
+    return counts
+
+
+def _respondents(survey: Survey, counts: dict[int, Counts]) -> int:
+    """Everyone answers every question: the first question's total counts the submissions."""
+    return answered(counts[survey.questions[0].id]) if survey.questions else 0
+
+
+def live_counts(survey: Survey) -> dict[int, Counts]:
+    """For each question id, how many randomized answers reported each value, up to now."""
+    rows = db.session.execute(
+        select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
+        .join(Question, Question.id == Tally.question_id)
+        .where(Question.survey_id == survey.id)
+        .group_by(Tally.question_id, Tally.value)
+    )
+    return _fill(_empty_counts(survey), rows)
+
+
+def answered_so_far(survey: Survey) -> int:
+    """How many have answered the survey, live (what every view may show at any time)."""
+    return _respondents(survey, live_counts(survey))
+
+
+def release_batch() -> int:
+    """New submissions a release waits for (``SURVEY_APP_RELEASE_BATCH``)."""
+    return current_app.config["RELEASE_BATCH"]
+
+
+def shown_counts(survey: Survey) -> ShownCounts:
+    """The counts its owner's views show: the last release while the survey is open.
+
+    A release is made first when at least a batch has arrived since the last one.
+    """
+    live = live_counts(survey)
+    so_far = _respondents(survey, live)
+    if not survey.is_open:
+        return ShownCounts(live, so_far, so_far)
+    if so_far - survey.released_respondents >= release_batch():
+        counts = _release_if_due(survey)
+    else:
+        counts = _released(survey, db.session.execute)
+    return ShownCounts(counts, _respondents(survey, counts), so_far)
+
+
+def _released(survey: Survey, execute: Callable) -> dict[int, Counts]:
+    """The survey's last release, read in one statement (its counts agree with each other)."""
+    rows = execute(
+        select(ReleasedTally.question_id, ReleasedTally.value, ReleasedTally.noisy_count)
+        .join(Question, Question.id == ReleasedTally.question_id)
+        .where(Question.survey_id == survey.id)
+    )
+    return _fill(_empty_counts(survey), rows)
+
+
+#: The survey's live counts, summed over shards, copied as its release in key order.
+_COPY_RELEASE = """
+INSERT INTO released_tallies (question_id, value, noisy_count)
+SELECT tallies.question_id, tallies.value, sum(tallies.noisy_count)
+FROM tallies JOIN questions ON questions.id = tallies.question_id
+WHERE questions.survey_id = :survey_id
+GROUP BY tallies.question_id, tallies.value
+HAVING sum(tallies.noisy_count) > 0
+ORDER BY tallies.question_id, tallies.value
+"""
+
+
+def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
+    """Replace the survey's release with its counts now; returns them.
+
+    The counts are copied in one statement, so they hold whole submissions; how many they
+    hold is read back from the copy, not counted apart (a submission may arrive meanwhile).
+    """
+    of_survey = select(Question.id).where(Question.survey_id == survey.id)
+    execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(of_survey)))
+    execute(text(_COPY_RELEASE), {"survey_id": survey.id})
+    counts = _released(survey, execute)
+    execute(
+        text("UPDATE surveys SET released_respondents = :released WHERE id = :survey_id"),
+        {"released": _respondents(survey, counts), "survey_id": survey.id},
+    )
+    return counts
+
+
+#: The survey's row, locked against a concurrent release (PostgreSQL; SQLite writes one at a
+#: time anyway), with how many its last release holds and how many have answered since.
+_RELEASE_STATE = """
+SELECT surveys.released_respondents, surveys.status
+FROM surveys WHERE surveys.id = :survey_id {lock}
+"""
+
+
+def _release_if_due(survey: Survey) -> dict[int, Counts]:
+    """Make a release if a batch has arrived since the last one; return the release shown.
+
+    In a transaction of its own, so that a view that only reads can make it; the survey's row
+    is locked first, and whether a release is due is decided again under that lock.
+    """
+    with write_transaction() as connection:
+        lock = "" if connection.dialect.name == "sqlite" else "FOR UPDATE"
+        state = connection.execute(
+            text(_RELEASE_STATE.format(lock=lock)), {"survey_id": survey.id}
+        ).first()
+        if state is None or state.status != "open":
+            return _released(survey, connection.execute)
+        so_far = connection.execute(
+            select(func.coalesce(func.sum(Tally.noisy_count), 0)).where(
+                Tally.question_id == survey.questions[0].id
+            )
+        ).scalar_one()
+        if so_far - state.released_respondents < release_batch():
+            return _released(survey, connection.execute)  # released meanwhile by another view
+        return _write_release(survey, connection.execute)
+
+
+def release_everything(survey: Survey) -> None:
+    """Release all the survey's counts now, in the caller's transaction (a survey reopening:
+    its owner has seen them all while it was closed)."""
+    _write_release(survey, db.session.execute)
+
+
+def drop_release(survey: Survey) -> None:
+    """Forget the survey's release, in the caller's transaction (closing shows all counts)."""
+    of_survey = select(Question.id).where(Question.survey_id == survey.id)
+    db.session.execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(of_survey)))
