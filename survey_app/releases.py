@@ -101,7 +101,9 @@ def shown_counts(survey: Survey) -> ShownCounts:
         counts = _release_if_due(survey)
     else:
         counts = _released(survey, db.session.execute)
-    return ShownCounts(counts, _respondents(survey, counts), so_far)
+    released = _respondents(survey, counts)
+    # A release made just now may hold answers that arrived after the count above was read.
+    return ShownCounts(counts, released, max(so_far, released))
 
 
 def _released(survey: Survey, execute: Callable) -> dict[int, Counts]:
