@@ -276,7 +276,8 @@ def revoke_token_command(email: str, token_id: int) -> None:
 @click.command("forget-arrival-order")
 @with_appcontext
 def forget_arrival_order_command() -> None:
-    """Rewrite stored submissions so that nothing in storage follows their arrival order.
+    """Rewrite what submissions stored (answers, counts, used codes) so that nothing in storage
+    follows their arrival order.
 
     Closing a survey does this for it; run this for surveys still open (e.g. nightly).
     """
@@ -289,7 +290,7 @@ def forget_arrival_order_command() -> None:
             err=True,
         )
         sys.exit(1)
-    click.echo("Stored submissions rewritten in submission_id order.")
+    click.echo("Stored submissions, counts and used codes rewritten in key order.")
 
 
 @click.command("serve")
