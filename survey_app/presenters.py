@@ -193,24 +193,30 @@ def percent(share: float | None) -> str:
     return "–" if share is None else _percent(share) + "%"
 
 
-def release_words(results: SurveyResults, batch: int) -> str | None:
+def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
     """What the results of an open survey hold, and when they next change (None once closed).
 
     While a survey is open its results change only in releases of several answers
     (survey_app.releases): the words say so, so that a count ahead of the charts is no surprise.
+    ``brief``: for the projector, where the room reads it from afar.
     """
     if not any(each.is_open for each in results.surveys):
         return None
+    held, answered = results.respondents, results.answered
+    if brief:
+        every = "every answer" if batch == 1 else f"every {batch:,} answers"
+        if results.awaiting_release <= 0:
+            return f"The results update with {every}."
+        return f"The results show {held:,} of {answered:,} answers; they update with {every}."
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = (
         "" if batch == 1 else ", so that nobody’s answers can be picked out by watching them arrive"
     )
-    held = results.respondents
     if results.awaiting_release <= 0:
         return f"The results update after {every}{why}."
     return (
         f"The results below hold the first {held:,} answer{'s' if held != 1 else ''} of "
-        f"{results.answered:,}; they update after {every}{why}."
+        f"{answered:,}; they update after {every}{why}."
     )
 
 

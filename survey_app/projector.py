@@ -81,6 +81,7 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
     """The document the page redraws itself from: words, figures and each question's chart."""
     hidden = results_hidden(survey)
     results = survey_results(survey, confidence)
+    release_note = release_words(results, release_batch(), brief=True)
     questions = []
     for question in results.questions:
         entry = {
@@ -110,10 +111,12 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
     return {
         "version": version,
         "status": survey.status.value,
-        "status_words": status_words(survey),
+        # One line, as the room reads it: whether it can answer, and when results change.
+        "status_words": " ".join(
+            filter(None, [status_words(survey), None if hidden else release_note])
+        ),
         "respondents": results.answered,
         "respondents_words": respondents_words(results.answered),
-        "release_words": None if hidden else release_words(results, release_batch()),
         "results_hidden": hidden,
         "confidence": confidence,
         "questions": questions,

@@ -46,9 +46,6 @@ function show(state) {
   const count = document.getElementById("present-count");
   // Only a changed count is written: the status region then announces news, not every poll.
   if (count.textContent !== state.respondents_words) count.textContent = state.respondents_words;
-  const release = document.getElementById("present-release");
-  release.textContent = state.release_words || "";
-  release.hidden = !state.release_words;
   showQuestions(state);
 }
 

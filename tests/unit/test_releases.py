@@ -140,7 +140,10 @@ def test_words_say_what_the_results_hold(app, client, survey, analyst, sign_in_a
     assert "The results below hold the first 12 answers of 15" in panel
     state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
     assert state["respondents_words"] == "15 people have answered"
-    assert "the first 12 answers of 15" in state["release_words"]
+    assert state["status_words"] == (
+        "Open: answer on your phone. "
+        "The results show 12 of 15 answers; they update with every 5 answers."
+    )
     close_survey_now(app, slug)
     panel = client.get(f"/analyst/surveys/{slug}/results-panel").get_data(as_text=True)
     assert "update after" not in panel and "hold the first" not in panel

@@ -39,14 +39,14 @@ def replay(app, cookie: str, path: str = "/analyst/"):
 def assert_refused(app, cookie: str, slug: str) -> None:
     assert replay(app, cookie).status_code == 302  # to the sign-in page
     assert "/analyst/login" in replay(app, cookie).headers["Location"]
-    export = replay(app, cookie, f"/api/v1/surveys/{slug}/responses.csv")
+    export = replay(app, cookie, f"/api/v1/surveys/{slug}/results.csv")
     assert export.status_code == 401
     assert replay(app, cookie, f"/analyst/surveys/{slug}").status_code == 302
 
 
 def assert_accepted(app, cookie: str, slug: str) -> None:
     assert replay(app, cookie).status_code == 200
-    assert replay(app, cookie, f"/api/v1/surveys/{slug}/responses.csv").status_code == 200
+    assert replay(app, cookie, f"/api/v1/surveys/{slug}/results.csv").status_code == 200
 
 
 def post_action(client, path: str, page: str = "/analyst/account"):
