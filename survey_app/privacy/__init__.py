@@ -8,6 +8,8 @@ and nothing of Flask or the database, so it can be read, tested and reused on it
   planning figures, the projection onto the simplex, and simulation;
 - :mod:`~survey_app.privacy.exact`: exact guaranteed intervals (inverting the exact law of a
   noisy count) and the margins they reach;
+- :mod:`~survey_app.privacy.live`: live ranges (confidence sequences) for shares and numeric
+  averages, valid however often they are looked at;
 - :mod:`~survey_app.privacy.mechanisms`: :class:`RandomizedResponse`, one type per mechanism,
   which owns all of the above for a question, so that callers never branch on its kind;
 - :mod:`~survey_app.privacy.numeric`: numeric questions on a grid of [lo, hi]
@@ -51,6 +53,8 @@ from survey_app.privacy.estimates import *  # noqa: F403
 from survey_app.privacy.estimates import __all__ as _estimates
 from survey_app.privacy.exact import *  # noqa: F403
 from survey_app.privacy.exact import __all__ as _exact
+from survey_app.privacy.live import *  # noqa: F403
+from survey_app.privacy.live import __all__ as _live
 from survey_app.privacy.mechanisms import *  # noqa: F403
 from survey_app.privacy.mechanisms import __all__ as _mechanisms
 from survey_app.privacy.numeric import *  # noqa: F403
@@ -58,4 +62,4 @@ from survey_app.privacy.numeric import __all__ as _numeric
 from survey_app.privacy.parameters import *  # noqa: F403
 from survey_app.privacy.parameters import __all__ as _parameters
 
-__all__ = sorted([*_parameters, *_estimates, *_exact, *_mechanisms, *_numeric])
+__all__ = sorted([*_parameters, *_estimates, *_exact, *_live, *_mechanisms, *_numeric])
