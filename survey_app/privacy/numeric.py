@@ -3,8 +3,9 @@
 The browser clips the respondent's value to the question's [lo, hi], puts it on a grid of
 ``G + 1`` points by randomized rounding (:mod:`~survey_app.privacy.numeric_grid`) and randomizes
 the grid index with one of two mechanisms, each knowing its exact output law, an unbiased
-estimate of the mean with Chebyshev and Bernstein intervals, planning figures and a debiased
-histogram (:mod:`~survey_app.privacy.numeric_base`):
+estimate of the mean with guaranteed intervals (Chebyshev, Bernstein, and the mechanism's own
+tail bound from its exact law, the narrowest used), planning figures and a debiased histogram
+(:mod:`~survey_app.privacy.numeric_base`):
 
 - :class:`~survey_app.privacy.laplace.GridLaplace` (``"laplace"``): the Laplace mechanism of the
   lecture notes in its exact discrete form;
@@ -81,9 +82,11 @@ def range_width_ratio(
 ) -> float:
     """How wide ``mechanism``'s guaranteed range is with n answers, as a share of ``other``'s.
 
-    The ratio of the :meth:`~NumericMechanism.half_width` the dashboard shows (the smaller of
-    Chebyshev's and Bernstein's), not the square root of the worst-case variances' ratio: with
-    few answers Bernstein's linear term weighs in, and the two differ.
+    The ratio of the :meth:`~NumericMechanism.half_width` the dashboard shows (the smallest of
+    Chebyshev's, Bernstein's and the mechanism's tail bound: Laplace's exact noise law, the
+    hybrid's Chernoff bound), not the square root of the worst-case variances' ratio: the bounds
+    differ in kind, and at eps = ln 3 with 40 answers Laplace's exact range (16.1 of 40) is the
+    narrower though the hybrid's worst-case variance is about half of Laplace's.
     """
     return mechanism.half_width(n, confidence) / other.half_width(n, confidence)
 
@@ -99,7 +102,8 @@ def mechanism_choice_reason(
     ``named``: the survey's definition asked for it by name. Otherwise it was chosen for the
     smaller worst-case noise. Either way the words say how wide its guaranteed range is beside
     the other mechanism's with ``respondents`` answers (:func:`range_width_ratio`), or with
-    :data:`REASON_PLANNING_RESPONDENTS` when there are none (or ``None``) yet.
+    :data:`REASON_PLANNING_RESPONDENTS` when there are none (or ``None``) yet; when the chosen
+    one's range is the wider, they say so and why.
     """
     other_type = HybridNumeric if isinstance(mechanism, GridLaplace) else GridLaplace
     other = numeric_mechanism(mechanism.lo, mechanism.hi, mechanism.epsilon, other_type.name)
@@ -113,7 +117,14 @@ def mechanism_choice_reason(
             f"The survey’s definition asks for this mechanism. At this privacy level and "
             f"{answers}, its range is {ratio:.0%} as wide as the other mechanism’s would be."
         )
+    if ratio <= 1.0:
+        return (
+            f"Chosen because it adds less noise at this privacy level: {answers}, its range is "
+            f"{ratio:.0%} as wide as the other mechanism’s would be, for the same privacy."
+        )
     return (
-        f"Chosen because it adds less noise at this privacy level: {answers}, its range is "
-        f"{ratio:.0%} as wide as the other mechanism’s would be, for the same privacy."
+        f"Chosen because it adds less noise at this privacy level on average. {answers[0].upper()}"
+        f"{answers[1:]}, though, its range is {ratio:.0%} as wide as the other mechanism’s "
+        f"would be, for the same privacy: the other’s noise has a law known exactly, which "
+        f"proves a narrower range."
     )

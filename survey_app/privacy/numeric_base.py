@@ -5,15 +5,20 @@ integer report, and knows the exact law of that report (:meth:`NumericMechanism.
 estimate of ``k`` from it that is unbiased for every k. The class mean in the question's units
 is then the average of those estimates mapped back to [lo, hi].
 
-Guaranteed intervals use only the worst-case variance over ``k`` and, for Bernstein's inequality,
-the bounded range of the estimates: both depend on n, the confidence and the mechanism alone,
-never on the data, so taking the smaller of the Chebyshev and Bernstein half-widths keeps the
-guarantee.
+Guaranteed intervals: Chebyshev's from the worst-case variance over ``k``, Bernstein's from it and
+the bounded range of the estimates, and each mechanism's own *tail bound* from its exact law
+(:meth:`NumericMechanism._tail_half_width`: the exact law of Laplace's summed noise, a Chernoff
+bound on the hybrid's, binomial tails for the one-bit mechanism). Each holds for every set of true
+values and depends on n, the confidence and the mechanism alone, never on the data, so the
+smallest of them keeps the guarantee.
 
 References
 ----------
 S. Bernstein's inequality: for independent X_i with |X_i - E X_i| <= M and average variance
 sigma^2, Pr[|mean - E mean| >= h] <= 2 exp(-n h^2 / (2 (sigma^2 + M h / 3))).
+W. Hoeffding, "Probability inequalities for sums of bounded random variables", JASA 58 (1963)
+(Hoeffding's lemma: a variable in an interval of length 1 has E exp(lambda (X - E X)) <=
+exp(lambda^2 / 8)).
 Y. Vardi, D. Lee, "From image deblurring to optimal investments: maximum likelihood solutions
 for positive linear inverse problems", JRSS B 55 (1993) (EM / Richardson-Lucy deconvolution).
 """
@@ -48,7 +53,7 @@ from survey_app.privacy.numeric_grid import (
 )
 from survey_app.privacy.parameters import _check_confidence, _check_margin
 
-__all__ = ["NumericMechanism"]
+__all__ = ["NumericMechanism", "rounding_deviation"]
 
 #: The histogram's EM stops when no share moves by more than this in an iteration ...
 _EM_TOLERANCE = 1e-9
@@ -58,6 +63,16 @@ _EM_MAX_ITERATIONS = 5000
 #: neighbouring reports (only Laplace's wide range gets there): the likelihood of grouped data
 #: is still exact, and the channel matrix stays small (G + 1 by this).
 _EM_MAX_GROUPS = 2048
+
+
+def rounding_deviation(n: int, delta: float) -> float:
+    """r (grid steps) with ``Pr[|avg(k_i - E k_i)| >= r] <= delta`` for n independent roundings.
+
+    Each ``k_i - u_i`` lies in ``[-frac_i, 1 - frac_i]``, an interval of length 1, so Hoeffding's
+    inequality (1963) gives ``2 exp(-2 n r^2)``: ``r = sqrt(ln(2 / delta) / (2 n))``; and
+    ``|k_i - u_i| < 1`` always, so r is at most 1 (then with probability 1).
+    """
+    return min(1.0, math.sqrt(math.log(2.0 / delta) / (2.0 * n)))
 
 
 @dataclass(frozen=True)
@@ -230,6 +245,24 @@ class NumericMechanism:
         bernstein = linear + math.sqrt(linear**2 + 2.0 * log_term * variance / n)
         return chebyshev + self._bias_bound, bernstein + self._bias_bound
 
+    def _tail_half_width(self, n: int, confidence: float) -> tuple[float, str] | None:
+        """The mechanism's own tail bound: (half-width in grid steps, its name), or None.
+
+        Like the others it must hold for every set of true values, depend on n, the confidence
+        and the mechanism only, and include the rounding and the bias.
+        """
+        return None
+
+    def _all_half_widths(self, n: int, confidence: float) -> tuple[float, float, float | None, str]:
+        """(Chebyshev, Bernstein, tail bound or None, name of the smallest), in grid steps."""
+        chebyshev, bernstein = self._half_widths(n, confidence)
+        tail = self._tail_half_width(n, confidence)
+        candidates = [(chebyshev, "chebyshev"), (bernstein, "bernstein")]
+        if tail is not None:
+            candidates.append(tail)
+        best = min(candidates, key=lambda pair: pair[0])[1]
+        return chebyshev, bernstein, None if tail is None else tail[0], best
+
     def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:
         """Chebyshev's guaranteed half-width with n answers, in the question's units."""
         return self._half_widths(_positive_count(n), _check_confidence(confidence))[0] * self.step
@@ -238,20 +271,38 @@ class NumericMechanism:
         """Bernstein's guaranteed half-width with n answers, in the question's units."""
         return self._half_widths(_positive_count(n), _check_confidence(confidence))[1] * self.step
 
+    def tail_half_width(self, n: int, confidence: float = 0.95) -> float | None:
+        """The mechanism's own tail bound's half-width (question's units), or None without one."""
+        tail = self._tail_half_width(_positive_count(n), _check_confidence(confidence))
+        return None if tail is None else tail[0] * self.step
+
+    def interval_bound(self, n: int, confidence: float = 0.95) -> str:
+        """Which bound gives :meth:`half_width`: "chebyshev", "bernstein" or the tail bound's."""
+        return self._all_half_widths(_positive_count(n), _check_confidence(confidence))[3]
+
+    def _smallest_half_width(self, n: int, confidence: float) -> float:
+        """The smallest guaranteed half-width, in grid steps."""
+        chebyshev, bernstein, tail, _ = self._all_half_widths(n, confidence)
+        return min(chebyshev, bernstein, math.inf if tail is None else tail)
+
     def half_width(self, n: int, confidence: float = 0.95) -> float:
-        """The guaranteed half-width n answers reach (the smaller bound), in the question's units.
+        """The guaranteed half-width n answers reach (the smallest bound), in the question's units.
 
         It depends on n and the mechanism only, so it is also the planned margin.
         """
-        return min(self._half_widths(_positive_count(n), _check_confidence(confidence))) * self.step
+        n, level = _positive_count(n), _check_confidence(confidence)
+        return self._smallest_half_width(n, level) * self.step
 
     def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
-        """The fewest answers whose :meth:`half_width` is at most ``margin`` (question's units)."""
+        """The fewest answers whose :meth:`half_width` is at most ``margin`` (question's units).
+
+        Found by doubling, then bisection: the half-widths shrink as n grows.
+        """
         size = _check_margin(margin)
         level = _check_confidence(confidence)
 
         def reaches(n: int) -> bool:
-            return min(self._half_widths(n, level)) * self.step <= size
+            return self._smallest_half_width(n, level) * self.step <= size
 
         low, high = 0, 1
         while not reaches(high):
@@ -268,7 +319,8 @@ class NumericMechanism:
         """The unbiased mean of the respondents' (clipped) values, with its guaranteed interval.
 
         ``mean = value_of_grid_index(average of estimate_of_output(report))``; the half-width is
-        :meth:`half_width` at n = the number of reports.
+        :meth:`half_width` at n = the number of reports (the smallest of the bounds, each
+        guaranteed for every set of true values and independent of the data).
         """
         reports = self._check_outputs(outputs)
         level = _check_confidence(confidence)
@@ -287,18 +339,20 @@ class NumericMechanism:
             )
         mean_index = float(np.mean(self.estimate_of_output(reports)))
         mean = float(value_of_grid_index(mean_index, self.lo, self.hi))
-        chebyshev, bernstein = (h * self.step for h in self._half_widths(n, level))
-        half_width = min(chebyshev, bernstein)
+        chebyshev, bernstein, tail, bound = self._all_half_widths(n, level)
+        half_width = min(chebyshev, bernstein, math.inf if tail is None else tail) * self.step
         return NumericEstimate(
             n=n,
             mean=mean,
             half_width=half_width,
-            chebyshev_half_width=chebyshev,
-            bernstein_half_width=bernstein,
+            chebyshev_half_width=chebyshev * self.step,
+            bernstein_half_width=bernstein * self.step,
             ci_low=min(self.hi, max(self.lo, mean - half_width)),
             ci_high=max(self.lo, min(self.hi, mean + half_width)),
             lo=self.lo,
             hi=self.hi,
+            tail_half_width=None if tail is None else tail * self.step,
+            bound=bound,
             **common,
         )
 

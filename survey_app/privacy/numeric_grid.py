@@ -274,10 +274,11 @@ class NumericEstimate:
         Unbiased estimate of the respondents' mean (true values clipped to [lo, hi]); not
         clipped itself, so noise can push it outside [lo, hi]. ``None`` when ``n == 0``.
     half_width : float or None
-        The guaranteed half-width: the smaller of :attr:`chebyshev_half_width` and
-        :attr:`bernstein_half_width` (both hold whatever the data, so their minimum does).
+        The guaranteed half-width: the smallest of :attr:`chebyshev_half_width`,
+        :attr:`bernstein_half_width` and :attr:`tail_half_width` (each holds whatever the data
+        and none depends on it, so their minimum does).
     chebyshev_half_width, bernstein_half_width : float or None
-        The two bounds, each with ``Pr[|mean - truth| >= h] <= 1 - confidence``.
+        Two generic bounds, each with ``Pr[|mean - truth| >= h] <= 1 - confidence``.
     ci_low, ci_high : float or None
         ``mean -/+ half_width`` clipped to [lo, hi].
     confidence : float
@@ -285,9 +286,16 @@ class NumericEstimate:
     epsilon : float
         The stated epsilon of the mechanism.
     mechanism : str
-        ``"laplace"`` or ``"hybrid"``.
+        ``"laplace"``, ``"hybrid"`` or ``"one_bit"``.
     lo, hi : float
         The question's bounds.
+    tail_half_width : float or None
+        The mechanism's own bound from its exact law (the exact law of Laplace's summed noise,
+        a Chernoff bound on the hybrid's, binomial tails for the one-bit mechanism); ``None``
+        when ``n == 0`` or the mechanism has none.
+    bound : str or None
+        Which bound :attr:`half_width` is: ``"chebyshev"``, ``"bernstein"``, ``"exact"``,
+        ``"chernoff"`` or ``"binomial"`` (``None`` when ``n == 0``).
     """
 
     n: int
@@ -302,6 +310,8 @@ class NumericEstimate:
     mechanism: str
     lo: float
     hi: float
+    tail_half_width: float | None = None
+    bound: str | None = None
 
     @property
     def has_data(self) -> bool:
