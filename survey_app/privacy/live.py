@@ -93,6 +93,7 @@ __all__ = [
     "LIVE_TUNED_RESPONDENTS",
     "live_mean_interval",
     "live_mean_interval_from_sum",
+    "live_mean_margins",
     "live_share_interval",
 ]
 
@@ -333,6 +334,22 @@ def _mean_boundary(mechanism: NumericMechanism, n: int, confidence: float) -> tu
             reach *= 2.0
         ends.append(_newton_inward(evaluate, reach, threshold))
     return ends[0], ends[1]
+
+
+def live_mean_margins(
+    mechanism: NumericMechanism, n: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """``(below, above)``: the live range after n answers is ``[mean - below, mean + above]``.
+
+    In the question's units, before clipping to [lo, hi]; ``mean`` is the unbiased estimate
+    (:meth:`~NumericMechanism.estimate_mean`). They depend on n alone, not on the answers, so
+    they are also what a class of n will see (planning). Cached.
+    """
+    respondents = _count("n", n)
+    if respondents == 0:
+        raise ValueError("n must be at least 1 to have a margin")
+    s_low, s_high = _mean_boundary(mechanism, respondents, _check_confidence(confidence))
+    return s_high / respondents * mechanism.step, -s_low / respondents * mechanism.step
 
 
 def live_mean_interval_from_sum(
