@@ -24,7 +24,7 @@ import limits
 from flask import Flask, abort, current_app, request
 from flask.logging import default_handler
 from flask_limiter import Limiter
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
 from survey_app.database import is_sqlite
@@ -108,6 +108,31 @@ class WindowCounter:
         current, previous_count = db.session.execute(statement).one()
         return current, previous_count or 0
 
+    @staticmethod
+    def _forget_before(period: int, window: int) -> None:
+        """Delete the counts of every bucket of this period from windows before ``window``.
+
+        Each bucket's rows would otherwise stay until that same client or account is counted
+        again, telling (to whoever holds the database and the key) the minute an address
+        joined. Windows are numbered per period (the time divided by it), so only buckets of
+        this period, named ``<hash>:<period>``, are compared with ``window``. One statement;
+        on PostgreSQL rows another transaction holds are skipped (it is deleting them, or a
+        later window start will), so two workers never wait on each other here.
+        """
+        old = (
+            select(SignInAttempts.bucket, SignInAttempts.window)
+            .where(
+                SignInAttempts.bucket.endswith(f":{period}", autoescape=True),
+                SignInAttempts.window < window,
+            )
+            .with_for_update(skip_locked=True)
+        )
+        db.session.execute(
+            delete(SignInAttempts).where(
+                tuple_(SignInAttempts.bucket, SignInAttempts.window).in_(old)
+            )
+        )
+
     def count(self, kind: str, value: str) -> list[tuple[limits.RateLimitItem, float]]:
         """Count one event of ``kind`` for ``value``; each limit with its sliding-window count."""
         now = self.clock()
@@ -118,11 +143,7 @@ class WindowCounter:
             window = int(now // period)
             current, previous = self._increment(bucket, window)
             if current == 1:  # a new window: forget the ones the sliding window has left
-                db.session.execute(
-                    delete(SignInAttempts).where(
-                        SignInAttempts.bucket == bucket, SignInAttempts.window < window - 1
-                    )
-                )
+                self._forget_before(period, window - 1)
             covered = 1.0 - (now - window * period) / period
             counts.append((item, current + previous * covered))
         return counts

@@ -7,6 +7,7 @@ import datetime as dt
 import html
 import json
 import re
+import threading
 
 import pytest
 from flask import Flask
@@ -480,6 +481,84 @@ def test_the_join_limit_is_a_sliding_window(app, survey, workers):
     assert [(row.window, row.attempts) for row in rows] == [((start + 180) // 60, 5)]
     # Buckets are keyed hashes: no client address is stored.
     assert all("127.0.0" not in row.bucket for row in rows)
+
+
+def test_a_new_window_forgets_every_address_the_sliding_window_has_left(app, survey, workers):
+    """Rows saying when an address joined last only as long as its windows still count: a new
+    window deletes the old windows of every address, not only its own, period by period."""
+    code = code_of(app, survey[0])
+    (worker,) = workers(1, JOIN_RATE_LIMIT=f"{JOIN_LIMIT} per minute; 50 per hour")
+    worker.extensions["join_throttle"].clock = lambda: now
+    client = worker.test_client()
+
+    def join_from(address: str) -> None:
+        client.environ_base["REMOTE_ADDR"] = address
+        assert client.get(f"/j/{code}").status_code == 302
+
+    def windows() -> dict[str, list[int]]:
+        """Each period's stored windows (one per bucket and window), sorted."""
+        with app.app_context():
+            rows = db.session.execute(select(SignInAttempts)).scalars().all()
+        stored: dict[str, list[int]] = {"60": [], "3600": []}
+        for row in rows:
+            stored[row.bucket.rpartition(":")[2]].append(row.window)
+        return {period: sorted(numbers) for period, numbers in stored.items()}
+
+    now = start = 1_000 * 60 + 30  # the 16th hour; windows of minutes and hours differ
+    minute, hour = start // 60, start // 3600
+    for address in ("192.0.2.1", "192.0.2.2", "192.0.2.3"):
+        join_from(address)
+    now = start + 60  # the previous minute still counts: nothing is forgotten
+    join_from("192.0.2.4")
+    assert windows() == {"60": [minute] * 3 + [minute + 1], "3600": [hour] * 4}
+    now = start + 120  # three addresses' minute has left the sliding window: gone
+    join_from("192.0.2.4")
+    assert windows() == {"60": [minute + 1, minute + 2], "3600": [hour] * 4}
+    now = start + 2 * 3600  # and so, two hours on, have the hours of all four
+    join_from("192.0.2.5")
+    assert windows() == {"60": [(start + 7200) // 60], "3600": [hour + 2]}
+
+
+def test_workers_forgetting_old_windows_together_never_fail(app, workers):
+    """Four workers count sign-ins (address, then account, in one transaction) from many
+    addresses while the minute turns: each new window deletes the others' old rows, and none
+    of them fails (no lock waits in a circle on PostgreSQL, no "database is locked")."""
+    apps = workers(4, LOGIN_RATE_LIMIT="1000 per minute")
+    clock = {"now": 1_000 * 60.0}
+    for worker in apps:
+        with worker.app_context():
+            sign_in_throttle().clock = lambda: clock["now"]
+    errors: list[BaseException] = []
+
+    def sign_ins(worker: Flask, first: int) -> None:
+        try:
+            for n in range(first, first + 60):
+                with worker.test_request_context(environ_base={"REMOTE_ADDR": f"10.0.{n}.1"}):
+                    sign_in_throttle().attempt(f"prof{n % 3}@example.edu")
+                    db.session.commit()
+                if n % 20 == 0:
+                    clock["now"] += 60  # the minute turns, for every worker at once
+        except BaseException as error:  # noqa: BLE001 - reported below, in the test's thread
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=sign_ins, args=(worker, 100 * index))
+        for index, worker in enumerate(apps)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    # A worker that read the clock just before it turned may add a row of the window before;
+    # the next window's first count forgets it with the rest.
+    clock["now"] += 60
+    with apps[0].test_request_context(environ_base={"REMOTE_ADDR": "10.1.0.1"}):
+        sign_in_throttle().attempt("prof0@example.edu")
+        db.session.commit()
+    with app.app_context():
+        stored = db.session.execute(select(SignInAttempts.window)).scalars().all()
+    assert set(stored) <= {int(clock["now"] // 60) - 1, int(clock["now"] // 60)}
 
 
 def test_with_limits_off_joins_are_never_refused(app, survey, workers):
