@@ -58,6 +58,7 @@ from survey_app.surveys import (
     SurveyDefinition,
     SurveyDefinitionError,
     create_survey,
+    join_code_expired,
     parse_definition,
     replace_questions,
 )
@@ -472,6 +473,8 @@ def render_dashboard(
     slug = survey.slug
     counts = code_counts(survey)
     shown = shown_results(survey)
+    # A closed survey's code leads nowhere once its grace has passed: then it is not shown.
+    joinable = bool(survey.join_code) and not survey.is_draft and not join_code_expired(survey)
     confidence = shown["confidence"]
     return render_template(
         "analyst/dashboard.html",
@@ -484,11 +487,10 @@ def render_dashboard(
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),
         join_url=external_url("respondent.home"),
+        join_code_works=joinable,
         join_qr=(
             qr_code_svg(external_url("respondent.join_by_code", code=survey.join_code))
-            if survey.join_code
-            and not survey.is_draft
-            and is_absolute(external_url("respondent.home"))
+            if joinable and is_absolute(external_url("respondent.home"))
             else None
         ),
         public_url_known=has_public_url(),

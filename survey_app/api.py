@@ -149,5 +149,14 @@ def survey_responses_csv(slug: str):
             409,
             "survey_not_closed",
         )
+    if survey.results_held:
+        # Reopened and closed again before a batch of new answers: comparing this export with
+        # the one before would show those few rows.
+        return json_error(
+            "this survey was reopened and closed again before a batch of new answers came in; "
+            "its responses can be exported once it has",
+            409,
+            "results_held",
+        )
     # The saved file's name says what its rows are: scrambled answers, not people's own.
     return csv_response(responses_csv(survey), f"{slug}-randomized-responses.csv")

@@ -69,7 +69,12 @@ def upgrade_database() -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
+    from survey_app.database import forget_arrival_order
+
     upgrade_database()
+    # An upgrade may rebuild tables (count rows without rowid): the old pages, in arrival
+    # order, are freed but not yet overwritten until the file is rewritten.
+    forget_arrival_order()
     click.echo(f"Database ready: {_safe_url()}")
 
 

@@ -170,6 +170,15 @@ def begin_session_writes() -> None:
     db.session.connection(execution_options={_WRITE_OPTION: True})
 
 
+def session_writes() -> bool:
+    """True while the session's transaction is a write transaction (a request that changes
+    something: see begin_session_writes); another connection's writes would wait on it."""
+    session = db.session()  # the request's session, behind the scoped proxy
+    if not session.in_transaction():
+        return False
+    return bool(session.connection().get_execution_options().get(_WRITE_OPTION))
+
+
 class _WriterQueue:
     """Makes the writers of one SQLite file wait in line on a file lock, not by polling.
 
@@ -332,7 +341,9 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
     _rewrite_in_key_order(engine, survey_id)
     with engine.connect() as connection:
         connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-            "VACUUM " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
+            # Released counts too: each release deletes the one before, whose row versions
+            # (one per release, in order) stay on disk until vacuumed.
+            "VACUUM released_tallies, " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
         )
     return True
 

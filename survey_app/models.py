@@ -212,6 +212,11 @@ class Survey(db.Model):
     #: While open, the owner sees results only as of this many submissions: the last release
     #: (see survey_app.releases and ReleasedTally).
     released_respondents: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: It has closed and opened again since (closing it again then waits for a batch).
+    reopened: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Closed, but its owner still sees its last release: it was reopened and closed again
+    #: before a batch of new answers arrived (survey_app.releases.close).
+    results_held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
     questions: Mapped[list[Question]] = relationship(

@@ -193,30 +193,45 @@ def percent(share: float | None) -> str:
     return "–" if share is None else _percent(share) + "%"
 
 
-def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
-    """What the results of an open survey hold, and when they next change (None once closed).
+#: Why results change in releases, as the dashboard says it.
+RELEASE_REASON = "so that nobody’s answers can be picked out by watching them arrive"
 
-    While a survey is open its results change only in releases of several answers
-    (survey_app.releases): the words say so, so that a count ahead of the charts is no surprise.
+
+def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
+    """What the results hold while they change in releases (survey_app.releases), and when
+    they next change; None when they hold every answer of a closed survey.
+
     ``brief``: for the projector, where the room reads it from afar.
     """
+    if results.held:
+        return (
+            f"You reopened this survey and closed it again before {batch:,} new answers came "
+            f"in: {RELEASE_REASON}, the results still show the {results.respondents:,} people "
+            f"who had answered before. The newer answers show once at least {batch:,} have "
+            "come in: reopen the survey to collect them."
+        )
     if not any(each.is_open for each in results.surveys):
         return None
     held, answered = results.respondents, results.answered
     if brief:
-        every = "every answer" if batch == 1 else f"every {batch:,} answers"
-        if results.awaiting_release <= 0:
-            return f"The results update with {every}."
-        return f"The results show {held:,} of {answered:,} answers; they update with {every}."
+        if held == 0:
+            return f"Results come once {batch:,} have answered."
+        included = f"{held:,} of {answered:,} people" if held < answered else "everyone"
+        return f"Results include {included}; they update every {batch:,} answers."
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
-    why = (
-        "" if batch == 1 else ", so that nobody’s answers can be picked out by watching them arrive"
+    why = "" if batch == 1 else f", {RELEASE_REASON}"
+    if held == 0:
+        return (
+            f"The first results come once {batch:,} people have answered, then with {every}{why}."
+        )
+    included = (
+        f"{held:,} of the {answered:,} people who have answered"
+        if held < answered
+        else "everyone who has answered"
     )
-    if results.awaiting_release <= 0:
-        return f"The results update after {every}{why}."
     return (
-        f"The results below hold the first {held:,} answer{'s' if held != 1 else ''} of "
-        f"{answered:,}; they update after {every}{why}."
+        f"The results below include {included}; they update with {every}{why}, and show "
+        "everyone when you close the survey."
     )
 
 

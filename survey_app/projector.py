@@ -77,10 +77,11 @@ def state_version(survey: Survey, shown: ShownCounts, confidence: float) -> str:
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:20]
 
 
-def projector_state(survey: Survey, confidence: float, version: str) -> dict:
+def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> dict:
     """The document the page redraws itself from: words, figures and each question's chart."""
     hidden = results_hidden(survey)
-    results = survey_results(survey, confidence)
+    version = state_version(survey, shown, confidence)
+    results = survey_results(survey, confidence, {survey.id: shown})
     release_note = release_words(results, release_batch(), brief=True)
     questions = []
     for question in results.questions:
@@ -92,6 +93,7 @@ def projector_state(survey: Survey, confidence: float, version: str) -> dict:
                 "analyst/_present_question.html",
                 question=question,
                 answered=results.answered,
+                awaiting=results.awaiting_release,
                 confidence=confidence,
                 hidden=hidden,
                 min_answers=MIN_ANSWERS_FOR_SHARES,
@@ -168,11 +170,10 @@ def present(slug: str):
     """The projector view: how to join, how many answered, and live charts in large type."""
     survey = owned_survey_or_404(current_user, slug)
     confidence = chosen_confidence()
-    version = state_version(survey, shown_counts(survey), confidence)
     return render_template(
         "analyst/present.html",
         survey=survey,
-        state=projector_state(survey, confidence, version),
+        state=projector_state(survey, confidence, shown_counts(survey)),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,
     )
@@ -187,11 +188,12 @@ def present_state(slug: str):
         return response, 401
     survey = owned_survey_or_404(current_user, slug)
     confidence = chosen_confidence()
-    version = state_version(survey, shown_counts(survey), confidence)
+    shown = shown_counts(survey)
+    version = state_version(survey, shown, confidence)
     if version in request.if_none_match:
         response = Response(status=304)
     else:
-        response = jsonify(projector_state(survey, confidence, version))
+        response = jsonify(projector_state(survey, confidence, shown))
     response.set_etag(version)
     return response
 

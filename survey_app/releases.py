@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from flask import current_app
 from sqlalchemy import delete, func, select, text
 
-from survey_app.database import write_transaction
+from survey_app.database import is_sqlite, session_writes, write_transaction
 from survey_app.extensions import db
 from survey_app.models import Question, ReleasedTally, Survey, Tally
 
@@ -41,6 +41,8 @@ class ShownCounts:
     respondents: int
     #: How many have answered so far (live: at least ``respondents``).
     answered: int
+    #: A closed survey whose owner still sees its last release (see :func:`close`).
+    held: bool = False
 
 
 def answered(counts: Counts) -> int:
@@ -78,32 +80,28 @@ def live_counts(survey: Survey) -> dict[int, Counts]:
     return _fill(_empty_counts(survey), rows)
 
 
-def answered_so_far(survey: Survey) -> int:
-    """How many have answered the survey, live (what every view may show at any time)."""
-    return _respondents(survey, live_counts(survey))
-
-
 def release_batch() -> int:
     """New submissions a release waits for (``SURVEY_APP_RELEASE_BATCH``)."""
     return current_app.config["RELEASE_BATCH"]
 
 
 def shown_counts(survey: Survey) -> ShownCounts:
-    """The counts its owner's views show: the last release while the survey is open.
+    """The counts its owner's views show: the last release while the survey is open (or
+    while a closed survey holds its results back), else all of them.
 
     A release is made first when at least a batch has arrived since the last one.
     """
     live = live_counts(survey)
     so_far = _respondents(survey, live)
-    if not survey.is_open:
-        return ShownCounts(live, so_far, so_far)
-    if so_far - survey.released_respondents >= release_batch():
-        counts = _release_if_due(survey)
-    else:
+    if survey.is_open and so_far - survey.released_respondents >= release_batch():
+        counts = _release_if_due(survey, live)
+    elif survey.is_open or survey.results_held:
         counts = _released(survey, db.session.execute)
+    else:
+        return ShownCounts(live, so_far, so_far)
     released = _respondents(survey, counts)
     # A release made just now may hold answers that arrived after the count above was read.
-    return ShownCounts(counts, released, max(so_far, released))
+    return ShownCounts(counts, released, max(so_far, released), held=survey.results_held)
 
 
 def _released(survey: Survey, execute: Callable) -> dict[int, Counts]:
@@ -128,14 +126,18 @@ ORDER BY tallies.question_id, tallies.value
 """
 
 
+def _delete_release(survey_id: int, execute: Callable) -> None:
+    of_survey = select(Question.id).where(Question.survey_id == survey_id)
+    execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(of_survey)))
+
+
 def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
     """Replace the survey's release with its counts now; returns them.
 
     The counts are copied in one statement, so they hold whole submissions; how many they
     hold is read back from the copy, not counted apart (a submission may arrive meanwhile).
     """
-    of_survey = select(Question.id).where(Question.survey_id == survey.id)
-    execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(of_survey)))
+    _delete_release(survey.id, execute)
     execute(text(_COPY_RELEASE), {"survey_id": survey.id})
     counts = _released(survey, execute)
     execute(
@@ -146,43 +148,68 @@ def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
 
 
 #: The survey's row, locked against a concurrent release (PostgreSQL; SQLite writes one at a
-#: time anyway), with how many its last release holds and how many have answered since.
+#: time anyway): how many its last release holds, and whether it is still open.
 _RELEASE_STATE = """
 SELECT surveys.released_respondents, surveys.status
 FROM surveys WHERE surveys.id = :survey_id {lock}
 """
 
 
-def _release_if_due(survey: Survey) -> dict[int, Counts]:
-    """Make a release if a batch has arrived since the last one; return the release shown.
+def _release_if_due(survey: Survey, live: dict[int, Counts]) -> dict[int, Counts]:
+    """Make a release if a batch has arrived since the last one; return the counts to show.
 
-    In a transaction of its own, so that a view that only reads can make it; the survey's row
-    is locked first, and whether a release is due is decided again under that lock.
+    In a transaction of its own, so that a view that only reads can make it (a request that
+    writes already holds one: then in it, which SQLite would otherwise wait on); the survey's
+    row is locked first, and whether a release is due is decided again under that lock.
     """
+    lock = not is_sqlite()  # SQLite writes one transaction at a time: no row locks
+    if session_writes():
+        return _release_in(survey, live, db.session.execute, lock)
     with write_transaction() as connection:
-        lock = "" if connection.dialect.name == "sqlite" else "FOR UPDATE"
-        state = connection.execute(
-            text(_RELEASE_STATE.format(lock=lock)), {"survey_id": survey.id}
-        ).first()
-        if state is None or state.status != "open":
-            return _released(survey, connection.execute)
-        so_far = connection.execute(
-            select(func.coalesce(func.sum(Tally.noisy_count), 0)).where(
-                Tally.question_id == survey.questions[0].id
-            )
-        ).scalar_one()
-        if so_far - state.released_respondents < release_batch():
-            return _released(survey, connection.execute)  # released meanwhile by another view
-        return _write_release(survey, connection.execute)
+        return _release_in(survey, live, connection.execute, lock)
 
 
-def release_everything(survey: Survey) -> None:
-    """Release all the survey's counts now, in the caller's transaction (a survey reopening:
-    its owner has seen them all while it was closed)."""
-    _write_release(survey, db.session.execute)
+def _release_in(survey: Survey, live: dict[int, Counts], execute: Callable, lock: bool):
+    state = execute(
+        text(_RELEASE_STATE.format(lock="FOR UPDATE" if lock else "")), {"survey_id": survey.id}
+    ).first()
+    if state is None or state.status != "open":
+        return live  # closed meanwhile: a closed survey shows its counts (as read before)
+    so_far = execute(
+        select(func.coalesce(func.sum(Tally.noisy_count), 0)).where(
+            Tally.question_id == survey.questions[0].id
+        )
+    ).scalar_one()
+    if so_far - state.released_respondents < release_batch():
+        return _released(survey, execute)  # released meanwhile by another view
+    return _write_release(survey, execute)
 
 
-def drop_release(survey: Survey) -> None:
-    """Forget the survey's release, in the caller's transaction (closing shows all counts)."""
-    of_survey = select(Question.id).where(Question.survey_id == survey.id)
-    db.session.execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(of_survey)))
+def reopen(survey: Survey) -> None:
+    """A closed survey opens again, in the caller's transaction: the counts its owner saw
+    while it was closed are its release, and the next one waits for a batch of new answers.
+    (Results held back at closing stay held: their owner has not seen them.)"""
+    if not survey.results_held:
+        _write_release(survey, db.session.execute)
+        db.session.expire(survey, ["released_respondents"])
+    survey.results_held = False
+    survey.reopened = True
+
+
+def close(survey: Survey) -> None:
+    """The survey closes, in the caller's transaction: its owner sees all its counts, unless
+    it was reopened and fewer than a batch have arrived since its last release.
+
+    The first closing shows everything, the last few answers included (fewer than a batch:
+    their sum is what closing reveals). Without the rule for reopened surveys, closing,
+    reopening for one arrival and closing again would show each arrival's answers.
+    """
+    so_far = _respondents(survey, live_counts(survey))
+    survey.results_held = survey.reopened and so_far - survey.released_respondents < release_batch()
+    if not survey.results_held:
+        _delete_release(survey.id, db.session.execute)
+
+
+def delete_release(survey: Survey) -> None:
+    """Delete the survey's release, in the caller's transaction (the survey is deleted)."""
+    _delete_release(survey.id, db.session.execute)

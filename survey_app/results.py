@@ -1,9 +1,10 @@
 """Counts from the database -> :mod:`survey_app.privacy` -> result tables.
 
-Results come from the tallies kept up to date with every submission (one small query however
-many submissions there are); nothing here loads submissions into Python. Several surveys with
-the same questions and flip probability (sections of one course, say) can be pooled: their
-noisy counts add, question by question.
+Results come from the counts kept up to date with every submission (one small query however
+many submissions there are), as their owner may see them: while a survey is open, as of its
+last release (:mod:`survey_app.releases`). Nothing here loads submissions into Python. Several
+surveys with the same questions and flip probability (sections of one course, say) can be
+pooled: their noisy counts add, question by question.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from survey_app import privacy
 from survey_app.models import Question, QuestionKind, Survey
-from survey_app.releases import Counts, shown_counts
+from survey_app.releases import Counts, ShownCounts, shown_counts
 
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
@@ -112,6 +113,8 @@ class SurveyResults:
     answered: int = 0
     #: Of each survey, by id: how many have answered so far.
     answered_by_survey: dict[int, int] | None = None
+    #: A closed survey shows its last release, not all its answers (survey_app.releases.close).
+    held: bool = False
 
     @property
     def awaiting_release(self) -> int:
@@ -181,71 +184,66 @@ def check_poolable(surveys: Sequence[Survey]) -> None:
             )
 
 
+def question_result(question: Question, number: int, counts: Counts, confidence: float):
+    """One question's results from its (released or pooled) counts."""
+    if question.is_numeric:
+        numeric = numeric_result(question, counts, confidence)
+        return QuestionResult(
+            id=question.id,
+            number=number,
+            text=question.text,
+            kind=question.kind,
+            n=numeric.estimate.n,
+            options=[],
+            numeric=numeric,
+        )
+    estimates = question.mechanism.estimate(counts, confidence)
+    n = sum(counts)
+    shares = [e.estimate for e in estimates]
+    shown = privacy.project_to_simplex(shares) if n else [None] * len(estimates)
+    return QuestionResult(
+        id=question.id,
+        number=number,
+        text=question.text,
+        kind=question.kind,
+        n=n,
+        options=[
+            OptionResult(value, label, estimate, share)
+            for value, (label, estimate, share) in enumerate(
+                zip(question.option_labels, estimates, shown, strict=True)
+            )
+        ],
+    )
+
+
 def survey_results(
-    survey: Survey | Sequence[Survey], confidence: float = DEFAULT_CONFIDENCE
+    survey: Survey | Sequence[Survey],
+    confidence: float = DEFAULT_CONFIDENCE,
+    shown: dict[int, ShownCounts] | None = None,
 ) -> SurveyResults:
     """Every question's estimates, Chebyshev and exact intervals at ``confidence``.
 
     Given several surveys (identical questions and p), their noisy counts are added question by
     question and the results are those of the pooled answers; questions keep the first
-    survey's ids.
+    survey's ids. Each survey's counts are those its owner may see (survey_app.releases);
+    ``shown`` gives them by survey id when the caller has read them already.
     """
     surveys = (survey,) if isinstance(survey, Survey) else tuple(survey)
     if not surveys:
         raise PoolingError("no survey to show")
     check_poolable(surveys)
     first = surveys[0]
+    shown = {each.id: (shown or {}).get(each.id) or shown_counts(each) for each in surveys}
     pooled: dict[int, Counts] = {}
-    answered_by_survey: dict[int, int] = {}
     for each in surveys:
-        shown = shown_counts(each)
-        answered_by_survey[each.id] = shown.answered
-        counts = shown.counts
         for position, question in enumerate(each.questions):
             key = first.questions[position].id
-            so_far = pooled.get(key)
-            pooled[key] = (
-                counts[question.id] if so_far is None else _add_counts(so_far, counts[question.id])
-            )
-    questions = []
-    for number, question in enumerate(first.questions, start=1):
-        counts = pooled[question.id]
-        if question.is_numeric:
-            numeric = numeric_result(question, counts, confidence)
-            questions.append(
-                QuestionResult(
-                    id=question.id,
-                    number=number,
-                    text=question.text,
-                    kind=question.kind,
-                    n=numeric.estimate.n,
-                    options=[],
-                    numeric=numeric,
-                )
-            )
-            continue
-        estimates = question.mechanism.estimate(counts, confidence)
-        n = sum(counts)
-        shown = (
-            privacy.project_to_simplex([e.estimate for e in estimates])
-            if n
-            else [None] * len(estimates)
-        )
-        questions.append(
-            QuestionResult(
-                id=question.id,
-                number=number,
-                text=question.text,
-                kind=question.kind,
-                n=n,
-                options=[
-                    OptionResult(value, label, estimate, share)
-                    for value, (label, estimate, share) in enumerate(
-                        zip(question.option_labels, estimates, shown, strict=True)
-                    )
-                ],
-            )
-        )
+            counts = shown[each.id].counts[question.id]
+            pooled[key] = counts if key not in pooled else _add_counts(pooled[key], counts)
+    questions = [
+        question_result(question, number, pooled[question.id], confidence)
+        for number, question in enumerate(first.questions, start=1)
+    ]
     return SurveyResults(
         survey=first,
         # Everyone answers every question: any question's n counts the respondents.
@@ -255,6 +253,7 @@ def survey_results(
         epsilon_total=first.epsilon_total,
         questions=questions,
         surveys=surveys,
-        answered=sum(answered_by_survey.values()),
-        answered_by_survey=answered_by_survey,
+        answered=sum(each.answered for each in shown.values()),
+        answered_by_survey={survey_id: each.answered for survey_id, each in shown.items()},
+        held=any(each.held for each in shown.values()),
     )

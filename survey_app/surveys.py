@@ -25,7 +25,7 @@ from sqlalchemy import (
     update,
 )
 
-from survey_app import privacy, strictjson
+from survey_app import privacy, releases, strictjson
 from survey_app.database import after_commit, forget_arrival_order
 from survey_app.extensions import db
 from survey_app.models import (
@@ -34,7 +34,6 @@ from survey_app.models import (
     OneTimeCode,
     Question,
     QuestionKind,
-    ReleasedTally,
     Submission,
     Survey,
     SurveyStatus,
@@ -43,7 +42,6 @@ from survey_app.models import (
     normalise_join_code,
     utc_now,
 )
-from survey_app.releases import drop_release, release_everything
 
 MAX_TITLE_LENGTH = 200
 MAX_INTRO_LENGTH = 5000
@@ -452,9 +450,7 @@ def open_survey(survey: Survey) -> None:
             for shard in range(TALLY_SHARDS)
         )
     elif survey.is_closed:
-        # Its owner has seen every count while it was closed: they stay shown, and the next
-        # release waits for a batch of new answers (survey_app.releases).
-        release_everything(survey)
+        releases.reopen(survey)
     # Read before closed_at is cleared: a code that has stopped resolving is never revived
     # (someone may have kept it to try later); reopening within the grace keeps it.
     code_expired = join_code_expired(survey)
@@ -484,7 +480,7 @@ def close_survey(survey: Survey) -> None:
         raise SurveyStateError("a draft has not opened, so it cannot close")
     survey.status = SurveyStatus.CLOSED
     survey.closed_at = utc_now()
-    drop_release(survey)  # a closed survey shows all its counts
+    releases.close(survey)
     db.session.flush()
     after_commit(functools.partial(forget_arrival_order, survey.id))
 
@@ -524,7 +520,7 @@ def delete_survey(survey: Survey) -> None:
     survey_id = survey.id
     questions = select(Question.id).where(Question.survey_id == survey_id)
     db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
-    db.session.execute(delete(ReleasedTally).where(ReleasedTally.question_id.in_(questions)))
+    releases.delete_release(survey)
     db.session.execute(delete(Submission).where(Submission.survey_id == survey_id))
     db.session.execute(delete(OneTimeCode).where(OneTimeCode.survey_id == survey_id))
     db.session.delete(survey)  # its questions go with it (the relationship's cascade)

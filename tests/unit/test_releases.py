@@ -127,26 +127,41 @@ def test_the_control_one_arrival_a_release_shows_its_answers(
         assert added == [[yes_no == 0, yes_no == 1], [choice == v for v in range(3)]]
 
 
+def release_note(client, slug: str) -> str:
+    panel = client.get(f"/analyst/surveys/{slug}/results-panel").get_data(as_text=True)
+    found = re.search(r'<p class="small" id="release-note">(.*?)</p>', panel, re.S)
+    return found.group(1) if found else ""
+
+
 def test_words_say_what_the_results_hold(app, client, survey, analyst, sign_in_as):
     slug, _ = survey
     sign_in_as(client, analyst)
-    submit(app, slug, ROWS[:12])
-    panel = client.get(f"/analyst/surveys/{slug}/results-panel").get_data(as_text=True)
-    assert '<strong id="respondent-count">12</strong>' in panel
-    assert "update after every 5 new answers" in panel
+    submit(app, slug, ROWS[:3])
+    assert release_note(client, slug) == (
+        "The first results come once 5 people have answered, then with every 5 new answers, "
+        "so that nobody’s answers can be picked out by watching them arrive."
+    )
+    state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    assert state["status_words"].endswith("Results come once 5 have answered.")
+    submit(app, slug, ROWS[3:12])
+    assert release_note(client, slug).startswith(
+        "The results below include everyone who has answered; they update with every 5 new "
+        "answers, so that"
+    )
     submit(app, slug, ROWS[12:15])
     panel = client.get(f"/analyst/surveys/{slug}/results-panel").get_data(as_text=True)
     assert '<strong id="respondent-count">15</strong>' in panel
-    assert "The results below hold the first 12 answers of 15" in panel
+    assert release_note(client, slug).startswith(
+        "The results below include 12 of the 15 people who have answered;"
+    )
+    assert release_note(client, slug).endswith("and show everyone when you close the survey.")
     state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
     assert state["respondents_words"] == "15 people have answered"
     assert state["status_words"] == (
-        "Open: answer on your phone. "
-        "The results show 12 of 15 answers; they update with every 5 answers."
+        "Open: answer on your phone. Results include 12 of 15 people; they update every 5 answers."
     )
     close_survey_now(app, slug)
-    panel = client.get(f"/analyst/surveys/{slug}/results-panel").get_data(as_text=True)
-    assert "update after" not in panel and "hold the first" not in panel
+    assert release_note(client, slug) == ""
 
 
 def close_survey_now(app, slug: str) -> None:
@@ -255,3 +270,69 @@ def test_a_bad_release_batch_is_refused_naming_the_setting(raw):
 
 def test_the_default_batch_is_five(app):
     assert app.config["RELEASE_BATCH"] == BATCH
+
+
+def closed_results(client, token: str, slug: str) -> dict:
+    return client.get(f"/api/v1/surveys/{slug}/results", headers=bearer(token)).get_json()
+
+
+def reopen_now(app, slug: str) -> None:
+    with app.app_context():
+        open_survey(find_survey(slug))
+        db.session.commit()
+
+
+def test_closing_and_reopening_for_one_arrival_shows_nothing_new(
+    app, client, token, survey, analyst, sign_in_as
+):
+    """The owner closes, reopens for one student, closes again: the second closing shows the
+    first one's results, and no export, until a batch of new answers has come in."""
+    slug, _ = survey
+    submit(app, slug, ROWS[:12])
+    close_survey_now(app, slug)
+    first = closed_results(client, token, slug)
+    assert first["respondents"] == 12
+    for arrival in range(4):  # one student at a time, closing after each
+        reopen_now(app, slug)
+        submit(app, slug, ROWS[12 + arrival : 13 + arrival])
+        close_survey_now(app, slug)
+        again = closed_results(client, token, slug)
+        assert (again["respondents"], again["answered"]) == (12, 13 + arrival)
+        assert again["questions"] == first["questions"]
+        export = client.get(f"/api/v1/surveys/{slug}/responses.csv", headers=bearer(token))
+        assert export.status_code == 409 and export.get_json()["code"] == "results_held"
+    sign_in_as(client, analyst)
+    note = release_note(client, slug)
+    assert note.startswith("You reopened this survey and closed it again before 5 new answers")
+    assert "still show the 12 people who had answered before" in note
+    # The fifth new answer makes a batch: closing then shows them all.
+    reopen_now(app, slug)
+    submit(app, slug, ROWS[16:17])
+    close_survey_now(app, slug)
+    final = closed_results(client, token, slug)
+    assert (final["respondents"], final["answered"]) == (17, 17)
+    export = client.get(f"/api/v1/surveys/{slug}/responses.csv", headers=bearer(token))
+    assert export.status_code == 200
+    assert release_note(client, slug) == ""
+
+
+def test_a_request_that_writes_makes_its_release_in_its_own_transaction(
+    app, client, survey, analyst, sign_in_as, monkeypatch
+):
+    """A page that writes and then shows results (a refused request for codes renders the
+    dashboard) releases within its own write transaction, not in a second one that would wait
+    for it (SQLite's write lock)."""
+    from survey_app import database
+
+    slug, _ = survey
+    sign_in_as(client, analyst)
+    submit(app, slug, ROWS[:12])
+    monkeypatch.setattr(database, "SQLITE_BUSY_TIMEOUT_MS", 200)
+    with app.test_request_context(method="POST"):
+        database.begin_session_writes()
+        assert database.session_writes()
+        shown = shown_counts(find_survey(slug))
+        db.session.commit()
+    assert shown.respondents == 12
+    with app.app_context():
+        assert find_survey(slug).released_respondents == 12

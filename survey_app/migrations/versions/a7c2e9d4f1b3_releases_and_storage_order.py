@@ -1,4 +1,4 @@
-"""releases: counts shown while open, tallies without rowid, when a survey closed
+"""releases: counts shown while open, tallies without rowid, when a survey closed, reopened
 
 Revision ID: a7c2e9d4f1b3
 Revises: f3c6d2a8e4b9
@@ -55,6 +55,18 @@ def upgrade():
         "surveys",
         sa.Column("released_respondents", sa.Integer(), nullable=False, server_default="0"),
     )
+    for flag in ("reopened", "results_held"):
+        op.add_column(
+            "surveys", sa.Column(flag, sa.Boolean(), nullable=False, server_default=sa.false())
+        )
+    # Surveys closed before: their join codes lead to them for the grace period from now
+    # (closed_at is naive UTC, as models.utc_now writes it).
+    now = (
+        "CURRENT_TIMESTAMP"
+        if op.get_bind().dialect.name == "sqlite"
+        else "(CURRENT_TIMESTAMP AT TIME ZONE 'UTC')"
+    )
+    op.execute(f"UPDATE surveys SET closed_at = {now} WHERE status = 'closed'")
     op.create_table(
         "released_tallies",
         sa.Column("question_id", sa.Integer(), nullable=False),
@@ -92,5 +104,7 @@ def downgrade():
         _rebuild_tallies_on_sqlite(with_rowid=True)
     op.drop_table("released_tallies")
     # SQLite (3.35+) drops a column in place; no table rebuild.
+    op.drop_column("surveys", "results_held")
+    op.drop_column("surveys", "reopened")
     op.drop_column("surveys", "released_respondents")
     op.drop_column("surveys", "closed_at")
