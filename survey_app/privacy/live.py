@@ -113,6 +113,12 @@ Evaluator = Callable[[float], tuple[float, float]]
 # --------------------------------------------------------------------------- the mixture
 
 
+def _mixture_precision(confidence: float) -> float:
+    """Howard et al.'s (2021) rho for n0 = LIVE_TUNED_RESPONDENTS, per unit variance."""
+    log_alpha = math.log(1.0 / (1.0 - confidence))
+    return LIVE_TUNED_RESPONDENTS / (2.0 * log_alpha + math.log1p(2.0 * log_alpha))
+
+
 @lru_cache(maxsize=64)
 def _mixture(confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """``(x, log w)``: dimensionless mixing points of both signs and their log weights.
@@ -122,8 +128,7 @@ def _mixture(confidence: float) -> tuple[np.ndarray, np.ndarray]:
     :data:`LIVE_TUNED_RESPONDENTS`, discretized on a geometric grid: each point's weight is
     the density of ``ln |x|`` there, ``|x| exp(-rho x^2 / 2)``, normalized to sum 1.
     """
-    log_alpha = math.log(1.0 / (1.0 - confidence))
-    rho = LIVE_TUNED_RESPONDENTS / (2.0 * log_alpha + math.log1p(2.0 * log_alpha))
+    rho = _mixture_precision(confidence)
     magnitudes = _MIXTURE_MAGNITUDES
     log_weights = np.log(magnitudes) - rho * magnitudes**2 / 2.0
     log_weights -= special.logsumexp(log_weights) + math.log(2.0)
@@ -197,26 +202,47 @@ def _least_rejected(evaluate: Evaluator, n: int) -> int:
     return low
 
 
+def _outer_points(centre: float, n: int, keep: float, other: float, confidence: float):
+    """Guesses of points just beyond the range's ends, in people: 1.5 times Robbins' normal
+    mixture bound at the largest report variance (the caller checks that they are outside)."""
+    log_alpha = math.log(1.0 / (1.0 - confidence))
+    variance = n * max(keep * (1.0 - keep), other * (1.0 - other))
+    prior = variance / n * _mixture_precision(confidence)
+    reach = math.sqrt((variance + prior) * (2.0 * log_alpha + math.log1p(variance / prior)))
+    spread = 1.5 * reach / (keep - other) + 1.0
+    return max(0.0, centre - spread), min(float(n), centre + spread)
+
+
 @lru_cache(maxsize=65536)
 def _live_share_people(count: int, n: int, keep: float, other: float, confidence: float):
     """``(t_low, t_high)``: the live range in people (see :func:`live_share_interval`)."""
     lambdas, log_weights, cgf_other, slopes = _share_terms(keep, other, confidence)
-    evaluate = _log_sum_exp_affine(log_weights + lambdas * count - n * cgf_other, -slopes)
+    intercepts = log_weights + lambdas * count - n * cgf_other
+    evaluate = _log_sum_exp_affine(intercepts, -slopes)
     threshold = math.log(1.0 / (1.0 - confidence))
     centre = min(float(n), max(0.0, (count - n * other) / (keep - other)))
     start = min({math.floor(centre), math.ceil(centre)}, key=lambda t: evaluate(t)[0])
+    left, right = _outer_points(centre, n, keep, other, confidence)
     if evaluate(start)[0] >= threshold:
         start = _least_rejected(evaluate, n)
         if evaluate(start)[0] >= threshold:
             return start, start  # every share rejected: the least rejected one
+        left, right = 0.0, float(n)
+    left = left if left <= start and evaluate(left)[0] >= threshold else 0.0
+    right = right if right >= start and evaluate(right)[0] >= threshold else float(n)
+    # Terms below e^(threshold - 60) at both outer points are below it between them (they are
+    # affine in t): leaving them out changes the mixture by next to nothing, and only lowers it,
+    # which can only widen the range.
+    kept = np.maximum(intercepts - left * slopes, intercepts - right * slopes) > threshold - 60.0
+    evaluate = _log_sum_exp_affine(intercepts[kept], -slopes[kept])
     # A hair of slack in rounding: Newton's points are outside the set, so this only widens.
     slack = 1e-9 * max(1.0, n)
     low = 0
-    if evaluate(0)[0] >= threshold:
-        low = math.ceil(_newton_inward(evaluate, 0.0, threshold) - slack)
+    if evaluate(left)[0] >= threshold:
+        low = math.ceil(_newton_inward(evaluate, left, threshold) - slack)
     high = n
-    if evaluate(n)[0] >= threshold:
-        high = math.floor(_newton_inward(evaluate, float(n), threshold) + slack)
+    if evaluate(right)[0] >= threshold:
+        high = math.floor(_newton_inward(evaluate, right, threshold) + slack)
     return max(0, min(low, start)), min(n, max(high, start))
 
 
@@ -315,6 +341,12 @@ def _mean_terms(mechanism: NumericMechanism, confidence: float) -> tuple[np.ndar
     return lambdas, log_weights, bound
 
 
+def _on_the_grid(mechanism: NumericMechanism) -> NumericMechanism:
+    """The same mechanism on [0, 1]: its law on the grid depends on epsilon alone, so caches
+    keyed by this one serve every question of that kind and epsilon."""
+    return type(mechanism)(0.0, 1.0, mechanism.epsilon)
+
+
 @lru_cache(maxsize=8192)
 def _mean_boundary(mechanism: NumericMechanism, n: int, confidence: float) -> tuple[float, float]:
     """``(s_low, s_high)``, grid steps: outside them ``n (E_bar - u_bar)`` is rejected.
@@ -348,7 +380,8 @@ def live_mean_margins(
     respondents = _count("n", n)
     if respondents == 0:
         raise ValueError("n must be at least 1 to have a margin")
-    s_low, s_high = _mean_boundary(mechanism, respondents, _check_confidence(confidence))
+    level = _check_confidence(confidence)
+    s_low, s_high = _mean_boundary(_on_the_grid(mechanism), respondents, level)
     return s_high / respondents * mechanism.step, -s_low / respondents * mechanism.step
 
 
@@ -368,7 +401,7 @@ def live_mean_interval_from_sum(
     level = _check_confidence(confidence)
     if respondents == 0:
         return mechanism.lo, mechanism.hi
-    s_low, s_high = _mean_boundary(mechanism, respondents, level)
+    s_low, s_high = _mean_boundary(_on_the_grid(mechanism), respondents, level)
     mean_index = total / respondents
     low = min(float(NUMERIC_GRID_STEPS), max(0.0, mean_index - s_high / respondents))
     high = max(0.0, min(float(NUMERIC_GRID_STEPS), mean_index - s_low / respondents))

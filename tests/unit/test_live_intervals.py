@@ -1,7 +1,7 @@
 """Live ranges (survey_app.privacy.live): their widths, their edges, and what they refuse.
 
 How often they miss when looked at after every answer is measured in
-tests/statistical/test_live_intervals.py.
+tests/statistical/test_live_statistics.py.
 """
 
 import math
