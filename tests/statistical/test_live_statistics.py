@@ -9,7 +9,8 @@ the noisy count is a Markov chain, and carrying its law from answer to answer wh
 the counts whose range excludes the truth leaves the probability of no false alarm (a dynamic
 programme over (n, count), exact up to floating point). A seeded simulation of 4,000 classes
 checks the programme, and a control shows that a fixed-size exact range read the same way
-raises far more than 5% (the issue measured 19.7%).
+raises far more than 5% (the issue measured 19.7% for equal tails; exactly, 21.5% for the
+likelihood-ordered exact range at p = 0.25, share 50%, alternating).
 
 Numeric averages are simulated with the mechanisms' reference samplers from fixed seeds.
 """
@@ -111,7 +112,7 @@ def test_fixed_size_exact_range_read_at_every_answer_raises_false_alarms():
     truth = _true_answers(0.5, "alternating")
     fixed = _false_alarm_probability(exact_interval, keep, other, truth)
     live = _false_alarm_probability(live_share_interval, keep, other, truth)
-    # Exact figures (the issue measured 19.7% with random arrival order).
+    # Exact figures: 21.5% and 2.1% (the issue measured 19.7% for the equal-tailed range).
     assert fixed > 0.12
     assert live <= 1.0 - CONFIDENCE < fixed
 
