@@ -11,7 +11,9 @@ tail bound from its exact law, the narrowest used), planning figures and a debia
   lecture notes in its exact discrete form;
 - :class:`~survey_app.privacy.hybrid.HybridNumeric` (``"hybrid"``): Wang et al.'s hybrid of the
   piecewise and Duchi et al.'s mechanisms, bounded, with about half of Laplace's worst-case
-  variance for epsilon in [0.5, 3].
+  variance for epsilon in [0.5, 3];
+- :class:`~survey_app.privacy.one_bit.OneBitNumeric` (``"one_bit"``, server side only for now):
+  Duchi et al.'s one-bit mechanism, whose binomial tails give the narrowest range of the three.
 
 :func:`numeric_mechanism` picks the one of smaller worst-case variance at an epsilon unless a
 survey names one, and :func:`mechanism_choice_reason` says why in words.
@@ -32,12 +34,15 @@ from survey_app.privacy.numeric_base import NumericMechanism
 from survey_app.privacy.numeric_base import __all__ as _base
 from survey_app.privacy.numeric_grid import *  # noqa: F403
 from survey_app.privacy.numeric_grid import __all__ as _grid
+from survey_app.privacy.one_bit import *  # noqa: F403
+from survey_app.privacy.one_bit import __all__ as _one_bit
 
 __all__ = [
     *_grid,
     *_base,
     *_laplace,
     *_hybrid,
+    *_one_bit,
     "NUMERIC_MECHANISMS",
     "REASON_PLANNING_RESPONDENTS",
     "mechanism_choice_reason",
@@ -45,7 +50,8 @@ __all__ = [
     "range_width_ratio",
 ]
 
-#: The numeric mechanisms by the name a survey definition and the browser use.
+#: The numeric mechanisms by the name a survey definition and the browser use (not yet
+#: :class:`~survey_app.privacy.one_bit.OneBitNumeric`, which the browser cannot draw yet).
 NUMERIC_MECHANISMS: dict[str, type[NumericMechanism]] = {
     "laplace": GridLaplace,
     "hybrid": HybridNumeric,
