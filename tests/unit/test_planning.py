@@ -101,8 +101,8 @@ def test_readout_reads_like_the_issue_at_40_students(signed_in):
     plan = readout(signed_in)["planning"]
     # p = 0.25, 40 students: the exact margins are about a third of Chebyshev's.
     assert plan["text"] == (
-        "With 40 students, a yes/no question will be known within about ±28 points; "
-        "“How often?” (3 options) within ±35 points. "
+        "With 40 students, a yes/no question will be known within about ±27 points; "
+        "“How often?” (3 options) within ±32 points. "
         "The textbook Chebyshev bound would say ±62 and ±87 points."
     )
 
