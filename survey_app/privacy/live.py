@@ -341,10 +341,15 @@ def _mean_terms(mechanism: NumericMechanism, confidence: float) -> tuple[np.ndar
     return lambdas, log_weights, bound
 
 
+@lru_cache(maxsize=64)
+def _unit_mechanism(kind: type[NumericMechanism], epsilon: float) -> NumericMechanism:
+    return kind(0.0, 1.0, epsilon)
+
+
 def _on_the_grid(mechanism: NumericMechanism) -> NumericMechanism:
     """The same mechanism on [0, 1]: its law on the grid depends on epsilon alone, so caches
-    keyed by this one serve every question of that kind and epsilon."""
-    return type(mechanism)(0.0, 1.0, mechanism.epsilon)
+    keyed by this one (made once) serve every question of that kind and epsilon."""
+    return _unit_mechanism(type(mechanism), mechanism.epsilon)
 
 
 @lru_cache(maxsize=8192)
