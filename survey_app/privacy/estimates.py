@@ -69,8 +69,9 @@ class Estimate:
     epsilon : float
         Privacy loss of the mechanism the answers came from.
     exact_low, exact_high : float or None
-        The exact guaranteed interval (:func:`~survey_app.privacy.exact.exact_interval`), when
-        it was computed and the counts are consistent with the randomization; else ``None``.
+        The exact guaranteed interval (:func:`~survey_app.privacy.exact.exact_interval`), never
+        empty: always set when it was computed (every count with ``n > 0``); ``None`` only when
+        it was not (no answers, or an estimate made without it).
     exact_method : str or None
         ``"exact law"`` or ``"Berry-Esseen bound"`` (many answers): how the exact interval was
         computed; ``None`` when it was not.
@@ -88,9 +89,9 @@ class Estimate:
     exact_high: float | None = None
     exact_method: str | None = None
 
-    def with_exact(self, interval: tuple[float, float] | None, from_exact_law: bool) -> Estimate:
-        """This estimate with its exact interval (None: no share is consistent with the count)."""
-        low, high = interval if interval is not None else (None, None)
+    def with_exact(self, interval: tuple[float, float], from_exact_law: bool) -> Estimate:
+        """This estimate with its exact interval."""
+        low, high = interval
         method = "exact law" if from_exact_law else "Berry-Esseen bound"
         return dataclasses.replace(self, exact_low=low, exact_high=high, exact_method=method)
 
@@ -121,14 +122,12 @@ class Estimate:
         Every true share lies in [0, 1], so randomized answers give such an estimate with
         probability at most ``1 - confidence`` (Chebyshev); answers that were not randomized as
         the browser does (sent without the survey page, say) give it easily. The clipped
-        interval would then shrink to the point 0 or 1. Also False when the exact interval was
-        computed and is empty (again probability at most ``1 - confidence``). True when there
-        are no answers.
+        interval would then shrink to the point 0 or 1. The exact interval does not enter: it
+        is never empty (a count this lopsided gets the bound 0 or 1 there). True when there are
+        no answers.
         """
         if self.estimate is None or self.half_width is None:
             return True
-        if self.exact_method is not None and self.exact_low is None:
-            return False  # no share gives this count with probability above 1 - confidence
         return self.estimate + self.half_width >= 0.0 and self.estimate - self.half_width <= 1.0
 
 
