@@ -22,7 +22,7 @@ from loadkit import (
     sign_in,
 )
 
-from survey_app.devices import DEVICE_COOKIE
+from survey_app.devices import DEVICE_COOKIE_PREFIX
 
 LOGIN_LIMIT = 5
 GUESSES = 15
@@ -40,7 +40,7 @@ def device_cookie_of(server, source: str) -> str:
     status, replied, _ = server.request("POST", LOGIN_PATH, body, headers, source=source)
     assert status == 302
     for header in replied.get_all("Set-Cookie") or []:
-        if header.startswith(DEVICE_COOKIE + "="):
+        if header.startswith(DEVICE_COOKIE_PREFIX):
             return header.split(";")[0]
     pytest.fail("a successful sign-in left no device cookie")
 

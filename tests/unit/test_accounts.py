@@ -15,7 +15,12 @@ from itsdangerous import URLSafeTimedSerializer
 
 from survey_app import accounts
 from survey_app.accounts import AccountError, check_new_password, common_passwords
-from survey_app.devices import DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE
+from survey_app.devices import (
+    DEVICE_COOKIE_MAX_AGE,
+    DEVICE_COOKIE_PREFIX,
+    MAX_DEVICE_COOKIES,
+    device_cookie_name,
+)
 from survey_app.extensions import db
 from tests.conftest import TEST_SECRET_KEY
 from tests.unit.test_analyst import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token, sign_in
@@ -205,9 +210,19 @@ OTHER_EMAIL = "colleague@example.edu"
 def device_cookie_header(response) -> str | None:
     """The Set-Cookie header of the device cookie, if the response sets one."""
     for header in response.headers.getlist("Set-Cookie"):
-        if header.startswith(DEVICE_COOKIE + "="):
+        if header.startswith(DEVICE_COOKIE_PREFIX):
             return header
     return None
+
+
+def cookie_name(app, email: str = ANALYST_EMAIL) -> str:
+    with app.app_context():
+        return device_cookie_name(email)
+
+
+def device_cookie(app, browser, email: str = ANALYST_EMAIL):
+    """The browser's device cookie for ``email``'s account, or None."""
+    return browser.get_cookie(cookie_name(app, email), path="/analyst/login")
 
 
 def known_browser(app, address: str = "192.0.2.1", email: str = ANALYST_EMAIL):
@@ -220,10 +235,10 @@ def known_browser(app, address: str = "192.0.2.1", email: str = ANALYST_EMAIL):
         "/analyst/login", data={"email": email, "password": ANALYST_PASSWORD, "csrf_token": token}
     )
     assert response.status_code == 302
-    cookie = first.get_cookie(DEVICE_COOKIE, path="/analyst/login")
+    cookie = device_cookie(app, first, email)
     assert cookie is not None, "a successful sign-in leaves no device cookie"
     browser = app.test_client()
-    browser.set_cookie(DEVICE_COOKIE, cookie.value, path="/analyst/login")
+    browser.set_cookie(cookie.key, cookie.value, path="/analyst/login")
     return browser
 
 
@@ -275,10 +290,67 @@ def test_a_device_cookie_passes_only_for_its_own_account(throttled_app, analyst)
     assert attempt_from(colleague, "203.0.113.81", ANALYST_PASSWORD, OTHER_EMAIL).status_code == 302
 
 
+def test_signing_in_to_a_second_account_keeps_the_first_accounts_pass(throttled_app, analyst):
+    with throttled_app.app_context():
+        accounts.create_analyst(OTHER_EMAIL, ANALYST_PASSWORD)
+        db.session.commit()
+    owner = known_browser(throttled_app)
+    # The same browser signs in to a colleague's account too: each account has its own cookie.
+    assert attempt_from(owner, "192.0.2.5", ANALYST_PASSWORD, OTHER_EMAIL).status_code == 302
+    assert device_cookie(throttled_app, owner) is not None
+    assert device_cookie(throttled_app, owner, OTHER_EMAIL) is not None
+    assert cookie_name(throttled_app) != cookie_name(throttled_app, OTHER_EMAIL)
+    guess_from_many_addresses(throttled_app)
+    assert attempt_from(owner, "203.0.113.85", ANALYST_PASSWORD).status_code == 302
+
+
+def test_a_browser_keeps_the_device_cookies_of_its_last_five_accounts(app, monkeypatch):
+    emails = [f"teacher{n}@example.edu" for n in range(MAX_DEVICE_COOKIES + 2)]
+    with app.app_context():
+        for email in emails:
+            accounts.create_analyst(email, ANALYST_PASSWORD)
+        db.session.commit()
+    # Cookies are signed to the second: each sign-in a minute after the one before.
+    clock = {"now": time.time()}
+    monkeypatch.setattr("itsdangerous.timed.time.time", lambda: clock["now"])
+    browser = app.test_client()
+
+    def sign_in_to(email: str):
+        clock["now"] += 60
+        response = attempt_from(browser, "192.0.2.9", ANALYST_PASSWORD, email)
+        assert response.status_code == 302
+        return response
+
+    def held() -> list[str]:
+        return [email for email in emails if device_cookie(app, browser, email) is not None]
+
+    for email in emails[:MAX_DEVICE_COOKIES]:
+        sign_in_to(email)
+    assert held() == emails[:5]
+    dropping = sign_in_to(emails[5])
+    assert held() == emails[1:6]  # the least recently signed in to is dropped
+    deleted = [
+        header
+        for header in dropping.headers.getlist("Set-Cookie")
+        if header.startswith(cookie_name(app, emails[0]) + "=;")
+    ]
+    assert len(deleted) == 1
+    attributes = {part.strip().lower() for part in deleted[0].split(";")[1:]}
+    assert {"path=/analyst/login", "httponly", "samesite=strict", "max-age=0"} <= attributes
+    sign_in_to(emails[1])  # signing in again makes a cookie the newest
+    sign_in_to(emails[6])
+    assert held() == [emails[1], *emails[3:7]]
+    # An unreadable cookie under a device cookie's name goes first.
+    browser.set_cookie(DEVICE_COOKIE_PREFIX + "0" * 20, "not-ours", path="/analyst/login")
+    sign_in_to(emails[0])
+    assert held() == [emails[0], emails[1], *emails[4:7]]
+    assert browser.get_cookie(DEVICE_COOKIE_PREFIX + "0" * 20, path="/analyst/login") is None
+
+
 @pytest.mark.parametrize("tamper", ["other key", "changed", "unsigned"])
 def test_a_forged_device_cookie_gives_no_pass(throttled_app, analyst, tamper):
     owner = known_browser(throttled_app)
-    value = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    value = device_cookie(throttled_app, owner).value
     if tamper == "other key":
         payload = URLSafeTimedSerializer(TEST_SECRET_KEY).loads(value, salt="sign-in-device")
         value = URLSafeTimedSerializer("another-key-0123456789abcdefghij").dumps(
@@ -289,7 +361,7 @@ def test_a_forged_device_cookie_gives_no_pass(throttled_app, analyst, tamper):
     else:
         value = value.split(".")[0]
     forged = throttled_app.test_client()
-    forged.set_cookie(DEVICE_COOKIE, value, path="/analyst/login")
+    forged.set_cookie(cookie_name(throttled_app), value, path="/analyst/login")
     guess_from_many_addresses(throttled_app)
     assert attempt_from(forged, "203.0.113.90", ANALYST_PASSWORD).status_code == 429
 
@@ -337,12 +409,12 @@ def test_a_failed_sign_in_sets_no_device_cookie(client, analyst):
 
 def test_signing_in_again_keeps_the_browsers_device_id(app, analyst):
     owner = known_browser(app)
-    first = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    first = device_cookie(app, owner).value
     assert attempt_from(owner, "192.0.2.2", ANALYST_PASSWORD).status_code == 302
-    second = owner.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    second = device_cookie(app, owner).value
     with app.app_context():
         serializer = URLSafeTimedSerializer(TEST_SECRET_KEY, salt="sign-in-device")
         assert serializer.loads(first)["device"] == serializer.loads(second)["device"]
     stranger = known_browser(app, address="192.0.2.3")
-    third = stranger.get_cookie(DEVICE_COOKIE, path="/analyst/login").value
+    third = device_cookie(app, stranger).value
     assert serializer.loads(third)["device"] != serializer.loads(first)["device"]
