@@ -91,6 +91,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         format_upper_bound,
         numeric_words,
         percent,
+        percent_high,
+        percent_low,
     )
 
     if on_sqlite:
@@ -116,6 +118,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     ratelimits.register(app)
 
     app.add_template_filter(percent)
+    app.add_template_filter(percent_low)
+    app.add_template_filter(percent_high)
     app.add_template_filter(format_epsilon, "epsilon")
     app.add_template_filter(format_upper_bound, "upper_bound")
     app.add_template_filter(format_points, "points")

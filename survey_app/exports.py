@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -32,9 +31,10 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 from sqlalchemy import String, select, type_coerce
 
+from survey_app import rounding
 from survey_app.extensions import db
 from survey_app.models import Question, Submission, Survey
-from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE, bar_label
+from survey_app.presenters import bar_label
 from survey_app.privacy import value_of_grid_index
 from survey_app.results import SurveyResults
 
@@ -47,6 +47,7 @@ BYTE_ORDER_MARK = "\ufeff"
 #: percentage point. Even a million answers at p = 0.05 (the least the builder suggests) leave
 #: a 95% range about ten such steps wide, so rounding it outward widens it by little.
 DECIMALS = 4
+STEP = 10.0**-DECIMALS
 
 #: Rows fetched from the database and written to the response at a time.
 BATCH_SIZE = 5000
@@ -96,28 +97,22 @@ def rounded(value: float | None) -> str:
     """A figure to DECIMALS places, to the nearest: 0.6499999999999999 -> '0.65'; '' for none."""
     if value is None:
         return ""
-    # + 0.0 writes a negative figure that rounds to zero as 0.0, not -0.0.
-    return repr(round(float(value), DECIMALS) + 0.0)
+    return repr(round(rounding.nearest(float(value), STEP), DECIMALS))
 
 
 def rounded_down(value: float | None) -> str:
-    """A range's lower end to DECIMALS places, rounded down so the range still covers as much.
-
-    As on the pages, a figure within EPSILON_DISPLAY_TOLERANCE of a step stays on that step:
-    floating-point noise must not turn 0.35 into 0.3499.
-    """
+    """A range's lower end to DECIMALS places, rounded down so the range still covers as much
+    (survey_app.rounding: floating-point noise does not turn 0.35 into 0.3499)."""
     if value is None:
         return ""
-    steps = math.floor((float(value) + EPSILON_DISPLAY_TOLERANCE) * 10**DECIMALS)
-    return repr(steps / 10**DECIMALS + 0.0)
+    return repr(round(rounding.down(float(value), STEP), DECIMALS))
 
 
 def rounded_up(value: float | None) -> str:
     """A range's upper end (or an epsilon: never less privacy loss than there is), rounded up."""
     if value is None:
         return ""
-    steps = math.ceil((float(value) - EPSILON_DISPLAY_TOLERANCE) * 10**DECIMALS)
-    return repr(steps / 10**DECIMALS + 0.0)
+    return repr(round(rounding.up(float(value), STEP), DECIMALS))
 
 
 def csv_row(cells: Iterable[object]) -> str:

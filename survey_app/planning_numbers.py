@@ -8,13 +8,12 @@ of it, ±4 hours on a question from 0 to 40 hours).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from survey_app import privacy
+from survey_app import privacy, rounding
 from survey_app.models import Survey
-from survey_app.presenters import format_number, numeric_places
+from survey_app.presenters import numeric_places
 from survey_app.surveys import (
     MAX_FLIP_PROBABILITY_WITH_NUMBERS,
     SurveyDefinitionError,
@@ -61,8 +60,7 @@ class PlannedNumber:
     def amount(self, value: float) -> str:
         """A margin in the question's unit: "4.1 hours" (3 significant digits of the range)."""
         places = numeric_places(self.lo, self.hi)
-        step = 10.0**-places
-        rounded = format_number(math.ceil(value / step - 1e-9) * step, places)
+        rounded = rounding.text(rounding.up(value, 10.0**-places), places)
         return f"{rounded} {self.unit}" if self.unit else rounded
 
 

@@ -11,7 +11,7 @@ import math
 import segno
 from markupsafe import Markup
 
-from survey_app import privacy
+from survey_app import privacy, rounding
 from survey_app.models import Question, QuestionKind, Survey
 from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
 from survey_app.results import NumericResult, SurveyResults
@@ -92,18 +92,12 @@ def privacy_explanation(survey: Survey) -> dict:
     }
 
 
-#: An epsilon within this of a hundredth shows as that hundredth: floating-point noise (ln 3 summed
-#: ten times, say) must not round 1.10 up to 1.11. It is far below any difference that matters.
-EPSILON_DISPLAY_TOLERANCE = 1e-9
-
-
 def format_epsilon(epsilon: float) -> str:
     """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
 
-    Rounding up never shows less privacy loss than there is (up to EPSILON_DISPLAY_TOLERANCE).
+    Rounding up never shows less privacy loss than there is (survey_app.rounding).
     """
-    hundredths = math.ceil((epsilon - EPSILON_DISPLAY_TOLERANCE) * 100)
-    return f"{hundredths / 100:.2f}"
+    return f"{rounding.up(epsilon, 0.01):.2f}"
 
 
 def format_upper_bound(value: float) -> str:
@@ -113,24 +107,19 @@ def format_upper_bound(value: float) -> str:
     """
     if not value > 0 or not math.isfinite(value):
         return f"{value:g}"
-    exponent = math.floor(math.log10(value))
-    step = 10.0 ** (exponent - 2)
-    rounded = math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step
-    text = f"{rounded:.{max(0, 2 - exponent)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    step = rounding.significant_step(value, 3)
+    return rounding.text(rounding.up(value, step), rounding.places_of(step))
 
 
 def format_points(margin: float) -> str:
     """A margin in percentage points, rounded up: 0.2781 -> '28', 0.0541 -> '5.5', 0.05 -> '5'.
 
     Whole points from 10 up, tenths below. Rounding up never promises a narrower margin than
-    the figure (up to EPSILON_DISPLAY_TOLERANCE).
+    the figure.
     """
     points = margin * 100
-    if points >= 10:
-        return str(math.ceil(points - EPSILON_DISPLAY_TOLERANCE))
-    tenths = math.ceil(points * 10 - EPSILON_DISPLAY_TOLERANCE)
-    return f"{tenths // 10}" if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+    step = 1.0 if points >= 10 else 0.1
+    return rounding.text(rounding.up(points, step), rounding.places_of(step))
 
 
 def format_count(respondents: int) -> str:
@@ -151,14 +140,12 @@ def format_number(value: float | None, places: int = 6) -> str:
     """
     if value is None:
         return "–"
-    text = f"{value:.{places}f}"
-    text = text.rstrip("0").rstrip(".") if "." in text else text
-    return "0" if text in ("-0", "") else text
+    return rounding.text(rounding.nearest(value, 10.0**-places), places)
 
 
 def _percent(share: float) -> str:
     """A share as a percentage with no needless decimals: 0.25 -> '25', 0.125 -> '12.5'."""
-    return f"{share * 100:.1f}".rstrip("0").rstrip(".")
+    return rounding.text(rounding.nearest(share * 100, 0.1), 1)
 
 
 def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
@@ -189,8 +176,23 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
 
 
 def percent(share: float | None) -> str:
-    """A share as a percentage for people: 0.627 -> '62.7%'; nothing -> '–'."""
+    """A share as a percentage for people, to the nearest tenth: 0.627 -> '62.7%'; nothing
+    -> '–'. For estimates; a range's ends round outward (percent_low, percent_high)."""
     return "–" if share is None else _percent(share) + "%"
+
+
+def percent_low(share: float | None) -> str:
+    """A range's lower end as a percentage, rounded down to a tenth: 0.4865 -> '48.6%'."""
+    if share is None:
+        return "–"
+    return rounding.text(rounding.down(share * 100, 0.1), 1) + "%"
+
+
+def percent_high(share: float | None) -> str:
+    """A range's upper end (or a margin) as a percentage, rounded up: 0.4865 -> '48.7%'."""
+    if share is None:
+        return "–"
+    return rounding.text(rounding.up(share * 100, 0.1), 1) + "%"
 
 
 #: Why results change in releases, as the dashboard says it.
@@ -322,10 +324,10 @@ def numeric_words(result: NumericResult) -> dict:
     step = 10.0**-places
 
     def down(value: float) -> str:
-        return format_number(math.floor(value / step + EPSILON_DISPLAY_TOLERANCE) * step, places)
+        return rounding.text(rounding.down(value, step), places)
 
     def up(value: float) -> str:
-        return format_number(math.ceil(value / step - EPSILON_DISPLAY_TOLERANCE) * step, places)
+        return rounding.text(rounding.up(value, step), places)
 
     unit = f" {result.unit}" if result.unit else ""
     shown_mean = estimate.clipped_mean

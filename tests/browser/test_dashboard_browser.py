@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from survey_app.presenters import percent
+from survey_app.presenters import percent_high, percent_low
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,
     click_and_wait_for_page,
@@ -97,7 +97,8 @@ def test_dashboard_words_and_chart_at_phone_and_projector_sizes(
                 assert option["consistent"] and option["exact_ci_low"] < option["exact_ci_high"]
                 assert (
                     f"would truly answer “{option['label']}”: between "
-                    f"{percent(option['exact_ci_low'])} and {percent(option['exact_ci_high'])}, "
+                    f"{percent_low(option['exact_ci_low'])} and "
+                    f"{percent_high(option['exact_ci_high'])}, "
                     "guaranteed at least 95% of the time."
                 ) in text
             assert f"These ranges cover the {question['n']} people who answered" in text
@@ -155,7 +156,8 @@ def test_sections_are_combined_from_the_dashboard(live_app, analyst, make_survey
         assert document["respondents"] == total
         yes = document["questions"][0]["options"][1]
         text = words(find(chromium, f"#question-{document['questions'][0]['id']}"))
-        assert f"between {percent(yes['exact_ci_low'])} and {percent(yes['exact_ci_high'])}" in text
+        low, high = percent_low(yes["exact_ci_low"]), percent_high(yes["exact_ci_high"])
+        assert f"between {low} and {high}" in text
         # Back to this survey alone.
         click_and_wait_for_page(chromium, "#pool-off")
         assert find(chromium, "#respondent-count").text == str(len(ROWS))

@@ -19,7 +19,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app.presenters import format_epsilon, percent
+from survey_app.presenters import format_epsilon, percent, percent_high, percent_low
 
 pytestmark = pytest.mark.browser
 
@@ -237,8 +237,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
                 str(o["noisy_count"]),
                 percent(o["noisy_count"] / question["n"]),
                 percent(o["estimate"]),
-                f"{percent(o['exact_ci_low'])} – {percent(o['exact_ci_high'])}",
-                f"{percent(o['ci_low'])} – {percent(o['ci_high'])}",
+                f"{percent_low(o['exact_ci_low'])} – {percent_high(o['exact_ci_high'])}",
+                f"{percent_low(o['ci_low'])} – {percent_high(o['ci_high'])}",
             )
             if o["consistent"]
             else (

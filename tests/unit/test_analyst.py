@@ -20,7 +20,7 @@ from survey_app import planning, privacy
 from survey_app.accounts import create_analyst, find_analyst
 from survey_app.extensions import db
 from survey_app.models import Analyst, Question, Survey, SurveyStatus, Tally
-from survey_app.presenters import format_epsilon, format_points, percent
+from survey_app.presenters import format_epsilon, format_points, percent, percent_high, percent_low
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.submissions import record_submission
 from survey_app.surveys import create_survey, find_survey, parse_definition
@@ -1046,7 +1046,7 @@ ROWS = [
 
 
 def range_text(low: float, high: float) -> str:
-    return f"{percent(low)} – {percent(high)}"
+    return f"{percent_low(low)} – {percent_high(high)}"
 
 
 def worded_options(question: dict) -> list[tuple[str, privacy.Estimate, float]]:
@@ -1076,15 +1076,16 @@ def assert_results_shown(page: str, results: dict, confidence: float) -> None:
         assert table_rows(part) == expected
         assert f"Exact {percent(confidence)} range" in part
         assert f"Chebyshev {percent(confidence)} range" in part
-        assert f"Chebyshev range: ±{percent(question['half_width'])} around the estimate" in part
+        margin = percent_high(question["half_width"])
+        assert f"Chebyshev range: ±{margin} around the estimate" in part
         # The words: the share shown and the exact range, for the people who answered.
         worded = worded_options(question)
         for label, e, share in worded:
             assert e.exact_low < e.exact_high  # the figures chosen give ranges, not points
             assert (
                 f"About <strong>{percent(share)}</strong> would truly answer “{label}”: "
-                f"between <strong>{percent(e.exact_low)}</strong> and "
-                f"<strong>{percent(e.exact_high)}</strong>, guaranteed at least "
+                f"between <strong>{percent_low(e.exact_low)}</strong> and "
+                f"<strong>{percent_high(e.exact_high)}</strong>, guaranteed at least "
                 f"{percent(confidence)} of the time."
             ) in part
         assert part.count("would truly answer") == len(worded)
@@ -1093,7 +1094,7 @@ def assert_results_shown(page: str, results: dict, confidence: float) -> None:
         ) in part
         assert (
             f"The textbook Chebyshev bound is guaranteed too, but wider "
-            f"(±{percent(question['half_width'])} around the raw estimate); it too covers only "
+            f"(±{margin} around the raw estimate); it too covers only "
             f"the people who answered, not the whole class."
         ) in part
 
@@ -1113,8 +1114,8 @@ def test_dashboard_figures_equal_the_results(app, signed_in, survey, confidence)
     yes = results["questions"][0]["options"][1][2]
     assert yes.ci_high - yes.ci_low > yes.exact_high - yes.exact_low
     chebyshev_words = (
-        f"“Yes”: between <strong>{percent(yes.ci_low)}</strong> and "
-        f"<strong>{percent(yes.ci_high)}</strong>"
+        f"“Yes”: between <strong>{percent_low(yes.ci_low)}</strong> and "
+        f"<strong>{percent_high(yes.ci_high)}</strong>"
     )
     assert chebyshev_words not in flat(page)
 
@@ -1232,7 +1233,7 @@ def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey):
     widest = results_of(app, slug)["questions"][0]["widest_exact_half_width"]
     assert 0.3 < widest < 0.35
     assert WIDE_WORDS in page
-    assert f"(up to ±{percent(widest)})" in page
+    assert f"(up to ±{percent_high(widest)})" in page
     assert OUTSIDE_WORDS not in page
 
 

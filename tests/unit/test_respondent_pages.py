@@ -20,7 +20,8 @@ from sqlalchemy import inspect
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import new_slug
-from survey_app.presenters import EPSILON_DISPLAY_TOLERANCE, format_epsilon, format_upper_bound
+from survey_app.presenters import format_epsilon, format_upper_bound
+from survey_app.rounding import TOLERANCE as EPSILON_DISPLAY_TOLERANCE
 
 NASTY_TAG = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKER = '" onmouseover="x'
