@@ -1256,49 +1256,45 @@ def test_estimates_outside_zero_one_are_said_in_plain_words(
 ):
     # Every randomized answer the same: (0 - p) / (1 - 2p) = -0.5, (1 - p) / (1 - 2p) = 1.5.
     # Ten such answers are still consistent with the randomization (all ten kept: 0.75^10 =
-    # 5.6% > 2.5%), and only that one share keeps them above 2.5%: the exact range is a point.
+    # 5.6%), and the exact range, never empty, holds the nearest bound: 0 to 10%, 90 to 100%.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(reported,)] * MIN_ANSWERS_FOR_SHARES)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     yes = results_of(app, slug)["questions"][0]["options"][1][2]
     assert yes.outside_unit_interval and yes.consistent_with_randomization
-    assert yes.exact_low == yes.exact_high == (0.0 if reported == 0 else 1.0)
+    assert (yes.exact_low, yes.exact_high) == ((0.0, 0.1) if reported == 0 else (0.9, 1.0))
     assert OUTSIDE_WORDS in page
     assert f"pushed the raw estimate to {percent(yes.estimate)}" in page
     assert f"the true share is simply close to {near}" in page
     assert (
-        f"About <strong>{near}</strong> would truly answer “Yes”: the exact range is the single "
-        f"value <strong>{near}</strong>, guaranteed at least 95% of the time."
+        f"About <strong>{near}</strong> would truly answer “Yes”: between "
+        f"<strong>{percent_low(yes.exact_low)}</strong> and "
+        f"<strong>{percent_high(yes.exact_high)}</strong>, guaranteed at least 95% of the time."
     ) in flat(page)
-    assert f"between <strong>{near}</strong> and <strong>{near}</strong>" not in flat(page)
 
 
 INCONSISTENT_WORDS = "not consistent with the randomization"
 
 
-@pytest.mark.parametrize("confidence", [0.95, 0.99])
-def test_answers_not_consistent_with_the_randomization_get_no_range(
-    app, signed_in, make_survey, confidence
-):
+def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_in, make_survey):
     # 100 randomized "yes" of 100 at p = 1/4. At 95 % the estimate 1.5 lies further above 1
-    # than the Chebyshev half-width 0.387. At 99 % that half-width (0.866) reaches back into
-    # [0, 1], but the exact law rules the counts out: even if everyone's true answer is yes,
-    # all 100 are kept with probability 0.75^100 < 10^-12, far below 0.5 %. Either way, no range.
+    # than the Chebyshev half-width 0.387: randomized answers give that at most 5% of the time.
+    # The exact range is never empty (it holds the bound, 99 to 100%), but the page gives none.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(1,)] * 100)
-    page = signed_in.get(f"/analyst/surveys/{slug}?confidence={confidence}").text
-    (question,) = results_of(app, slug, confidence)["questions"]
+    page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.95").text
+    (question,) = results_of(app, slug, 0.95)["questions"]
     yes = question["options"][1][2]
     assert not yes.consistent_with_randomization
-    assert yes.exact_low is None and yes.exact_high is None
-    assert (yes.estimate - yes.half_width > 1.0) is (confidence == 0.95)
+    assert (yes.exact_low, yes.exact_high) == (0.99, 1.0)
+    assert yes.estimate - yes.half_width > 1.0
     words = flat(section(page, question["id"]))
     assert INCONSISTENT_WORDS in words
     assert "sent straight to the API" in words
     assert (
-        f"“Yes”: the answers are not consistent with the randomization. Randomized answers give "
-        f"counts this lopsided at most {percent(1 - confidence)} of the time (the raw estimate "
-        f"is {percent(yes.estimate)})."
+        "“Yes”: the answers are not consistent with the randomization. Randomized answers give "
+        "counts this lopsided at most 5% of the time (the raw estimate is "
+        f"{percent(yes.estimate)})."
     ) in words
     assert "would truly answer" not in words and "between" not in words
     # The table says so in both range columns, and the chart draws no share or range.
@@ -1307,6 +1303,23 @@ def test_answers_not_consistent_with_the_randomization_get_no_range(
     for mark in ('class="exact"', 'class="share"', 'class="chebyshev"'):
         assert mark not in chart
     assert chart.count(">not consistent</text>") == 2
+
+
+def test_lopsided_answers_within_the_chebyshev_bound_get_their_exact_range(
+    app, signed_in, make_survey
+):
+    # The same 100 "yes" at 99%: the Chebyshev half-width (0.866) reaches back into [0, 1], so
+    # they are not flagged, and the exact range, never empty, says 98 to 100%.
+    slug = yes_no_survey(make_survey, 0.25)
+    submit(app, slug, [(1,)] * 100)
+    page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.99").text
+    (question,) = results_of(app, slug, 0.99)["questions"]
+    yes = question["options"][1][2]
+    assert yes.consistent_with_randomization
+    assert (yes.exact_low, yes.exact_high) == (0.98, 1.0)
+    words = flat(section(page, question["id"]))
+    assert INCONSISTENT_WORDS not in words
+    assert "between <strong>98%</strong> and <strong>100%</strong>" in words
 
 
 def test_consistent_answers_are_not_flagged(app, signed_in, survey):

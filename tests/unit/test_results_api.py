@@ -307,12 +307,13 @@ def test_answers_not_consistent_with_the_randomization_are_flagged(app, client, 
     # The interval fields keep their meaning (the contract): clipped, here to a point.
     assert yes["ci_low"] == yes["ci_high"] == 1.0
     assert no["ci_low"] == no["ci_high"] == 0.0
-    # At 99 % the Chebyshev half-width is 0.866 (1.5 - 0.866 < 1), but the exact law still
-    # rules it out: even if all 100 truly said yes, 100 "yes" come with probability
-    # 0.75^100, far below 0.5 %. No exact interval either way.
+    # The exact interval is never empty: it holds the bound the counts point to.
+    assert (yes["exact_ci_low"], yes["exact_ci_high"]) == (0.99, 1.0)
+    # At 99 % the Chebyshev half-width is 0.866 (1.5 - 0.866 < 1): not flagged.
     document = client.get(results_url(slug, 0.99), headers=bearer(token)).get_json()
-    assert [o["consistent"] for o in document["questions"][0]["options"]] == [False, False]
-    assert yes["exact_ci_low"] is None and yes["exact_ci_high"] is None
+    no, yes = document["questions"][0]["options"]
+    assert (no["consistent"], yes["consistent"]) == (True, True)
+    assert (yes["exact_ci_low"], yes["exact_ci_high"]) == (0.98, 1.0)
     # 85 "yes" of 100 can come from randomized answers (75 expected when all truly said yes,
     # give or take 4.3): consistent, with an exact interval that reaches 100 %.
     slug, _ = make_survey(definition)
