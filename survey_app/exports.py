@@ -61,8 +61,8 @@ RESULTS_HEADER = (
     "n",
     "noisy_count",
     "estimate",
-    # The headline range, the one the dashboard shows: the exact guaranteed interval; empty
-    # when the counts are not consistent with the randomization.
+    # The headline range of a closed survey, the one the dashboard shows: the exact guaranteed
+    # interval (for a number question's average, the narrowest range its mechanism proves).
     "exact_ci_low",
     "exact_ci_high",
     # The textbook Chebyshev bound, far wider, named for what it is: a bare "ci_low" would
@@ -75,6 +75,14 @@ RESULTS_HEADER = (
     # chebyshev_ci_* hold Chebyshev's; the dashboard shows the narrower). Empty on other rows.
     "bernstein_ci_low",
     "bernstein_ci_high",
+    # The exact ranges of a choice question's options at 1 - alpha / k (Bonferroni): all the
+    # options' ranges hold at once at the confidence. Empty on numeric rows.
+    "simultaneous_ci_low",
+    "simultaneous_ci_high",
+    # The live range: it holds at every look at once, however often the results were read
+    # while the survey was open (the one to use when it was closed early because of them).
+    "live_ci_low",
+    "live_ci_high",
 )
 
 
@@ -278,6 +286,10 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
                     rounded_up(results.epsilon_per_question),
                     "",
                     "",
+                    rounded_down(option.estimate.simultaneous_low),
+                    rounded_up(option.estimate.simultaneous_high),
+                    rounded_down(option.estimate.live_low),
+                    rounded_up(option.estimate.live_high),
                 )
 
     return csv_lines(RESULTS_HEADER, rows())
@@ -287,9 +299,10 @@ def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
     """A numeric question's rows: its average, then the debiased share of each tenth.
 
     The average's row has no option value or noisy count; its estimate is the unbiased mean (in
-    the question's unit), with Chebyshev's and Bernstein's guaranteed ranges (clipped to the
-    bounds; no exact range). Each bin's row has the bin's number as option value, its bounds in
-    words as option, and its estimated share as estimate.
+    the question's unit), with the narrowest range the mechanism proves as its exact range, then
+    Chebyshev's and Bernstein's (clipped to the bounds), and its live range. Each bin's row has
+    the bin's number as option value, its bounds in words as option, and its estimated share as
+    estimate.
     """
     result = question.numeric
     estimate = result.estimate
@@ -312,14 +325,18 @@ def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
         question.n,
         "",
         rounded(estimate.mean),
-        "",
-        "",
+        rounded_down(estimate.ci_low),
+        rounded_up(estimate.ci_high),
         rounded_down(clipped(None if chebyshev is None else -chebyshev)),
         rounded_up(clipped(chebyshev)),
         confidence,
         epsilon,
         rounded_down(clipped(None if bernstein is None else -bernstein)),
         rounded_up(clipped(bernstein)),
+        "",
+        "",
+        rounded_down(estimate.live_low),
+        rounded_up(estimate.live_high),
     )
     # Each bar named by the answers it holds, as on the dashboard: "share of 0 to 3 hours".
     held = result.histogram.answers_held
@@ -328,5 +345,5 @@ def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
         no_ranges = ("", "", "", "")
         yield (
             *(question.number, text, index, label, question.n, "", rounded(share)),
-            *(*no_ranges, confidence, epsilon, "", ""),
+            *(*no_ranges, confidence, epsilon, "", "", *no_ranges),
         )

@@ -278,6 +278,12 @@ def results_document(results: SurveyResults) -> dict:
                         "half_width": option.estimate.half_width,
                         "exact_ci_low": option.estimate.exact_low,
                         "exact_ci_high": option.estimate.exact_high,
+                        # All the options' ranges at once (Bonferroni over k options).
+                        "simultaneous_ci_low": option.estimate.simultaneous_low,
+                        "simultaneous_ci_high": option.estimate.simultaneous_high,
+                        # Valid at every look, however often read while the survey is open.
+                        "live_ci_low": option.estimate.live_low,
+                        "live_ci_high": option.estimate.live_high,
                         "consistent": option.estimate.consistent_with_randomization,
                     }
                     for option in question.options
@@ -381,7 +387,9 @@ def numeric_document(result: NumericResult) -> dict:
     """A numeric question's results as the JSON API gives them (its ``options`` are empty).
 
     ``mean`` is unbiased and unclipped; ``ci_low``/``ci_high`` is ``mean -/+ half_width``
-    clipped to [min, max], ``half_width`` the smaller of the Chebyshev and Bernstein ones.
+    clipped to [min, max], ``half_width`` the narrowest range the mechanism proves (its own
+    exact-law or Chernoff bound, or Chebyshev's or Bernstein's); ``live_ci_low``/``live_ci_high``
+    the live range, valid at every look.
     """
     estimate, histogram = result.estimate, result.histogram
     return {
@@ -396,6 +404,8 @@ def numeric_document(result: NumericResult) -> dict:
         "half_width": estimate.half_width,
         "chebyshev_half_width": estimate.chebyshev_half_width,
         "bernstein_half_width": estimate.bernstein_half_width,
+        "live_ci_low": estimate.live_low,
+        "live_ci_high": estimate.live_high,
         "consistent": estimate.consistent_with_randomization,
         "histogram": {"edges": list(histogram.edges), "shares": list(histogram.shares)},
     }

@@ -75,6 +75,15 @@ class Estimate:
     exact_method : str or None
         ``"exact law"`` or ``"Berry-Esseen bound"`` (many answers): how the exact interval was
         computed; ``None`` when it was not.
+    simultaneous_low, simultaneous_high : float or None
+        The exact interval at ``1 - (1 - confidence) / k`` for an option of k (Bonferroni): the
+        k options' ranges then hold **all at once** with probability at least ``confidence``
+        (each exact range alone holds for its own option). For yes/no, the exact interval
+        itself (one option's range fixes the other's). ``None`` when not computed.
+    live_low, live_high : float or None
+        The live range (:func:`~survey_app.privacy.live.live_share_interval`): it covers the
+        running share at every look at once, however often it is read and whatever the order
+        of arrival. ``None`` when not computed.
     """
 
     n: int
@@ -88,6 +97,10 @@ class Estimate:
     exact_low: float | None = None
     exact_high: float | None = None
     exact_method: str | None = None
+    simultaneous_low: float | None = None
+    simultaneous_high: float | None = None
+    live_low: float | None = None
+    live_high: float | None = None
 
     def with_exact(self, interval: tuple[float, float], from_exact_law: bool) -> Estimate:
         """This estimate with its exact interval."""

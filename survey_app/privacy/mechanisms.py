@@ -8,6 +8,7 @@ callers never ask which kind of question they hold.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from survey_app.privacy.estimates import (
     _smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
+from survey_app.privacy.live import live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
@@ -134,12 +136,24 @@ class RandomizedResponse:
         level = _check_confidence(confidence)
         keep, other = self.probabilities
         n = sum(counts)
+        # Bonferroni: each of k ranges at 1 - alpha / k, so all k hold at once with 1 - alpha.
+        # Two options need none: one's range is the other's, mirrored.
+        all_at_once = level if self.options == 2 else 1.0 - (1.0 - level) / self.options
         estimates = []
         for count in counts:
             estimate = _debias(count, n, keep, other, level, self.browser_epsilon)
             if n > 0:
                 interval = exact_interval(count, n, keep, other, level)
                 estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
+                low, high = exact_interval(count, n, keep, other, all_at_once)
+                live_low, live_high = live_share_interval(count, n, keep, other, level)
+                estimate = dataclasses.replace(
+                    estimate,
+                    simultaneous_low=low,
+                    simultaneous_high=high,
+                    live_low=live_low,
+                    live_high=live_high,
+                )
             estimates.append(estimate)
         return estimates
 

@@ -296,6 +296,10 @@ class NumericEstimate:
     bound : str or None
         Which bound :attr:`half_width` is: ``"chebyshev"``, ``"bernstein"``, ``"exact"``,
         ``"chernoff"`` or ``"binomial"`` (``None`` when ``n == 0``).
+    live_low, live_high : float or None
+        The live range (:func:`~survey_app.privacy.live.live_mean_interval_from_sum`), within
+        [lo, hi]: it covers the running mean at every look at once, however often it is read and
+        whatever the order of arrival. ``None`` when ``n == 0``.
     """
 
     n: int
@@ -312,6 +316,8 @@ class NumericEstimate:
     hi: float
     tail_half_width: float | None = None
     bound: str | None = None
+    live_low: float | None = None
+    live_high: float | None = None
 
     @property
     def has_data(self) -> bool:

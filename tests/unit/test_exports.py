@@ -43,6 +43,11 @@ RESULTS_HEADER = [
     "epsilon",
     "bernstein_ci_low",
     "bernstein_ci_high",
+    # All the options at once, then the range that holds at every look.
+    "simultaneous_ci_low",
+    "simultaneous_ci_high",
+    "live_ci_low",
+    "live_ci_high",
 ]
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
@@ -319,7 +324,7 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
         ]
         estimate, exact_low, exact_high, chebyshev_low, chebyshev_high = row[6:11]
         confidence, epsilon = row[11:13]
-        assert row[13:] == ["", ""]  # Bernstein's range: numeric questions only
+        assert row[13:15] == ["", ""]  # Bernstein's range: numeric questions only
         # The estimate to the nearest step; ranges outward, so they still cover what the API's
         # do; epsilon up (1e-9: the tolerance of the rounding, as on the pages).
         assert abs(float(estimate) - option["estimate"]) <= step / 2 + 1e-12
@@ -332,6 +337,10 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
         assert option["exact_ci_low"] - step < float(exact_low) <= option["exact_ci_low"] + 1e-9
         assert option["exact_ci_high"] - 1e-9 <= float(exact_high)
         assert float(exact_high) < option["exact_ci_high"] + step
+        for name, low, high in (("simultaneous", *row[15:17]), ("live", *row[17:19])):
+            assert option[f"{name}_ci_low"] - step < float(low) <= option[f"{name}_ci_low"] + 1e-9
+            assert option[f"{name}_ci_high"] - 1e-9 <= float(high)
+            assert float(high) < option[f"{name}_ci_high"] + step
 
 
 def test_results_csv_has_no_long_floats(app, client, fetch, token, survey):
@@ -342,7 +351,7 @@ def test_results_csv_has_no_long_floats(app, client, fetch, token, survey):
     assert any(len(repr(o["estimate"])) > 10 for q in document["questions"] for o in q["options"])
     # ...the file's stop at four decimal places (and confidence is written as asked for).
     cells = numeric_cells(read_rows(fetch(slug, "results")))
-    assert len(cells) == 5 * 9
+    assert len(cells) == 5 * 13
     assert [cell for cell in cells if not SHORT_NUMBER.fullmatch(cell)] == []
 
 

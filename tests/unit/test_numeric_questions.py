@@ -597,7 +597,14 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
     estimate = mechanism.estimate_mean(reports, 0.9)
     assert average["option"] == "average hours" and average["option_value"] == ""
     assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=0.5e-4)
-    assert average["exact_ci_low"] == average["exact_ci_high"] == ""
+    # The exact columns hold the narrowest range the mechanism proves; then its live range.
+    for name, low, high in (
+        ("exact", estimate.ci_low, estimate.ci_high),
+        ("live", estimate.live_low, estimate.live_high),
+    ):
+        assert low - 1e-4 < float(average[f"{name}_ci_low"]) <= low + 1e-9
+        assert high - 1e-9 <= float(average[f"{name}_ci_high"]) < high + 1e-4
+    assert average["simultaneous_ci_low"] == average["simultaneous_ci_high"] == ""
     low = max(0.0, estimate.mean - estimate.bernstein_half_width)
     high = min(40.0, estimate.mean + estimate.bernstein_half_width)
     assert low - 1e-4 < float(average["bernstein_ci_low"]) <= low + 1e-9

@@ -519,3 +519,29 @@ def test_create_token_for_an_unknown_analyst_fails(app, runner):
     assert "nobody@example.edu" in result.output
     assert "sat_" not in result.output
     assert count == 0
+
+
+@pytest.mark.parametrize("status", ["open", "closed"])
+def test_every_option_has_its_live_and_simultaneous_ranges(app, client, make_survey, token, status):
+    slug, _ = make_survey(THREE_QUESTIONS)
+    submit(app, slug, THREE_QUESTION_ROWS * 2)  # 22 answers: a release of them all when read
+    if status == "closed":
+        with app.app_context():
+            close_survey(find_survey(slug))
+            db.session.commit()
+    document = client.get(results_url(slug, 0.9), headers=bearer(token)).get_json()
+    assert document["respondents"] == 2 * len(THREE_QUESTION_ROWS)
+    for question in document["questions"]:
+        counts = [option["noisy_count"] for option in question["options"]]
+        k, n = len(counts), sum(counts)
+        mechanism = privacy.RandomizedResponse(document["flip_probability"], k)
+        keep, other = mechanism.probabilities
+        for option in question["options"]:
+            live = privacy.live_share_interval(option["noisy_count"], n, keep, other, 0.9)
+            assert (option["live_ci_low"], option["live_ci_high"]) == live
+            # All k ranges at once at 90%: each at 1 - 0.1 / k (two options: one range).
+            level = 0.9 if k == 2 else 1 - 0.1 / k
+            both = privacy.exact_interval(option["noisy_count"], n, keep, other, level)
+            assert (option["simultaneous_ci_low"], option["simultaneous_ci_high"]) == both
+            assert option["simultaneous_ci_low"] <= option["exact_ci_low"]
+            assert option["exact_ci_high"] <= option["simultaneous_ci_high"]
