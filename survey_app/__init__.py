@@ -93,6 +93,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         percent,
         percent_high,
         percent_low,
+        range_guarantee,
+        shown_range,
     )
 
     if on_sqlite:
@@ -120,6 +122,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.add_template_filter(percent)
     app.add_template_filter(percent_low)
     app.add_template_filter(percent_high)
+    app.add_template_filter(shown_range)
+    app.add_template_filter(range_guarantee)
     app.add_template_filter(format_epsilon, "epsilon")
     app.add_template_filter(format_upper_bound, "upper_bound")
     app.add_template_filter(format_points, "points")

@@ -42,7 +42,12 @@ from survey_app.exports import date_like_labels
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
-from survey_app.presenters import privacy_explanation, qr_code_svg, release_words
+from survey_app.presenters import (
+    headline_range_kind,
+    privacy_explanation,
+    qr_code_svg,
+    release_words,
+)
 from survey_app.ratelimits import sign_in_throttle
 from survey_app.releases import release_batch
 from survey_app.results import (
@@ -422,6 +427,7 @@ def pooled_surveys(survey: Survey) -> list[Survey]:
 def shown_results(survey: Survey) -> dict:
     """The results panel's figures: this survey's results, or several pooled, and how."""
     confidence = chosen_confidence()
+    together = request.args.get("ranges") == "together"
     pool_error = None
     try:
         results = survey_results(pooled_surveys(survey), confidence)
@@ -435,6 +441,9 @@ def shown_results(survey: Survey) -> dict:
         "pool_error": pool_error,
         "answered": results.answered_by_survey if results.pooled else {},
         "release_note": release_words(results, release_batch()),
+        # The ranges the words and charts lead with (presenters.headline_range_kind).
+        "together": together,
+        "headline": headline_range_kind(results, together),
         "min_answers": MIN_ANSWERS_FOR_SHARES,
     }
 

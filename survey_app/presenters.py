@@ -175,6 +175,39 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
     }
 
 
+#: The ranges a results page can lead with: live while a survey is open (it holds at every
+#: look), exact once closed (the narrowest for one reading), or all of a question's at once.
+RANGE_KINDS = ("live", "exact", "together")
+
+
+def headline_range_kind(results: SurveyResults, together: bool = False) -> str:
+    """Which range the words and charts lead with: the live one while any of the surveys is
+    open (the page redraws itself: it is read again and again), else the exact one, or the
+    ranges that hold for all of a question's answers at once when the owner asks for them."""
+    if any(each.is_open for each in results.surveys):
+        return "live"
+    return "together" if together else "exact"
+
+
+def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, float | None]:
+    """The ends of an option's range of that kind (see RANGE_KINDS)."""
+    if kind == "live":
+        return estimate.live_low, estimate.live_high
+    if kind == "together":
+        return estimate.simultaneous_low, estimate.simultaneous_high
+    return estimate.exact_low, estimate.exact_high
+
+
+def range_guarantee(kind: str, confidence: float) -> str:
+    """What a range of that kind guarantees, as the sentence ending "between X and Y, ..."."""
+    sure = f"guaranteed at least {percent(confidence)} of the time"
+    if kind == "live":
+        return f"{sure}, however often you look"
+    if kind == "together":
+        return f"{sure} for all the answers at once"
+    return sure
+
+
 def percent(share: float | None) -> str:
     """A share as a percentage for people, to the nearest tenth: 0.627 -> '62.7%'; nothing
     -> '–'. For estimates; a range's ends round outward (percent_low, percent_high)."""
@@ -319,11 +352,12 @@ def bar_label(first: float, last: float) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def numeric_words(result: NumericResult) -> dict:
+def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
     """A numeric question's figures for people: mean, range and bins, in the question's unit.
 
     The mean is clipped to [min, max] and rounded to nearest, the range rounded outward (it
-    still covers what it guarantees).
+    still covers what it guarantees). ``kind`` "live": the range is the live one (an open
+    survey's page is read again and again); else the narrowest fixed-size range.
     """
     estimate = result.estimate
     places = numeric_places(estimate.lo, estimate.hi)
@@ -337,6 +371,10 @@ def numeric_words(result: NumericResult) -> dict:
 
     unit = f" {result.unit}" if result.unit else ""
     shown_mean = estimate.clipped_mean
+    live = kind == "live"
+    low, high = (
+        (estimate.live_low, estimate.live_high) if live else (estimate.ci_low, estimate.ci_high)
+    )
     return {
         "unit": unit,
         # The mean in words is clipped to [min, max], as shares are to [0, 1]; the unbiased
@@ -346,8 +384,10 @@ def numeric_words(result: NumericResult) -> dict:
         "clipped": None
         if shown_mean is None or shown_mean == estimate.mean
         else ("below" if estimate.mean < estimate.lo else "above"),
-        "low": None if estimate.ci_low is None else down(estimate.ci_low),
-        "high": None if estimate.ci_high is None else up(estimate.ci_high),
+        "low": None if low is None else down(low),
+        "high": None if high is None else up(high),
+        "live_low": None if estimate.live_low is None else down(estimate.live_low),
+        "live_high": None if estimate.live_high is None else up(estimate.live_high),
         "half_width": None if estimate.half_width is None else up(estimate.half_width),
         "chebyshev": None
         if estimate.chebyshev_half_width is None

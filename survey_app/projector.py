@@ -34,7 +34,7 @@ from survey_app.analyst import ActionForm, chosen_confidence
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
-from survey_app.presenters import join_qr_code_svg, release_words
+from survey_app.presenters import headline_range_kind, join_qr_code_svg, release_words
 from survey_app.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 
@@ -83,6 +83,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     version = state_version(survey, shown, confidence)
     results = survey_results(survey, confidence, {survey.id: shown})
     release_note = release_words(results, release_batch(), brief=True)
+    headline = headline_range_kind(results)  # live while open: the screen redraws itself
     questions = []
     for question in results.questions:
         entry = {
@@ -94,6 +95,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
                 question=question,
                 answered=results.answered,
                 awaiting=results.awaiting_release,
+                headline=headline,
                 confidence=confidence,
                 hidden=hidden,
                 min_answers=MIN_ANSWERS_FOR_SHARES,
@@ -106,6 +108,8 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
                     "share": option.shown_share,
                     "exact_ci_low": option.estimate.exact_low,
                     "exact_ci_high": option.estimate.exact_high,
+                    "live_ci_low": option.estimate.live_low,
+                    "live_ci_high": option.estimate.live_high,
                 }
                 for option in question.options
             ]
@@ -121,6 +125,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "respondents_words": respondents_words(results.answered),
         "results_hidden": hidden,
         "confidence": confidence,
+        "headline": headline,
         "questions": questions,
         "join_key": join_key(survey),
         "join_html": render_template("analyst/_present_join.html", join=join_panel(survey)),

@@ -138,7 +138,7 @@ def numeric_result(question: Question, counts: dict[int, int], confidence: float
     values = sorted(counts)
     reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
     return NumericResult(
-        estimate=mechanism.estimate_mean(reports, confidence),
+        estimate=privacy.estimate_mean_with_live_range(mechanism, reports, confidence),
         histogram=mechanism.histogram(reports, NUMERIC_HISTOGRAM_BINS),
         mechanism=mechanism,
         named=question.numeric_mechanism is not None,

@@ -70,6 +70,7 @@ sets", ICML 2023 (confidence sequences for randomized reports, running means inc
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from functools import lru_cache
@@ -85,12 +86,14 @@ from survey_app.privacy.numeric_base import NumericMechanism
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
+    NumericEstimate,
     value_of_grid_index,
 )
 from survey_app.privacy.parameters import _check_confidence, _count, _real
 
 __all__ = [
     "LIVE_TUNED_RESPONDENTS",
+    "estimate_mean_with_live_range",
     "live_mean_interval",
     "live_mean_interval_from_sum",
     "live_mean_margins",
@@ -431,3 +434,17 @@ def live_mean_interval(
             raise ValueError(f"outputs must be in {low} .. {high}")
     total = float(np.sum(mechanism.estimate_of_output(reports))) if reports.size else 0.0
     return live_mean_interval_from_sum(mechanism, int(reports.size), total, confidence)
+
+
+def estimate_mean_with_live_range(
+    mechanism: NumericMechanism, outputs: ArrayLike, confidence: float = 0.95
+) -> NumericEstimate:
+    """``mechanism.estimate_mean`` with its live range (``live_low``, ``live_high``) set.
+
+    Here rather than on the mechanism, which this module's ranges are built on.
+    """
+    estimate = mechanism.estimate_mean(outputs, confidence)
+    if estimate.n == 0:
+        return estimate
+    low, high = live_mean_interval(mechanism, outputs, confidence)
+    return dataclasses.replace(estimate, live_low=low, live_high=high)

@@ -337,12 +337,8 @@ class NumericMechanism:
                 **empty,
                 **common,
             )
-        # Imported here: the live ranges are built on this module's mechanisms.
-        from survey_app.privacy.live import live_mean_interval_from_sum
-
-        estimate_sum = float(np.sum(self.estimate_of_output(reports)))
-        mean = float(value_of_grid_index(estimate_sum / n, self.lo, self.hi))
-        live_low, live_high = live_mean_interval_from_sum(self, n, estimate_sum, level)
+        mean_index = float(np.mean(self.estimate_of_output(reports)))
+        mean = float(value_of_grid_index(mean_index, self.lo, self.hi))
         chebyshev, bernstein, tail, bound = self._all_half_widths(n, level)
         half_width = min(chebyshev, bernstein, math.inf if tail is None else tail) * self.step
         return NumericEstimate(
@@ -357,8 +353,6 @@ class NumericMechanism:
             hi=self.hi,
             tail_half_width=None if tail is None else tail * self.step,
             bound=bound,
-            live_low=live_low,
-            live_high=live_high,
             **common,
         )
 

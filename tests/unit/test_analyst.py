@@ -1058,7 +1058,9 @@ def worded_options(question: dict) -> list[tuple[str, privacy.Estimate, float]]:
     ]
 
 
-def assert_results_shown(page: str, results: dict, confidence: float) -> None:
+def assert_results_shown(page: str, results: dict, confidence: float, live: bool = True) -> None:
+    """The dashboard shows ``results``: while the survey is open (``live``) its words and chart
+    lead with the live ranges, once closed with the exact ones; the table gives both."""
     assert f'<strong id="respondent-count">{results["respondents"]}</strong>' in page
     for question in results["questions"]:
         part = flat(section(page, question["id"]))
@@ -1069,6 +1071,7 @@ def assert_results_shown(page: str, results: dict, confidence: float) -> None:
                 percent(e.noisy_share),
                 percent(e.estimate),
                 range_text(e.exact_low, e.exact_high),
+                range_text(e.live_low, e.live_high),
                 range_text(e.ci_low, e.ci_high),
             )
             for label, noisy_count, e in question["options"]
@@ -1078,15 +1081,16 @@ def assert_results_shown(page: str, results: dict, confidence: float) -> None:
         assert f"Chebyshev {percent(confidence)} range" in part
         margin = percent_high(question["half_width"])
         assert f"Chebyshev range: ±{margin} around the estimate" in part
-        # The words: the share shown and the exact range, for the people who answered.
+        # The words: the share shown and the live (open) or exact range, for those who answered.
         worded = worded_options(question)
         for label, e, share in worded:
-            assert e.exact_low < e.exact_high  # the figures chosen give ranges, not points
+            low, high = (e.live_low, e.live_high) if live else (e.exact_low, e.exact_high)
+            assert low < high  # the figures chosen give ranges, not points
             assert (
                 f"About <strong>{percent(share)}</strong> would truly answer “{label}”: "
-                f"between <strong>{percent_low(e.exact_low)}</strong> and "
-                f"<strong>{percent_high(e.exact_high)}</strong>, guaranteed at least "
-                f"{percent(confidence)} of the time."
+                f"between <strong>{percent_low(low)}</strong> and "
+                f"<strong>{percent_high(high)}</strong>, guaranteed at least "
+                f"{percent(confidence)} of the time{', however often you look' if live else ''}."
             ) in part
         assert part.count("would truly answer") == len(worded)
         assert (
@@ -1100,13 +1104,14 @@ def assert_results_shown(page: str, results: dict, confidence: float) -> None:
 
 
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
-def test_dashboard_figures_equal_the_results(app, signed_in, survey, confidence):
+def test_dashboard_figures_equal_the_results(app, signed_in, survey, confidence, close):
     slug = survey[0]
     submit(app, slug, ROWS)
+    close(slug)  # closed: the words lead with the exact ranges
     page = signed_in.get(f"/analyst/surveys/{slug}?confidence={confidence}").text
     results = results_of(app, slug, confidence)
     assert results["respondents"] == len(ROWS)
-    assert_results_shown(page, results, confidence)
+    assert_results_shown(page, results, confidence, live=False)
     assert f'<option value="{confidence}" selected>' in page
     assert f"<strong>ε = {format_epsilon(results['epsilon'])}</strong> per question" in page
     assert f"<strong>ε = {format_epsilon(results['epsilon_total'])}</strong> for all" in page
@@ -1186,7 +1191,7 @@ def test_too_early_shows_the_count_instead_of_shares(app, signed_in, survey, ans
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     assert "too early" not in page
     assert len(svg_blocks(page)) == 2
-    assert_results_shown(page, results_of(app, slug), 0.95)
+    assert_results_shown(page, results_of(app, slug), 0.95, live=False)
 
 
 def test_choice_shares_add_up_to_100_percent(app, signed_in, survey):
@@ -1252,13 +1257,14 @@ def test_narrow_ranges_need_no_warning(app, signed_in, make_survey):
 
 @pytest.mark.parametrize(("reported", "near"), [(0, "0%"), (1, "100%")])
 def test_estimates_outside_zero_one_are_said_in_plain_words(
-    app, signed_in, make_survey, reported, near
+    app, signed_in, make_survey, reported, near, close
 ):
     # Every randomized answer the same: (0 - p) / (1 - 2p) = -0.5, (1 - p) / (1 - 2p) = 1.5.
     # Ten such answers are still consistent with the randomization (all ten kept: 0.75^10 =
     # 5.6%), and the exact range, never empty, holds the nearest bound: 0 to 10%, 90 to 100%.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(reported,)] * MIN_ANSWERS_FOR_SHARES)
+    close(slug)  # the exact range in the words
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     yes = results_of(app, slug)["questions"][0]["options"][1][2]
     assert yes.outside_unit_interval and yes.consistent_with_randomization
@@ -1306,12 +1312,13 @@ def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_
 
 
 def test_lopsided_answers_within_the_chebyshev_bound_get_their_exact_range(
-    app, signed_in, make_survey
+    app, signed_in, make_survey, close
 ):
     # The same 100 "yes" at 99%: the Chebyshev half-width (0.866) reaches back into [0, 1], so
     # they are not flagged, and the exact range, never empty, says 98 to 100%.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(1,)] * 100)
+    close(slug)
     page = signed_in.get(f"/analyst/surveys/{slug}?confidence=0.99").text
     (question,) = results_of(app, slug, 0.99)["questions"]
     yes = question["options"][1][2]
@@ -1340,9 +1347,10 @@ def chart_span(low: float, high: float) -> str:
     return f"{(CHART_LEFT + CHART_WIDTH * high) - (CHART_LEFT + CHART_WIDTH * low):.2f}"
 
 
-def test_chart_bands_follow_the_exact_and_chebyshev_ranges(app, signed_in, survey):
+def test_chart_bands_follow_the_exact_and_chebyshev_ranges(app, signed_in, survey, close):
     slug = survey[0]
     submit(app, slug, ROWS * 2)
+    close(slug)  # closed: the band is the exact range (open: the live one, test_live_headline)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     charts = svg_blocks(page)
     results = results_of(app, slug)
@@ -1617,3 +1625,45 @@ def test_date_like_labels(label, date_like):
     from survey_app.exports import date_like_labels
 
     assert date_like_labels([label]) == ([label] if date_like else [])
+
+
+def test_an_open_survey_leads_with_live_ranges_and_a_closed_one_with_exact_ones(
+    app, signed_in, make_survey, close
+):
+    """While open the page redraws itself: its words and chart give the range that stays right
+    however often it is read; once closed, the exact one, with the live one in the table."""
+    slug = yes_no_survey(make_survey, 0.25)
+    submit(app, slug, [(1,)] * 70 + [(0,)] * 50)
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    (question,) = results_of(app, slug)["questions"]
+    assert_results_shown(page, results_of(app, slug), 0.95, live=True)
+    assert "While the survey is open they are live ranges" in flat(page)
+    yes = question["options"][1][2]
+    assert yes.live_high - yes.live_low > yes.exact_high - yes.exact_low
+    chart = svg_blocks(page)[0]
+    low = CHART_LEFT + CHART_WIDTH * yes.live_low
+    assert f'x="{low:.2f}"' in chart and "its live range" in page
+    close(slug)
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    assert_results_shown(page, results_of(app, slug), 0.95, live=False)
+    assert "While the survey is open" not in flat(page)
+    assert "use it if you closed the survey early" in flat(page)
+
+
+def test_ranges_for_all_answers_at_once_on_request(app, signed_in, survey, close):
+    slug = survey[0]
+    submit(app, slug, ROWS * 4)
+    close(slug)
+    page = signed_in.get(f"/analyst/surveys/{slug}?ranges=together").text
+    choice = results_of(app, slug)["questions"][1]
+    words = flat(section(page, choice["id"]))
+    assert "All at once, 95%" in words
+    for label, _, e in choice["options"]:
+        assert e.simultaneous_low <= e.exact_low and e.exact_high <= e.simultaneous_high
+        assert (
+            f"would truly answer “{label}”: between <strong>{percent_low(e.simultaneous_low)}"
+            f"</strong> and <strong>{percent_high(e.simultaneous_high)}</strong>, guaranteed at "
+            "least 95% of the time for all the answers at once."
+        ) in words
+    plain = flat(section(signed_in.get(f"/analyst/surveys/{slug}").text, choice["id"]))
+    assert "Each answer’s range holds on its own" in plain and "All at once, 95%" not in plain
