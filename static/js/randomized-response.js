@@ -96,10 +96,11 @@ export function randomizeChoice(index, k, p) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Numeric questions (issue 14). survey_app/privacy/ (numeric_grid.py, laplace.py, hybrid.py)
-// holds the math and computes every integer parameter below (browser_parameters()), so nothing
-// here depends on floating-point arithmetic except the value's position on the grid, which is
-// the respondent's own value and leaks nothing (any grid index gets the mechanism's epsilon).
+// Numeric questions (issue 14). survey_app/privacy/ (numeric_grid.py, laplace.py, hybrid.py,
+// one_bit.py) holds the math and computes every integer parameter below (browser_parameters()),
+// so nothing here depends on floating-point arithmetic except the value's position on the grid,
+// which is the respondent's own value and leaks nothing (any grid index gets the mechanism's
+// epsilon).
 //
 // The report is a function of the value and of noise drawn beforehand, independently of the
 // value (drawNumericNoise): the page draws the noise once and re-sends from it, as it does with
@@ -117,6 +118,9 @@ export function randomizeChoice(index, k, p) {
 //   Piecewise: the window k .. k + w - 1 is reported (a uniform cell of it) when a word is below
 //   K, otherwise a uniform one of the G cells of 0 .. G + w - 1 outside it. Duchi: G + w + 1
 //   ("high") when a word is below T0 + k Delta, otherwise G + w ("low").
+// - one_bit (Duchi, Jordan & Wainwright 2018): Duchi's part alone, with the same integers:
+//   1 when a word is below T0 + k Delta, otherwise 0, so Pr[1 | k] = (T0 + k Delta) / 2^32 and
+//   epsilon = ln((2^32 - T0) / T0) with T0 + (G / 2) Delta = 2^31.
 
 export const NUMERIC_GRID_STEPS = 1000;
 
@@ -233,12 +237,13 @@ function checkLaplaceParameters(params) {
   checkInteger("bound", params.bound, 1, 2 ** 40);
 }
 
-function checkHybridParameters(params) {
+/**
+ * Duchi's thresholds T0 + k Delta (k = 0 .. steps), shared by the hybrid and one_bit: symmetric
+ * about 2^31 (T0 + (steps / 2) Delta = 2^31), so every threshold lies in 1 .. 2^32 - 1.
+ */
+function checkDuchiParameters(params) {
   checkParameterObject(params);
   if (params.steps % 2 !== 0) fail(`steps must be even, got ${params.steps}`);
-  checkInteger("width", params.width, 1, params.steps);
-  checkInteger("window_threshold", params.window_threshold, 1, RANDOM_WORDS - 1);
-  checkInteger("piecewise_threshold", params.piecewise_threshold, 0, RANDOM_WORDS);
   checkInteger("duchi_base", params.duchi_base, 1, RANDOM_WORDS / 2);
   checkInteger("duchi_slope", params.duchi_slope, 0, RANDOM_WORDS);
   if (params.duchi_base + (params.steps / 2) * params.duchi_slope !== RANDOM_WORDS / 2) {
@@ -246,10 +251,18 @@ function checkHybridParameters(params) {
   }
 }
 
+function checkHybridParameters(params) {
+  checkDuchiParameters(params);
+  checkInteger("width", params.width, 1, params.steps);
+  checkInteger("window_threshold", params.window_threshold, 1, RANDOM_WORDS - 1);
+  checkInteger("piecewise_threshold", params.piecewise_threshold, 0, RANDOM_WORDS);
+}
+
 function checkMechanism(mechanism, params) {
   if (mechanism === "laplace") return checkLaplaceParameters(params);
   if (mechanism === "hybrid") return checkHybridParameters(params);
-  return fail(`mechanism must be "laplace" or "hybrid", got ${String(mechanism)}`);
+  if (mechanism === "one_bit") return checkDuchiParameters(params);
+  return fail(`mechanism must be "laplace", "hybrid" or "one_bit", got ${String(mechanism)}`);
 }
 
 /** The report of grid index k by GridLaplace: k + laplace, clamped to [-B, G + B]. */
@@ -272,6 +285,14 @@ export function hybridReport(k, params, noise) {
   return noise.duchi < params.duchi_base + k * params.duchi_slope ? cells + 1 : cells;
 }
 
+/** The report (0 or 1) of grid index k by OneBitNumeric: 1 when duchi < T0 + k Delta. */
+export function oneBitReport(k, params, duchi) {
+  checkDuchiParameters(params);
+  checkInteger("k", k, 0, params.steps);
+  checkInteger("duchi", duchi, 0, RANDOM_WORDS - 1);
+  return duchi < params.duchi_base + k * params.duchi_slope ? 1 : 0;
+}
+
 /**
  * The noise of one numeric answer, drawn before the answer is known (every draw the mechanism
  * may use, so that the report for any value follows from it): plain integers, to keep until the
@@ -283,6 +304,7 @@ export function drawNumericNoise(mechanism, params) {
   if (mechanism === "laplace") {
     return { rounding, laplace: discreteLaplace(params.scale_numerator, params.scale_denominator) };
   }
+  if (mechanism === "one_bit") return { rounding, duchi: randomWord() };
   return {
     rounding,
     part: randomWord(),
@@ -304,6 +326,7 @@ export function numericNoiseFits(noise, mechanism, params) {
   }
   if (!word(noise.rounding)) return false;
   if (mechanism === "laplace") return Number.isSafeInteger(noise.laplace);
+  if (mechanism === "one_bit") return word(noise.duchi);
   return (
     word(noise.part) &&
     word(noise.window) &&
@@ -318,14 +341,15 @@ export function numericNoiseFits(noise, mechanism, params) {
 }
 
 /**
- * The report of value on [lo, hi] by the named mechanism ("laplace" or "hybrid") with the
- * server's browser_parameters() and noise from drawNumericNoise: no randomness of its own.
+ * The report of value on [lo, hi] by the named mechanism ("laplace", "hybrid" or "one_bit") with
+ * the server's browser_parameters() and noise from drawNumericNoise: no randomness of its own.
  */
 export function numericReport(value, lo, hi, mechanism, params, noise) {
   checkMechanism(mechanism, params);
   if (!numericNoiseFits(noise, mechanism, params)) fail("noise must come from drawNumericNoise");
   const k = roundToGrid(value, lo, hi, params.steps, noise.rounding);
   if (mechanism === "laplace") return laplaceReport(k, params, noise.laplace);
+  if (mechanism === "one_bit") return oneBitReport(k, params, noise.duchi);
   return hybridReport(k, params, noise);
 }
 

@@ -18,6 +18,7 @@ from scipy import stats
 
 import survey_app.privacy as privacy
 from survey_app.privacy import GridLaplace, HybridNumeric
+from survey_app.privacy.one_bit import OneBitNumeric
 from tests.browser.conftest import seeded_words
 from tests.unit.test_randomized_response_node import STUB, run_node
 
@@ -28,6 +29,9 @@ SEED = 20_261_214
 # check (the chi-square statistic's law is the test's null law); a law off by a percent in
 # a cell group of probability 0.1 at 100,000 draws gives a statistic over 100 on one degree of
 # freedom alone, so p below 1e-20: wrong thresholds or an off-by-one in a window are caught.
+# For the one-bit mechanism (two reports, one degree of freedom) the floor is |z| < 3.9: at
+# 100,000 reports the share of 1s must lie within 3.9 standard errors (at most 0.0016 each, so
+# 0.0062) of the law's; Duchi's threshold at k + 100 instead of k moves the law by 0.046.
 P_VALUE_FLOOR = 1e-4
 
 
@@ -86,7 +90,8 @@ function sampleReports(randomizeNumber, value, lo, hi, mechanism, params, draws)
 
 # (mechanism type, epsilon, value on [0, 10], draws): the hybrid's three regimes (Duchi's alone
 # at 0.3, mixed at 1 and 3), values at both ends, on a grid point and between two; Laplace at
-# three epsilons.
+# three epsilons; the one-bit mechanism at three epsilons, both ends, the middle and between two
+# grid points.
 CASES = [
     (HybridNumeric, 0.3, 3.7, 100_000),
     (HybridNumeric, 1.0, 0.0, 100_000),
@@ -96,6 +101,11 @@ CASES = [
     (GridLaplace, 0.5, 5.0, 50_000),
     (GridLaplace, 1.0, 0.123456, 50_000),
     (GridLaplace, 3.0, 10.0, 50_000),
+    (OneBitNumeric, 0.3, 3.7, 100_000),
+    (OneBitNumeric, 1.0, 0.0, 100_000),
+    (OneBitNumeric, 1.0, 2.50037, 100_000),
+    (OneBitNumeric, 1.0, 5.0, 100_000),
+    (OneBitNumeric, 3.0, 10.0, 100_000),
 ]
 
 
@@ -147,10 +157,30 @@ def test_the_chi_square_check_can_fail(node_samples):
     assert chi_square_p_value(node_samples[2], shifted, low)[0] < 1e-6
 
 
+def test_the_chi_square_check_can_fail_for_the_one_bit_mechanism(node_samples):
+    """One-bit reports of 2.50037 at epsilon = 1 against the laws of plausible bugs: refused."""
+    index = next(
+        i
+        for i, (kind, eps, value, _) in enumerate(CASES)
+        if kind is OneBitNumeric and eps == 1.0 and value == 2.50037
+    )
+    mechanism = OneBitNumeric(0, 10, 1.0)
+    counts = node_samples[index]
+    law = value_law(mechanism, 2.50037, 0, 10)
+    # 0 and 1 swapped (the comparison the wrong way round).
+    assert chi_square_p_value(counts, law[::-1], 0)[0] < 1e-20
+    # The threshold at k + 100 instead of k.
+    high = (mechanism.duchi_base + 350 * mechanism.duchi_slope) / WORDS
+    assert chi_square_p_value(counts, np.array([1 - high, high]), 0)[0] < 1e-20
+    # A fair coin, as if the report ignored the value.
+    assert chi_square_p_value(counts, np.array([0.5, 0.5]), 0)[0] < 1e-20
+
+
 # --------------------------------------------------------------------------- chosen words
 
 HYBRID_1 = HybridNumeric(0, 10, 1.0).browser_parameters()
 LAPLACE_1 = GridLaplace(0, 10, 1.0).browser_parameters()
+ONE_BIT_1 = OneBitNumeric(0, 10, 1.0).browser_parameters()
 
 
 def test_the_parameters_of_the_chosen_word_cases():
@@ -169,8 +199,13 @@ def test_the_parameters_of_the_chosen_word_cases():
         "scale_denominator": 1000,
         "bound": 69078,
     }
-    # Duchi's threshold at k = 250: T0 + 250 Delta.
+    # The one-bit mechanism's integers are the hybrid's Duchi part's at the same epsilon.
+    assert ONE_BIT_1 == {"steps": 1000, "duchi_base": 1155094648, "duchi_slope": 1984778}
+    # Duchi's threshold at k = 250: T0 + 250 Delta; at k = 251 one Delta more; at k = 1000 it is
+    # 2^32 - T0, by the symmetry T0 + 500 Delta = 2^31.
     assert 1155094648 + 250 * 1984778 == 1651289148
+    assert 1155094648 + 251 * 1984778 == 1653273926
+    assert 1155094648 + 1000 * 1984778 == WORDS - 1155094648 == 3139872648
     # 2.50037 on [0, 10] is at 250.037 on the grid: rounding goes up below floor(0.037 * 2^32).
     assert math.floor((float(privacy.grid_position(2.50037, 0, 10)) - 250) * WORDS) == ROUND_UP
     # uniformBelow(708) rejects words from 2^32 - 2^32 % 708 = 4294966596 on.
@@ -220,6 +255,20 @@ CHOSEN = [
     (5.0, "laplace", LAPLACE_1, [0, 500, 500, 0, 1, 0, 500, 500, 0, 1, WORDS // 2], 500, 11),
     # The clamp: k = 0 and the largest Z is still -B at most.
     (0.0, "laplace", {**LAPLACE_1, "bound": 900}, [0, 0, 0, 0, 0, 2, 0, 1, 0], -900, 9),
+    # One-bit: two draws (rounding, then Duchi's word); 1 when the word is below T0 + k Delta.
+    (2.5, "one_bit", ONE_BIT_1, [0, 1651289147], 1, 2),  # k = 250: T0 + 250 Delta - 1 is below
+    (2.5, "one_bit", ONE_BIT_1, [WORDS - 1, 1651289148], 0, 2),  # ... T0 + 250 Delta is not
+    (2.5, "one_bit", ONE_BIT_1, [0, 0], 1, 2),
+    (2.5, "one_bit", ONE_BIT_1, [0, WORDS - 1], 0, 2),
+    # Rounding: 250.037 goes to 251 below ROUND_UP, and T0 + 250 Delta is below T0 + 251 Delta.
+    (2.50037, "one_bit", ONE_BIT_1, [ROUND_UP - 1, 1651289148], 1, 2),
+    (2.50037, "one_bit", ONE_BIT_1, [ROUND_UP, 1651289148], 0, 2),
+    (2.50037, "one_bit", ONE_BIT_1, [ROUND_UP - 1, 1653273926], 0, 2),
+    # The bounds (and clipping beyond them): k = 0 has threshold T0, k = 1000 has 2^32 - T0.
+    (0.0, "one_bit", ONE_BIT_1, [0, 1155094647], 1, 2),
+    (-3.0, "one_bit", ONE_BIT_1, [0, 1155094648], 0, 2),
+    (10.0, "one_bit", ONE_BIT_1, [0, 3139872647], 1, 2),
+    (12.0, "one_bit", ONE_BIT_1, [0, 3139872648], 0, 2),
 ]
 
 
@@ -247,12 +296,15 @@ def test_reports_for_chosen_words(chosen_outputs, index):
 
 def test_the_python_law_gives_the_chosen_reports_positive_probability():
     """Every report above is one the exact law allows from its grid index."""
-    hybrid = HybridNumeric(0, 10, 1.0)
+    mechanisms = {"hybrid": HybridNumeric(0, 10, 1.0), "one_bit": OneBitNumeric(0, 10, 1.0)}
+    checked = 0
     for value, name, _, _, expected, _ in CHOSEN:
-        if name != "hybrid":
+        if name not in mechanisms:
             continue
-        low, _ = hybrid.output_range
-        assert value_law(hybrid, value, 0, 10)[expected - low] > 0
+        low, _ = mechanisms[name].output_range
+        assert value_law(mechanisms[name], value, 0, 10)[expected - low] > 0
+        checked += 1
+    assert checked == 26
 
 
 def test_noise_once_reports_for_any_value(tmp_path):
@@ -288,13 +340,68 @@ def test_noise_once_reports_for_any_value(tmp_path):
     assert result["fits"] == [True, False, False, False, False]
 
 
+def test_one_bit_noise_once_reports_for_any_value(tmp_path):
+    """The one-bit noise is two words, drawn before the value is known; the report of each
+    value follows from them, rising from 0 to 1 where T0 + k Delta passes Duchi's word."""
+    result = run_node(
+        tmp_path,
+        f"""{STUB}
+        const params = {json.dumps(ONE_BIT_1)};
+        const drawn = withWords([0, 1651289148], () => rr.drawNumericNoise("one_bit", params));
+        const noise = drawn.output;
+        const report = (v) => rr.numericReport(v, 0, 10, "one_bit", params, noise);
+        const reports = [0, 2.5, 2.501, 2.51, 10, 2.5].map(report);
+        const direct = [
+          rr.oneBitReport(250, params, 1651289147),
+          rr.oneBitReport(250, params, 1651289148),
+          rr.oneBitReport(0, params, 0),
+          rr.oneBitReport(1000, params, {WORDS - 1}),
+        ];
+        const fits = [
+          rr.numericNoiseFits(noise, "one_bit", params),
+          rr.numericNoiseFits({{ ...noise, duchi: {WORDS} }}, "one_bit", params),
+          rr.numericNoiseFits({{ ...noise, duchi: -1 }}, "one_bit", params),
+          rr.numericNoiseFits({{ rounding: 0 }}, "one_bit", params),
+          rr.numericNoiseFits({{ ...noise, rounding: 0.5 }}, "one_bit", params),
+          rr.numericNoiseFits(noise, "hybrid", {json.dumps(HYBRID_1)}),
+          rr.numericNoiseFits(noise, "laplace", {json.dumps(LAPLACE_1)}),
+          rr.numericNoiseFits(noise, "one_bit", {{ ...params, steps: 999 }}),
+        ];
+        console.log(JSON.stringify({{ noise, drawn: drawn.drawn, reports, direct, fits }}));
+        """,
+    )
+    assert result["noise"] == {"rounding": 0, "duchi": 1651289148}
+    assert result["drawn"] == 2
+    # k = 0, 250 (threshold equal to the word: 0), 250.1 and 251 (rounding word 0 goes up:
+    # k = 251 for both), 1000, and 250 again from the same noise.
+    assert result["reports"] == [0, 0, 1, 1, 1, 0]
+    assert result["direct"] == [1, 0, 1, 0]
+    assert result["fits"] == [True, False, False, False, False, False, False, False]
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
         ('rr.randomizeNumber(1, 5, 5, "hybrid", HYBRID)', "lo must be below hi"),
         ('rr.randomizeNumber(NaN, 0, 5, "hybrid", HYBRID)', "value must be a finite number"),
         ('rr.randomizeNumber("3", 0, 5, "hybrid", HYBRID)', "value must be a finite number"),
-        ('rr.randomizeNumber(1, 0, 5, "duchi", HYBRID)', 'mechanism must be "laplace" or "hybrid"'),
+        (
+            'rr.randomizeNumber(1, 0, 5, "duchi", HYBRID)',
+            'mechanism must be "laplace", "hybrid" or "one_bit"',
+        ),
+        ('rr.randomizeNumber(1, 0, 5, "one_bit", {...ONE_BIT, steps: 999})', "steps must be even"),
+        ('rr.randomizeNumber(1, 0, 5, "one_bit", {...ONE_BIT, steps: 998})', "must be 2^31"),
+        ('rr.randomizeNumber(1, 0, 5, "one_bit", {...ONE_BIT, duchi_base: 0})', "duchi_base must"),
+        (
+            'rr.randomizeNumber(1, 0, 5, "one_bit", {...ONE_BIT, duchi_slope: 1.5})',
+            "duchi_slope must be an integer",
+        ),
+        ('rr.randomizeNumber(1, 0, 5, "one_bit", {steps: 1000})', "duchi_base must be an integer"),
+        ('rr.randomizeNumber(1, 0, 5, "one_bit", null)', "params must be an object"),
+        ('rr.drawNumericNoise("one_bit", {...ONE_BIT, duchi_slope: 7})', "must be 2^31"),
+        ('rr.numericReport(1, 0, 5, "one_bit", ONE_BIT, {rounding: 0})', "noise must come from"),
+        ("rr.oneBitReport(1001, ONE_BIT, 0)", "k must be an integer in 0 .. 1000"),
+        ("rr.oneBitReport(5, ONE_BIT, 2 ** 32)", "duchi must be an integer"),
         ('rr.randomizeNumber(1, 0, 5, "laplace", HYBRID)', "scale_numerator must be an integer"),
         ('rr.randomizeNumber(1, 0, 5, "hybrid", {...HYBRID, width: 0})', "width must be"),
         ('rr.randomizeNumber(1, 0, 5, "hybrid", {...HYBRID, duchi_slope: 7})', "must be 2^31"),
@@ -307,6 +414,7 @@ def test_bad_arguments_throw_before_any_word_is_drawn(tmp_path, call, message):
         tmp_path,
         f"""{STUB}
         const HYBRID = {json.dumps(HYBRID_1)};
+        const ONE_BIT = {json.dumps(ONE_BIT_1)};
         console.log(JSON.stringify(withWords([1, 2, 3, 4, 5, 6], () => {call})));
         """,
     )
