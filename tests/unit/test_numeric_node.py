@@ -109,6 +109,10 @@ CASES = [
 ]
 
 
+def test_every_mechanism_a_survey_may_name_is_sampled():
+    assert set(privacy.NUMERIC_MECHANISMS) <= {kind.name for kind, *_ in CASES}
+
+
 def case_id(case) -> str:
     return f"{case[0].name}-eps{case[1]}-x{case[2]}"
 
