@@ -288,15 +288,18 @@ def apply_builder_action(definition: dict) -> bool:
     return True
 
 
-def planning_fields() -> tuple[str, str]:
-    """The class size and the margin wanted, as typed in the builder (not stored)."""
+def planning_fields(planned: int = planning.DEFAULT_CLASS_SIZE) -> tuple[str, str]:
+    """The class size (saved with the survey) and the margin wanted (not), as typed in the
+    builder; the class size ``planned`` before anything was typed."""
     form = request.form
-    return form.get("class_size", str(planning.DEFAULT_CLASS_SIZE)), form.get("margin", "")
+    return form.get("class_size", str(planned)), form.get("margin", "")
 
 
 def render_builder(definition: dict, survey: Survey | None = None, error: str | None = None):
     status = 400 if error else 200
-    class_size, margin = planning_fields()
+    class_size, margin = planning_fields(
+        definition.get("expected_respondents", planning.DEFAULT_CLASS_SIZE)
+    )
     return (
         render_template(
             "analyst/builder.html",
@@ -362,6 +365,7 @@ def edit_survey(slug: str):
     survey.title = checked.title
     survey.intro = checked.intro
     survey.flip_probability = checked.flip_probability
+    survey.expected_respondents = checked.expected_respondents
     replace_questions(survey, checked.questions)
     db.session.commit()
     flash("Draft saved.", "success")

@@ -12,6 +12,7 @@ import re
 from flask import request
 
 from survey_app.models import Survey
+from survey_app.surveys import MAX_EXPECTED_RESPONDENTS
 
 
 def definition_from_form() -> dict:
@@ -40,12 +41,19 @@ def definition_from_form() -> dict:
         flip_probability: object = float(raw_p)
     except ValueError:
         flip_probability = raw_p
-    return {
+    definition = {
         "title": form.get("title", ""),
         "intro": form.get("intro", ""),
         "flip_probability": flip_probability,
         "questions": questions,
     }
+    # The planner's class size is saved with the survey (a numeric question's mechanism is
+    # chosen for it); one the planner refuses is said there, and the survey keeps its default.
+    class_size = form.get("class_size", "").strip()
+    if len(class_size) <= 6 and class_size.isascii() and class_size.isdigit():
+        if 2 <= int(class_size) <= MAX_EXPECTED_RESPONDENTS:
+            definition["expected_respondents"] = int(class_size)
+    return definition
 
 
 #: A numeric question's builder fields (named question_<field>, one per question).
@@ -87,6 +95,7 @@ def definition_of(survey: Survey) -> dict:
         "title": survey.title,
         "intro": survey.intro,
         "flip_probability": survey.flip_probability,
+        "expected_respondents": survey.expected_respondents,
         "questions": [
             {
                 "text": q.text,

@@ -83,6 +83,7 @@ def duplicate_survey(survey: Survey) -> Survey:
         title=copy_title(survey.title, owner_titles(survey.owner_id)),
         intro=survey.intro,
         flip_probability=survey.flip_probability,
+        expected_respondents=survey.expected_respondents,
         requires_codes=survey.requires_codes,
         hide_results_until_closed=survey.hide_results_until_closed,
         status=SurveyStatus.DRAFT,

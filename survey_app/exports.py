@@ -339,6 +339,8 @@ def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
         rounded_up(estimate.live_high),
     )
     # Each bar named by the answers it holds, as on the dashboard: "share of 0 to 3 hours".
+    if result.histogram is None:
+        return  # the one-bit mechanism: its reports tell the mean alone
     held = result.histogram.answers_held
     for index, share in enumerate(result.histogram.shares):
         label = f"share of {bar_label(*held[index])}{unit}"

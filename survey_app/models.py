@@ -212,6 +212,10 @@ class Survey(db.Model):
     #: While open, the owner sees results only as of this many submissions: the last release
     #: (see survey_app.releases and ReleasedTally).
     released_respondents: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: The class size the professor planned for (the builder's, or a definition's
+    #: ``expected_respondents``): a numeric question's mechanism is the one whose guaranteed
+    #: range is narrowest with this many answers.
+    expected_respondents: Mapped[int] = mapped_column(Integer, default=40, server_default="40")
     #: It has closed and opened again since (closing it again then waits for a batch).
     reopened: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: Closed, but its owner still sees its last release: it was reopened and closed again
@@ -275,6 +279,9 @@ class Question(db.Model):
     maximum: Mapped[float | None] = mapped_column(Float, nullable=True)
     unit: Mapped[str | None] = mapped_column(String(40), nullable=True)
     numeric_mechanism: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    #: The mechanism chosen for a numeric question the definition names none for, fixed when
+    #: the survey opens (the browsers randomize with it; a later rule must not change it).
+    chosen_mechanism: Mapped[str | None] = mapped_column(String(10), nullable=True)
 
     survey: Mapped[Survey] = relationship(back_populates="questions")
 
@@ -304,7 +311,8 @@ class Question(db.Model):
                 self.minimum,
                 self.maximum,
                 self.survey.epsilon_per_question,
-                self.numeric_mechanism,
+                self.numeric_mechanism or self.chosen_mechanism,
+                self.survey.expected_respondents,
             )
         return privacy.RandomizedResponse(self.survey.flip_probability, self.option_count)
 

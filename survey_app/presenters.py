@@ -328,11 +328,24 @@ def results_document(results: SurveyResults) -> dict:
 
 
 #: What each numeric mechanism does to a number, for the dashboard.
+#: Where a numeric average's fixed-size range comes from, by NumericEstimate.bound.
+BOUND_WORDS = {
+    "exact": "the exact law of the noise the browsers added (it does not depend on the answers)",
+    "chernoff": "a Chernoff bound on the exact law of the randomized numbers",
+    "binomial": "the exact tails of a count of independent bits (Hoeffding, 1956)",
+    "bernstein": "Bernstein’s inequality, which uses that randomized numbers are bounded",
+    "chebyshev": "Chebyshev’s inequality, which uses only their variance",
+}
+
 MECHANISM_WORDS = {
     "hybrid": (
         "The hybrid mechanism (Wang et al., 2019) randomized each number: the browser either "
         "reported a value near the number’s place on the scale more often than any other, or "
         "one of two extreme values, the higher one more often the higher the number."
+    ),
+    "one_bit": (
+        "The one-bit mechanism (Duchi et al., 2018) randomized each number: the browser sent "
+        "a single “high” or “low”, “high” more often the higher the number on the scale."
     ),
     "laplace": (
         "The Laplace mechanism randomized each number: the browser added random noise of "
@@ -371,6 +384,7 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
 
     unit = f" {result.unit}" if result.unit else ""
     shown_mean = estimate.clipped_mean
+    histogram = result.histogram
     live = kind == "live"
     low, high = (
         (estimate.live_low, estimate.live_high) if live else (estimate.ci_low, estimate.ci_high)
@@ -398,15 +412,16 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
         "min": format_number(estimate.lo),
         "max": format_number(estimate.hi),
         # Each bar's label says which answers it holds: "3", or "0 to 4".
-        "bins": [
+        "bins": []
+        if histogram is None
+        else [
             (bar_label(first, last), share)
-            for (first, last), share in zip(
-                result.histogram.answers_held, result.histogram.shares, strict=True
-            )
+            for (first, last), share in zip(histogram.answers_held, histogram.shares, strict=True)
         ],
         "answer_step": None
-        if result.histogram.answer_step is None
-        else format_number(result.histogram.answer_step),
+        if histogram is None or histogram.answer_step is None
+        else format_number(histogram.answer_step),
+        "bound": BOUND_WORDS.get(estimate.bound or "", ""),
         # Ranges wider than a fifth of the scale say little yet.
         "too_wide": estimate.half_width is not None
         and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
@@ -419,7 +434,7 @@ def mechanism_reason(result: NumericResult) -> str:
     """Which mechanism and why, comparing the ranges at the answers counted so far."""
     estimate = result.estimate
     return privacy.mechanism_choice_reason(
-        result.mechanism, result.named, estimate.n, estimate.confidence
+        result.mechanism, result.named, estimate.n, estimate.confidence, result.planned
     )
 
 
@@ -447,7 +462,10 @@ def numeric_document(result: NumericResult) -> dict:
         "live_ci_low": estimate.live_low,
         "live_ci_high": estimate.live_high,
         "consistent": estimate.consistent_with_randomization,
-        "histogram": {"edges": list(histogram.edges), "shares": list(histogram.shares)},
+        # None for the one-bit mechanism, whose reports tell the mean alone.
+        "histogram": None
+        if histogram is None
+        else {"edges": list(histogram.edges), "shares": list(histogram.shares)},
     }
 
 

@@ -52,11 +52,14 @@ class NumericResult:
     """A numeric question's results: the mean with its guaranteed interval, the histogram."""
 
     estimate: privacy.NumericEstimate
-    histogram: privacy.NumericHistogram
+    #: None for a mechanism whose reports tell the mean alone (one bit each).
+    histogram: privacy.NumericHistogram | None
     mechanism: privacy.NumericMechanism
-    #: The definition named the mechanism (else it was chosen for its smaller noise).
+    #: The definition named the mechanism (else it was chosen for its narrowest range).
     named: bool
     unit: str
+    #: The class size the survey planned for (the mechanism was chosen for it).
+    planned: int = privacy.PLANNED_RESPONDENTS
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,13 @@ def numeric_result(question: Question, counts: dict[int, int], confidence: float
     reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
     return NumericResult(
         estimate=privacy.estimate_mean_with_live_range(mechanism, reports, confidence),
-        histogram=mechanism.histogram(reports, NUMERIC_HISTOGRAM_BINS),
+        histogram=mechanism.histogram(reports, NUMERIC_HISTOGRAM_BINS)
+        if mechanism.shows_spread
+        else None,
         mechanism=mechanism,
         named=question.numeric_mechanism is not None,
         unit=question.unit or "",
+        planned=question.survey.expected_respondents,
     )
 
 

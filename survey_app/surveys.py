@@ -100,6 +100,8 @@ class SurveyDefinition:
     intro: str
     flip_probability: float
     questions: tuple[QuestionDefinition, ...]
+    #: The class size planned for: a numeric question's mechanism is chosen for it.
+    expected_respondents: int = privacy.PLANNED_RESPONDENTS
 
 
 #: Characters that draw nothing yet are not control or format characters.
@@ -316,7 +318,7 @@ def parse_definition(raw: object) -> SurveyDefinition:
     """
     if not isinstance(raw, dict):
         raise SurveyDefinitionError("survey: must be an object with title and questions")
-    unknown = set(raw) - {"title", "intro", "flip_probability", "questions"}
+    unknown = set(raw) - {"title", "intro", "flip_probability", "questions", "expected_respondents"}
     if unknown:
         raise SurveyDefinitionError(f"{sorted(unknown)[0]}: unknown field")
     title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
@@ -339,8 +341,32 @@ def parse_definition(raw: object) -> SurveyDefinition:
             f"got {flip_probability!r}"
         )
     return SurveyDefinition(
-        title=title, intro=intro, flip_probability=flip_probability, questions=parsed
+        title=title,
+        intro=intro,
+        flip_probability=flip_probability,
+        questions=parsed,
+        expected_respondents=parse_expected_respondents(raw.get("expected_respondents")),
     )
+
+
+#: The class sizes a survey may plan for (the planner's own limits).
+MAX_EXPECTED_RESPONDENTS = 100_000
+
+
+def parse_expected_respondents(value: object) -> int:
+    """The class size planned (``expected_respondents``): a whole number of 2 or more."""
+    if value is None:
+        return privacy.PLANNED_RESPONDENTS
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 2 <= value <= MAX_EXPECTED_RESPONDENTS
+    ):
+        raise SurveyDefinitionError(
+            f"expected_respondents: must be a whole number from 2 to {MAX_EXPECTED_RESPONDENTS:,}, "
+            f"got {value!r}"
+        )
+    return value
 
 
 def load_definition_file(path: str | Path) -> SurveyDefinition:
@@ -380,6 +406,7 @@ def create_survey(owner: Analyst, definition: SurveyDefinition) -> Survey:
         title=definition.title,
         intro=definition.intro,
         flip_probability=definition.flip_probability,
+        expected_respondents=definition.expected_respondents,
         status=SurveyStatus.DRAFT,
     )
     db.session.add(survey)
@@ -449,6 +476,10 @@ def open_survey(survey: Survey) -> None:
             for value in range(question.option_count)
             for shard in range(TALLY_SHARDS)
         )
+        # The browsers randomize with these from now: a later rule must not change them.
+        for question in survey.questions:
+            if question.is_numeric and question.numeric_mechanism is None:
+                question.chosen_mechanism = question.mechanism.name
     elif survey.is_closed:
         releases.reopen(survey)
     # Read before closed_at is cleared: a code that has stopped resolving is never revived

@@ -12,11 +12,11 @@ tail bound from its exact law, the narrowest used), planning figures and a debia
 - :class:`~survey_app.privacy.hybrid.HybridNumeric` (``"hybrid"``): Wang et al.'s hybrid of the
   piecewise and Duchi et al.'s mechanisms, bounded, with about half of Laplace's worst-case
   variance for epsilon in [0.5, 3];
-- :class:`~survey_app.privacy.one_bit.OneBitNumeric` (``"one_bit"``, server side only for now):
-  Duchi et al.'s one-bit mechanism, whose binomial tails give the narrowest range of the three.
+- :class:`~survey_app.privacy.one_bit.OneBitNumeric` (``"one_bit"``): Duchi et al.'s one-bit
+  mechanism, whose binomial tails give the narrowest range of the three at a class's size.
 
-:func:`numeric_mechanism` picks the one of smaller worst-case variance at an epsilon unless a
-survey names one, and :func:`mechanism_choice_reason` says why in words.
+:func:`numeric_mechanism` picks the one whose guaranteed range is narrowest at an epsilon and a
+planned class size unless a survey names one, and :func:`mechanism_choice_reason` says why.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from survey_app.privacy.numeric_base import __all__ as _base
 from survey_app.privacy.numeric_grid import *  # noqa: F403
 from survey_app.privacy.numeric_grid import __all__ as _grid
 from survey_app.privacy.one_bit import *  # noqa: F403
+from survey_app.privacy.one_bit import OneBitNumeric
 from survey_app.privacy.one_bit import __all__ as _one_bit
 
 __all__ = [
@@ -43,39 +44,50 @@ __all__ = [
     *_laplace,
     *_hybrid,
     *_one_bit,
+    "MECHANISM_NAMES",
     "NUMERIC_MECHANISMS",
+    "PLANNED_RESPONDENTS",
     "REASON_PLANNING_RESPONDENTS",
     "mechanism_choice_reason",
     "numeric_mechanism",
     "range_width_ratio",
 ]
 
-#: The numeric mechanisms by the name a survey definition and the browser use (not yet
-#: :class:`~survey_app.privacy.one_bit.OneBitNumeric`, which the browser cannot draw yet).
+#: The numeric mechanisms by the name a survey definition and the browser use.
 NUMERIC_MECHANISMS: dict[str, type[NumericMechanism]] = {
     "laplace": GridLaplace,
     "hybrid": HybridNumeric,
+    "one_bit": OneBitNumeric,
 }
+
+
+#: The class size a numeric question's mechanism is chosen for when none is planned: the
+#: builder's default.
+PLANNED_RESPONDENTS = 40
 
 
 @lru_cache(maxsize=256)
 def numeric_mechanism(
-    lo: float, hi: float, epsilon: float, name: str | None = None
+    lo: float,
+    hi: float,
+    epsilon: float,
+    name: str | None = None,
+    respondents: int = PLANNED_RESPONDENTS,
 ) -> NumericMechanism:
     """The mechanism of a numeric question on [lo, hi] at epsilon.
 
-    ``name`` ("laplace" or "hybrid") picks one; without it, the one with the smaller
-    :attr:`~NumericMechanism.worst_case_variance` at epsilon (the hybrid over the whole allowed
-    range, as tests check; the comparison stays so that the rule, not a constant, decides).
-    Cached: a mechanism is immutable, and choosing costs a few milliseconds.
+    ``name`` (a key of :data:`NUMERIC_MECHANISMS`) picks one; without it, the one whose
+    guaranteed range (:meth:`~NumericMechanism.half_width`, the narrowest bound each proves) is
+    narrowest with ``respondents`` answers, the class size planned. Cached: a mechanism is
+    immutable, and choosing costs a few milliseconds.
     """
     if name is not None:
         if name not in NUMERIC_MECHANISMS:
-            raise ValueError(f"mechanism must be 'laplace' or 'hybrid', got {name!r}")
+            known = ", ".join(repr(each) for each in NUMERIC_MECHANISMS)
+            raise ValueError(f"mechanism must be one of {known}, got {name!r}")
         return NUMERIC_MECHANISMS[name](lo, hi, epsilon)
-    laplace = GridLaplace(lo, hi, epsilon)
-    hybrid = HybridNumeric(lo, hi, epsilon)
-    return hybrid if hybrid.worst_case_variance <= laplace.worst_case_variance else laplace
+    candidates = [kind(lo, hi, epsilon) for kind in NUMERIC_MECHANISMS.values()]
+    return min(candidates, key=lambda mechanism: mechanism.half_width(respondents))
 
 
 #: The number of answers :func:`mechanism_choice_reason` compares ranges at before any came:
@@ -97,40 +109,46 @@ def range_width_ratio(
     return mechanism.half_width(n, confidence) / other.half_width(n, confidence)
 
 
+#: How the reasons name each mechanism.
+MECHANISM_NAMES = {"laplace": "Laplace", "hybrid": "the hybrid", "one_bit": "the one-bit mechanism"}
+
+
 def mechanism_choice_reason(
     mechanism: NumericMechanism,
     named: bool,
     respondents: int | None = None,
     confidence: float = 0.95,
+    planned: int = PLANNED_RESPONDENTS,
 ) -> str:
     """Why a numeric question uses ``mechanism``, in plain words for a professor.
 
-    ``named``: the survey's definition asked for it by name. Otherwise it was chosen for the
-    smaller worst-case noise. Either way the words say how wide its guaranteed range is beside
-    the other mechanism's with ``respondents`` answers (:func:`range_width_ratio`), or with
-    :data:`REASON_PLANNING_RESPONDENTS` when there are none (or ``None``) yet; when the chosen
-    one's range is the wider, they say so and why.
+    ``named``: the survey's definition asked for it by name. Otherwise it was chosen because
+    its guaranteed range was the narrowest for the ``planned`` class size. Either way the words
+    compare its range with the narrowest of the other mechanisms' with ``respondents`` answers
+    (:func:`range_width_ratio`), or with :data:`REASON_PLANNING_RESPONDENTS` when there are
+    none (or ``None``) yet; when the chosen one's range is the wider, they say so.
     """
-    other_type = HybridNumeric if isinstance(mechanism, GridLaplace) else GridLaplace
-    other = numeric_mechanism(mechanism.lo, mechanism.hi, mechanism.epsilon, other_type.name)
     if respondents:
         n, answers = respondents, f"with these {respondents:,} answers"
     else:
         n, answers = REASON_PLANNING_RESPONDENTS, f"with {REASON_PLANNING_RESPONDENTS} answers"
-    ratio = range_width_ratio(mechanism, other, n, confidence)
+    others = [
+        numeric_mechanism(mechanism.lo, mechanism.hi, mechanism.epsilon, name)
+        for name in NUMERIC_MECHANISMS
+        if name != mechanism.name
+    ]
+    best = min(others, key=lambda other: other.half_width(n, confidence))
+    ratio = range_width_ratio(mechanism, best, n, confidence)
+    beside = f"{ratio:.0%} as wide as {MECHANISM_NAMES[best.name]}’s would be"
     if named:
         return (
             f"The survey’s definition asks for this mechanism. At this privacy level and "
-            f"{answers}, its range is {ratio:.0%} as wide as the other mechanism’s would be."
+            f"{answers}, its range is {beside}."
         )
-    if ratio <= 1.0:
-        return (
-            f"Chosen because it adds less noise at this privacy level: {answers}, its range is "
-            f"{ratio:.0%} as wide as the other mechanism’s would be, for the same privacy."
-        )
-    return (
-        f"Chosen because it adds less noise at this privacy level on average. {answers[0].upper()}"
-        f"{answers[1:]}, though, its range is {ratio:.0%} as wide as the other mechanism’s "
-        f"would be, for the same privacy: the other’s noise has a law known exactly, which "
-        f"proves a narrower range."
+    chosen = (
+        "Chosen because its guaranteed range is the narrowest at this privacy level for the "
+        f"class of {planned:,} planned"
     )
+    if ratio <= 1.0:
+        return f"{chosen}: {answers}, its range is {beside}, for the same privacy."
+    return f"{chosen}. {answers[0].upper()}{answers[1:]}, though, its range is {beside}."

@@ -90,6 +90,8 @@ class NumericMechanism:
 
     #: The name a survey definition and the browser use.
     name: ClassVar[str] = ""
+    #: Whether its reports carry how answers spread (a debiased histogram), not only their mean.
+    shows_spread: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         check_numeric_bounds(self.lo, self.hi)

@@ -1,4 +1,4 @@
-"""Duchi et al.'s one-bit mechanism for a bounded number, with binomial-tail ranges (server side).
+"""Duchi et al.'s one-bit mechanism for a bounded number, with binomial-tail ranges.
 
 The browser rounds the grid index ``k`` to one of the bounds at random (to the top with
 probability ``k / G``) and reports that bit by randomized response at the survey's epsilon. In
@@ -10,9 +10,9 @@ report is 1 when a 32-bit word is below ``T0 + k Delta``, so
 Delta the largest with ``(2^32 - T0) / T0 <= L``, L a rational lower bound of e^epsilon. Its
 epsilon is ``ln((2^32 - T0) / T0)``, and ``(2^32 report - T0) / Delta`` is unbiased for k.
 
-Not yet a choice for surveys (:data:`~survey_app.privacy.numeric.NUMERIC_MECHANISMS` omits it:
-the browser has no sampler of its own for it yet, although ``randomizeNumberHybrid`` with
-piecewise threshold 0 and these T0 and Delta draws exactly this law).
+Its reports are single bits: they tell the class's mean, not how the answers spread
+(:attr:`shows_spread` is False). The browser draws it in ``static/js/randomized-response.js``
+(``oneBitReport``).
 
 References
 ----------
@@ -116,6 +116,8 @@ class OneBitNumeric(NumericMechanism):
     """
 
     name: ClassVar[str] = "one_bit"
+    #: One bit a report: two outcomes tell the mean, not how the answers spread.
+    shows_spread: ClassVar[bool] = False
 
     @cached_property
     def duchi_slope(self) -> int:

@@ -372,28 +372,37 @@ VARIANCE_RATIOS = {0.5: 0.521, 1.0: 0.533, 1.5: 0.520, 2.0: 0.491, 3.0: 0.407}
 
 
 @pytest.mark.parametrize(("epsilon", "ratio"), VARIANCE_RATIOS.items())
-def test_variance_ratio_and_the_default_choice(epsilon, ratio):
+def test_variance_ratio(epsilon, ratio):
     laplace = numeric_mechanism(0, 10, epsilon, "laplace")
     hybrid = numeric_mechanism(0, 10, epsilon, "hybrid")
     assert isinstance(laplace, GridLaplace) and isinstance(hybrid, HybridNumeric)
     assert hybrid.worst_case_variance / laplace.worst_case_variance == pytest.approx(
         ratio, abs=0.001
     )
-    assert isinstance(numeric_mechanism(0, 10, epsilon), HybridNumeric)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
-def test_default_is_the_hybrid_wherever_allowed(epsilon):
-    laplace, hybrid = GridLaplace(0, 1, epsilon), HybridNumeric(0, 1, epsilon)
-    # Duchi's worst case is (e^eps + 1)^2 / (e^eps - 1)^2 against Laplace's 8 / eps^2 (on
-    # [-1, 1]): below one half as eps -> 0, and the hybrid only improves on it.
-    assert hybrid.worst_case_variance <= 0.55 * laplace.worst_case_variance
-    assert isinstance(numeric_mechanism(0, 1, epsilon), HybridNumeric)
+@pytest.mark.parametrize("respondents", [10, 40, 100, 1000])
+def test_the_default_has_the_narrowest_guaranteed_range_at_the_class_size(epsilon, respondents):
+    chosen = numeric_mechanism(0, 40, epsilon, respondents=respondents)
+    widths = {
+        name: numeric_mechanism(0, 40, epsilon, name).half_width(respondents)
+        for name in privacy.NUMERIC_MECHANISMS
+    }
+    assert chosen.half_width(respondents) == min(widths.values()), widths
+    assert chosen.name == min(widths, key=widths.get)
 
 
-def test_default_choice_follows_the_variances(monkeypatch):
-    # Make Laplace's worst case the smaller one: the rule, not a constant, decides.
-    monkeypatch.setattr(GridLaplace, "worst_case_variance", 0.0)
+def test_at_a_class_of_40_and_eps_ln_3_the_one_bit_mechanism_is_chosen():
+    """The audit's case: 13.0 of 40 for the one-bit mechanism, 16.1 Laplace, 17.0 hybrid."""
+    chosen = numeric_mechanism(0, 40, math.log(3))
+    assert chosen.name == "one_bit"
+    assert chosen.half_width(40) / 40 <= 0.33
+
+
+def test_the_choice_follows_the_ranges(monkeypatch):
+    # Make Laplace's range the narrowest: the rule, not a constant, decides.
+    monkeypatch.setattr(GridLaplace, "half_width", lambda self, n, confidence=0.95: 0.0)
     numeric_mechanism.cache_clear()
     try:
         assert isinstance(numeric_mechanism(0, 10, 1.0), GridLaplace)
@@ -401,39 +410,53 @@ def test_default_choice_follows_the_variances(monkeypatch):
         numeric_mechanism.cache_clear()
 
 
+def others_than(mechanism):
+    """The other mechanisms of the same question and epsilon."""
+    return [
+        numeric_mechanism(mechanism.lo, mechanism.hi, mechanism.epsilon, name)
+        for name in privacy.NUMERIC_MECHANISMS
+        if name != mechanism.name
+    ]
+
+
 def test_the_choice_in_words():
-    hybrid = numeric_mechanism(0, 10, 3.0)
-    laplace = numeric_mechanism(0, 10, 3.0, "laplace")
-    # The ranges the dashboard shows, the smallest bound of each (the hybrid's Chernoff bound,
-    # Laplace's exact noise law), compared at the answers counted: with 100 of them 97%.
-    assert hybrid.half_width(100) / laplace.half_width(100) == pytest.approx(0.969, abs=0.001)
-    words = privacy.mechanism_choice_reason(hybrid, named=False, respondents=100)
+    chosen = numeric_mechanism(0, 10, 3.0)  # for the class of 40 planned by default
+    best_other = min(others_than(chosen), key=lambda m: m.half_width(40))
+    ratio = chosen.half_width(40) / best_other.half_width(40)
+    assert ratio <= 1.0
+    words = privacy.mechanism_choice_reason(chosen, named=False, respondents=40)
     assert words == (
-        "Chosen because it adds less noise at this privacy level: with these 100 answers, its "
-        "range is 97% as wide as the other mechanism’s would be, for the same privacy."
+        "Chosen because its guaranteed range is the narrowest at this privacy level for the "
+        f"class of 40 planned: with these 40 answers, its range is {ratio:.0%} as wide as "
+        f"{privacy.MECHANISM_NAMES[best_other.name]}’s would be, for the same privacy."
     )
-    # At eps = 1 the hybrid's worst-case variance is about half of Laplace's, yet Laplace's
-    # exactly known noise proves the narrower range: the words say so (105% at a class of 40).
-    hybrid = numeric_mechanism(0, 10, 1.0)
-    laplace = numeric_mechanism(0, 10, 1.0, "laplace")
-    assert privacy.mechanism_choice_reason(hybrid, named=False) == (
-        "Chosen because it adds less noise at this privacy level on average. With 40 answers, "
-        "though, its range is 105% as wide as the other mechanism’s would be, for the same "
-        "privacy: the other’s noise has a law known exactly, which proves a narrower range."
+    # Chosen for a class of 40 and read with 1,000 answers, where another proves narrower:
+    # the words say so.
+    hybrid = numeric_mechanism(0, 40, 1.0, "hybrid")
+    narrowest = min(others_than(hybrid), key=lambda m: m.half_width(1000))
+    ratio = privacy.range_width_ratio(hybrid, narrowest, 1000)
+    assert narrowest.name == "one_bit" and ratio > 1.0
+    assert privacy.mechanism_choice_reason(hybrid, named=False, respondents=1000) == (
+        "Chosen because its guaranteed range is the narrowest at this privacy level for the "
+        f"class of 40 planned. With these 1,000 answers, though, its range is {ratio:.0%} "
+        "as wide as the one-bit mechanism’s would be."
     )
+    laplace = numeric_mechanism(0, 10, 3.0, "laplace")
     named = privacy.mechanism_choice_reason(laplace, named=True, respondents=1000)
     assert "asks for this mechanism" in named
-    assert "with these 1,000 answers, its range is 98% as wide" in named
+    assert "with these 1,000 answers, its range is" in named
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
 @pytest.mark.parametrize("n", [10, 40, 1000])
-def test_the_choices_ratio_is_the_shown_ranges(epsilon, n):
-    hybrid = numeric_mechanism(0, 40, epsilon, "hybrid")
-    laplace = numeric_mechanism(0, 40, epsilon, "laplace")
-    ratio = privacy.range_width_ratio(hybrid, laplace, n, 0.9)
-    assert ratio == hybrid.half_width(n, 0.9) / laplace.half_width(n, 0.9)
-    assert f"{ratio:.0%} as wide" in privacy.mechanism_choice_reason(hybrid, False, n, 0.9)
+@pytest.mark.parametrize("name", ["laplace", "hybrid", "one_bit"])
+def test_the_choices_ratio_is_the_shown_ranges(epsilon, n, name):
+    mechanism = numeric_mechanism(0, 40, epsilon, name)
+    best = min(others_than(mechanism), key=lambda other: other.half_width(n, 0.9))
+    ratio = privacy.range_width_ratio(mechanism, best, n, 0.9)
+    assert ratio == mechanism.half_width(n, 0.9) / best.half_width(n, 0.9)
+    words = privacy.mechanism_choice_reason(mechanism, False, n, 0.9)
+    assert f"{ratio:.0%} as wide as {privacy.MECHANISM_NAMES[best.name]}’s" in words
 
 
 def test_half_widths_follow_their_formulas():
@@ -651,7 +674,9 @@ def test_bad_arguments_are_refused(call, message):
 
 
 def test_bad_mechanism_name():
-    with pytest.raises(ValueError, match="mechanism must be 'laplace' or 'hybrid', got 'duchi'"):
+    with pytest.raises(
+        ValueError, match="mechanism must be one of 'laplace', 'hybrid', 'one_bit', got 'duchi'"
+    ):
         numeric_mechanism(0, 1, 1.0, "duchi")
 
 
@@ -686,7 +711,7 @@ def test_everyone_giving_one_whole_answer_fills_one_bar(answer):
     20,000 answers at epsilon = ln 3, seed fixed: the bar of the answer gets over 90% (it got
     99-100% in development; the 10-point slack is many times the EM estimate's spread here).
     """
-    mechanism = numeric_mechanism(0.0, 10.0, math.log(3))
+    mechanism = numeric_mechanism(0.0, 10.0, math.log(3), "hybrid")  # one with a spread
     rng = np.random.default_rng(5)
     histogram = mechanism.histogram(mechanism.randomize(np.full(20000, answer), rng))
     bar = histogram.answers_held.index((answer, answer))

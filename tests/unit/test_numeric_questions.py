@@ -32,8 +32,19 @@ HOURS = {
             "min": 0,
             "max": 40,
             "unit": "hours",
+            # Named: these tests read the hybrid's reports and its spread. The one chosen by
+            # default (the narrowest range at the class size) is tested with CHOSEN_HOURS.
+            "mechanism": "hybrid",
         },
         {"text": "Used the forum?", "type": "yes_no"},
+    ],
+}
+#: The same, with the mechanism left to the app's choice.
+CHOSEN_HOURS = {
+    **HOURS,
+    "questions": [
+        {key: value for key, value in HOURS["questions"][0].items() if key != "mechanism"},
+        HOURS["questions"][1],
     ],
 }
 
@@ -55,7 +66,7 @@ def post(client, slug: str, answers: dict, submission_id: str | None = None):
 
 
 def test_a_numeric_question_is_parsed():
-    parsed = parse_definition(HOURS).questions[0]
+    parsed = parse_definition(CHOSEN_HOURS).questions[0]
     assert (parsed.kind.value, parsed.minimum, parsed.maximum, parsed.unit) == (
         "numeric",
         0.0,
@@ -157,12 +168,12 @@ def test_the_public_definition_carries_the_browsers_parameters(client, hours, ap
     slug, (number_id, _) = hours
     document = client.get(f"/api/v1/surveys/{slug}").get_json()
     question = document["questions"][0]
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     assert question["type"] == "numeric"
     assert (question["min"], question["max"], question["unit"]) == (0.0, 40.0, "hours")
     assert question["mechanism"]["name"] == "hybrid" == mechanism.name
     assert question["mechanism"]["parameters"] == mechanism.browser_parameters()
-    assert question["mechanism"]["named_in_definition"] is False
+    assert question["mechanism"]["named_in_definition"] is True
     assert question["report_range"] == list(mechanism.output_range)
     assert question["mechanism"]["real_epsilon"] <= question["epsilon"]
     assert question["options"] == []
@@ -170,7 +181,7 @@ def test_the_public_definition_carries_the_browsers_parameters(client, hours, ap
 
 def test_reports_in_range_are_stored_and_counted(client, hours, app):
     slug, (number_id, yes_no_id) = hours
-    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).output_range
+    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid").output_range
     for report in [low, high, 700, 700]:
         response = post(client, slug, {str(number_id): report, str(yes_no_id): 1})
         assert response.status_code == 201, response.get_json()
@@ -184,7 +195,7 @@ def test_reports_in_range_are_stored_and_counted(client, hours, app):
 @pytest.mark.parametrize("offset", [-1, 1])
 def test_reports_outside_the_range_are_refused_and_nothing_is_stored(client, hours, app, offset):
     slug, (number_id, yes_no_id) = hours
-    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).output_range
+    low, high = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid").output_range
     value = low - 1 if offset < 0 else high + 1
     response = post(client, slug, {str(number_id): value, str(yes_no_id): 1})
     assert response.status_code == 400
@@ -226,7 +237,7 @@ def test_laplaces_negative_reports_are_accepted(client, make_survey, app):
 
 def test_results_are_the_privacy_packages_figures(client, hours, app, sign_in_as, analyst):
     slug, (number_id, yes_no_id) = hours
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     rng = np.random.default_rng(2026_12_14)
     reports = mechanism.randomize(rng.uniform(0, 40, 30), rng).tolist()
     for report in reports:
@@ -245,7 +256,7 @@ def test_results_are_the_privacy_packages_figures(client, hours, app, sign_in_as
     assert question["chebyshev_half_width"] == expected.chebyshev_half_width
     assert question["consistent"] is True
     assert question["mechanism"] == "hybrid" and question["unit"] == "hours"
-    assert "less noise" in question["mechanism_reason"]
+    assert "definition asks for this mechanism" in question["mechanism_reason"]
     assert question["histogram"]["edges"] == list(histogram.edges)
     assert question["histogram"]["shares"] == pytest.approx(list(histogram.shares))
     assert json.dumps(document)  # plain JSON: no NumPy numbers left
@@ -271,7 +282,7 @@ def test_pooling_needs_the_same_bounds(make_survey, app):
 def test_the_respondent_page_asks_for_a_number_with_its_bounds(client, hours, app):
     slug, (number_id, _) = hours
     page = client.get(f"/s/{slug}").get_data(as_text=True)
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     assert f'<label for="answer-{number_id}">Your answer (hours)</label>' in page
     assert f'id="answer-{number_id}" type="text" inputmode="decimal"' in page
     assert "A number from 0 to\n        40 hours." in page
@@ -329,7 +340,7 @@ def test_a_survey_without_numbers_says_nothing_of_them(client, survey):
 
 
 def submit_numbers(client, slug, number_id, yes_no_id, values, seed=7):
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     rng = np.random.default_rng(seed)
     reports = mechanism.randomize(np.asarray(values, dtype=float), rng).tolist()
     for report in reports:
@@ -366,7 +377,7 @@ def test_the_dashboard_says_the_average_the_mechanism_and_why(
         assert outward(estimate.ci_low, estimate.ci_high) in page
     assert estimate.live_high - estimate.live_low > estimate.ci_high - estimate.ci_low
     assert "The hybrid mechanism (Wang et al., 2019) randomized each number" in page
-    assert "Chosen because it adds less noise at this privacy level" in page
+    assert "The survey’s definition asks for this mechanism" in page
     assert 'id="spread-' in page and "How the answers spread" in page
     assert page.count('<td class="num">') >= 10  # the ten bins' shares
 
@@ -401,7 +412,7 @@ def test_the_dashboard_plans_numeric_questions_in_their_unit(client, hours, sign
     slug, (number_id, yes_no_id) = hours
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}?margin=10").get_data(as_text=True)
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     needed = mechanism.respondents_for(4.0, 0.95)  # ±10 points of a range of 40 hours
     assert "to know the average within <strong>±4 hours</strong>" in page
     assert f"about <strong>{needed:,}</strong> respondents." in page
@@ -417,7 +428,7 @@ def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
     page = html.unescape(client.get(f"/analyst/surveys/{slug}?margin=10").get_data(as_text=True))
     planning = page[page.index('id="planning-heading"') : page.index('id="export-heading"')]
     assert "share" not in planning and "yes/no" not in planning
-    needed = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).respondents_for(4.0, 0.95)
+    needed = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid").respondents_for(4.0, 0.95)
     assert re.search(
         rf"To know the average within <strong>±10 points of its range</strong> at 95% "
         rf"confidence, this survey needs about\s*<strong>{needed:,}</strong> respondents.",
@@ -431,7 +442,7 @@ def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
     current = [row for row in rows if "(this survey)" in row]
     assert len(current) == 1 and current[0].startswith("25%")
     cells = re.findall(r'<td class="num">(.*?)</td>', current[0])
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     assert cells[1] == f"±{math.ceil(mechanism.half_width(20) * 10 - 1e-9) / 10:g} hours"
     assert cells[-1] == f"{needed:,}"
     assert "±16 hours (40 points of the range) or more says next to nothing" in planning
@@ -486,7 +497,7 @@ def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, ana
     page = client.get("/analyst/surveys/new").text
     form["csrf_token"] = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
     readout = client.post("/analyst/privacy-readout", data=form).get_json()
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), respondents=100)
     half_width = mechanism.half_width(100)
     shown = f"{math.ceil(half_width * 10 - 1e-9) / 10:.1f}".rstrip("0").rstrip(".")
     assert readout["planning"]["text"] == (
@@ -494,7 +505,7 @@ def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, ana
     )
     # With 20 students the margin passes 40% of the range (±16 hours): the readout says so.
     small = client.post("/analyst/privacy-readout", data={**form, "class_size": "20"}).get_json()
-    wide = privacy.numeric_mechanism(0.0, 40.0, math.log(3)).half_width(20)
+    wide = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid").half_width(20)
     assert wide >= 16.0 > half_width
     assert small["planning"]["text"].endswith(
         "hours, which says next to nothing (guaranteed ranges)."
@@ -730,7 +741,7 @@ def test_an_average_below_the_smallest_answer_is_shown_at_it(
 ):
     """Noise can push the unbiased mean below min: words show min, the API and CSV the mean."""
     slug, (number_id, yes_no_id) = make_survey(HOURS)
-    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     rng = np.random.default_rng(3)
     for _ in range(200):  # a class of 40 studying 0-4 hours, until noise gives a mean below 0
         reports = mechanism.randomize(rng.uniform(0, 4, 40), rng)
@@ -765,20 +776,31 @@ def test_an_average_inside_the_bounds_has_no_clipping_note(client, hours, sign_i
     assert "The average answer is about" in page and "clipped-mean" not in page
 
 
-def test_the_mechanisms_reason_compares_the_ranges_shown(client, hours, sign_in_as, analyst):
-    slug, (number_id, yes_no_id) = hours
-    submit_numbers(client, slug, number_id, yes_no_id, [10.0] * 60)
+def test_the_mechanisms_reason_compares_the_ranges_shown(client, make_survey, sign_in_as, analyst):
+    """Chosen by the app: the narrowest range for the class of 40 planned (the one-bit
+    mechanism at eps = ln 3), and the words compare it with the next best with the answers in."""
+    slug, (number_id, yes_no_id) = make_survey(CHOSEN_HOURS)
+    chosen = privacy.numeric_mechanism(0.0, 40.0, math.log(3))
+    assert chosen.name == "one_bit"
+    reports = chosen.randomize(np.full(60, 10.0), np.random.default_rng(3)).tolist()
+    for report in reports:
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 1}).status_code == 201
     sign_in_as(client, analyst)
-    hybrid = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     laplace = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "laplace")
-    # The ranges shown, not sqrt(0.53) from the variances: Laplace's exactly known noise proves
-    # a slightly narrower range than the hybrid's Chernoff bound (issue 19), and the words say so.
-    ratio = hybrid.half_width(60) / laplace.half_width(60)
-    assert 1.0 < ratio < 1.1
+    ratio = chosen.half_width(60) / laplace.half_width(60)
+    assert ratio < 1.0
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
-    assert f"With these 60 answers, though, its range is {ratio:.0%} as wide" in page
+    assert (
+        "Chosen because its guaranteed range is the narrowest at this privacy level for the "
+        f"class of 40 planned: with these 60 answers, its range is {ratio:.0%} as wide as "
+        "Laplace’s would be, for the same privacy."
+    ) in page
+    assert "The one-bit mechanism (Duchi et al., 2018) randomized each number" in page
+    words = " ".join(page.split())
+    assert "not how the answers spread" in words and "How the answers spread" not in words
     api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
     assert f"its range is {ratio:.0%} as wide" in api["mechanism_reason"]
+    assert api["mechanism"] == "one_bit" and api["histogram"] is None
 
 
 def number_form(client, **fields) -> dict:
@@ -875,3 +897,70 @@ def test_the_dashboard_names_the_answers_each_bar_holds(client, hours, sign_in_a
         "36 to 40 hours",
     ]
     assert "an answer counts in the bar of its nearest\n  whole number: 4.6 counts as 5" in page
+
+
+# --------------------------------------------------------------------------- the class planned
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, 40), (25, 25), (2, 2), (100_000, 100_000)])
+def test_a_definition_plans_its_class_size(given, kept):
+    raw = CHOSEN_HOURS if given is None else {**CHOSEN_HOURS, "expected_respondents": given}
+    assert parse_definition(raw).expected_respondents == kept
+
+
+@pytest.mark.parametrize("given", [1, 0, -5, 100_001, 2.5, "40", True])
+def test_a_bad_class_size_is_refused_naming_the_field(given):
+    with pytest.raises(SurveyDefinitionError, match="expected_respondents: must be a whole number"):
+        parse_definition({**CHOSEN_HOURS, "expected_respondents": given})
+
+
+def test_the_mechanism_is_chosen_for_the_class_planned_and_kept_once_open(app, make_survey):
+    """A draft follows its class size; opening fixes the mechanism the browsers will use, so a
+    later rule (or class size) cannot decode their reports with another."""
+    slug, _ = make_survey({**CHOSEN_HOURS, "expected_respondents": 1000}, status="draft")
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        widths = {
+            name: privacy.numeric_mechanism(0.0, 40.0, math.log(3), name).half_width(1000)
+            for name in privacy.NUMERIC_MECHANISMS
+        }
+        assert question.chosen_mechanism is None
+        assert question.mechanism.name == min(widths, key=widths.get)
+        from survey_app.surveys import open_survey
+
+        open_survey(find_survey(slug))
+        db.session.commit()
+        question = find_survey(slug).questions[0]
+        assert question.chosen_mechanism == question.mechanism.name
+        find_survey(slug).expected_respondents = 10
+        db.session.commit()
+        assert find_survey(slug).questions[0].mechanism.name == question.chosen_mechanism
+
+
+def test_the_builder_saves_the_class_size_with_the_survey(app, client, analyst, sign_in_as):
+    sign_in_as(client, analyst)
+    page = client.get("/analyst/surveys/new").text
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = {
+        "csrf_token": token,
+        "title": "Planned",
+        "flip_probability": "0.25",
+        "question_text": ["Hours?"],
+        "question_type": ["numeric"],
+        "question_min": ["0"],
+        "question_max": ["40"],
+        "question_unit": ["hours"],
+        "question_mechanism": [""],
+        "question_options": [""],
+        "class_size": "120",
+        "margin": "",
+    }
+    assert client.post("/analyst/surveys/new", data=form).status_code == 302
+    with app.app_context():
+        from survey_app.models import Survey
+
+        survey = db.session.execute(db.select(Survey).filter_by(title="Planned")).scalar_one()
+        assert survey.expected_respondents == 120
+        slug = survey.slug
+    editor = client.get(f"/analyst/surveys/{slug}/edit").text
+    assert re.search(r'name="class_size"[^>]*value="120"', editor)

@@ -55,6 +55,18 @@ def upgrade():
         "surveys",
         sa.Column("released_respondents", sa.Integer(), nullable=False, server_default="0"),
     )
+    op.add_column(
+        "surveys",
+        sa.Column("expected_respondents", sa.Integer(), nullable=False, server_default="40"),
+    )
+    op.add_column("questions", sa.Column("chosen_mechanism", sa.String(length=10), nullable=True))
+    # Numeric questions of surveys that have opened keep the mechanism their browsers used: the
+    # rule before this one chose the hybrid at every epsilon the app allows (a test pinned it).
+    op.execute(
+        "UPDATE questions SET chosen_mechanism = 'hybrid' WHERE kind = 'numeric' "
+        "AND numeric_mechanism IS NULL "
+        "AND survey_id IN (SELECT id FROM surveys WHERE status <> 'draft')"
+    )
     for flag in ("reopened", "results_held"):
         op.add_column(
             "surveys", sa.Column(flag, sa.Boolean(), nullable=False, server_default=sa.false())
@@ -104,6 +116,8 @@ def downgrade():
         _rebuild_tallies_on_sqlite(with_rowid=True)
     op.drop_table("released_tallies")
     # SQLite (3.35+) drops a column in place; no table rebuild.
+    op.drop_column("questions", "chosen_mechanism")
+    op.drop_column("surveys", "expected_respondents")
     op.drop_column("surveys", "results_held")
     op.drop_column("surveys", "reopened")
     op.drop_column("surveys", "released_respondents")
