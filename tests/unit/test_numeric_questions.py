@@ -939,22 +939,7 @@ def test_the_mechanism_is_chosen_for_the_class_planned_and_kept_once_open(app, m
 
 def test_the_builder_saves_the_class_size_with_the_survey(app, client, analyst, sign_in_as):
     sign_in_as(client, analyst)
-    page = client.get("/analyst/surveys/new").text
-    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
-    form = {
-        "csrf_token": token,
-        "title": "Planned",
-        "flip_probability": "0.25",
-        "question_text": ["Hours?"],
-        "question_type": ["numeric"],
-        "question_min": ["0"],
-        "question_max": ["40"],
-        "question_unit": ["hours"],
-        "question_mechanism": [""],
-        "question_options": [""],
-        "class_size": "120",
-        "margin": "",
-    }
+    form = number_form(client, title="Planned", class_size="120")
     assert client.post("/analyst/surveys/new", data=form).status_code == 302
     with app.app_context():
         from survey_app.models import Survey
