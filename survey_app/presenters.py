@@ -365,32 +365,47 @@ def bar_label(first: float, last: float) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
-    """A numeric question's figures for people: mean, range and bins, in the question's unit.
-
-    The mean is clipped to [min, max] and rounded to nearest, the range rounded outward (it
-    still covers what it guarantees). ``kind`` "live": the range is the live one (an open
-    survey's page is read again and again); else the narrowest fixed-size range.
-    """
-    estimate = result.estimate
+def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") -> dict:
+    """A numeric average's ranges in words, in its unit's decimals, rounded outward (they still
+    cover what they guarantee). ``kind`` "live": ``low``/``high`` are the live range (an open
+    survey's page is read again and again); else the narrowest fixed-size range."""
     places = numeric_places(estimate.lo, estimate.hi)
     step = 10.0**-places
 
-    def down(value: float) -> str:
-        return rounding.text(rounding.down(value, step), places)
+    def down(value: float | None) -> str | None:
+        return None if value is None else rounding.text(rounding.down(value, step), places)
 
-    def up(value: float) -> str:
-        return rounding.text(rounding.up(value, step), places)
+    def up(value: float | None) -> str | None:
+        return None if value is None else rounding.text(rounding.up(value, step), places)
 
-    unit = f" {result.unit}" if result.unit else ""
+    live = kind == "live"
+    return {
+        "low": down(estimate.live_low if live else estimate.ci_low),
+        "high": up(estimate.live_high if live else estimate.ci_high),
+        "live_low": down(estimate.live_low),
+        "live_high": up(estimate.live_high),
+        "half_width": up(estimate.half_width),
+        "chebyshev": up(estimate.chebyshev_half_width),
+        "bernstein": up(estimate.bernstein_half_width),
+        "bound": BOUND_WORDS.get(estimate.bound or "", ""),
+        # Ranges wider than a fifth of the scale say little yet.
+        "too_wide": estimate.half_width is not None
+        and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
+    }
+
+
+def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
+    """A numeric question's figures for people: mean, ranges and bins, in the question's unit.
+
+    The mean is clipped to [min, max] and rounded to nearest; the ranges are
+    :func:`numeric_range_words`.
+    """
+    estimate = result.estimate
+    places = numeric_places(estimate.lo, estimate.hi)
     shown_mean = estimate.clipped_mean
     histogram = result.histogram
-    live = kind == "live"
-    low, high = (
-        (estimate.live_low, estimate.live_high) if live else (estimate.ci_low, estimate.ci_high)
-    )
     return {
-        "unit": unit,
+        "unit": f" {result.unit}" if result.unit else "",
         # The mean in words is clipped to [min, max], as shares are to [0, 1]; the unbiased
         # figure stays in the API and CSV, and ``raw_mean`` says it when it was clipped.
         "mean": None if shown_mean is None else format_number(shown_mean, places),
@@ -398,17 +413,7 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
         "clipped": None
         if shown_mean is None or shown_mean == estimate.mean
         else ("below" if estimate.mean < estimate.lo else "above"),
-        "low": None if low is None else down(low),
-        "high": None if high is None else up(high),
-        "live_low": None if estimate.live_low is None else down(estimate.live_low),
-        "live_high": None if estimate.live_high is None else up(estimate.live_high),
-        "half_width": None if estimate.half_width is None else up(estimate.half_width),
-        "chebyshev": None
-        if estimate.chebyshev_half_width is None
-        else up(estimate.chebyshev_half_width),
-        "bernstein": None
-        if estimate.bernstein_half_width is None
-        else up(estimate.bernstein_half_width),
+        **numeric_range_words(estimate, kind),
         "min": format_number(estimate.lo),
         "max": format_number(estimate.hi),
         # Each bar's label says which answers it holds: "3", or "0 to 4".
@@ -421,10 +426,6 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
         "answer_step": None
         if histogram is None or histogram.answer_step is None
         else format_number(histogram.answer_step),
-        "bound": BOUND_WORDS.get(estimate.bound or "", ""),
-        # Ranges wider than a fifth of the scale say little yet.
-        "too_wide": estimate.half_width is not None
-        and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
         "mechanism": MECHANISM_WORDS[result.mechanism.name],
         "reason": mechanism_reason(result),
     }

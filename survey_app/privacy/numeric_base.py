@@ -342,7 +342,11 @@ class NumericMechanism:
         mean_index = float(np.mean(self.estimate_of_output(reports)))
         mean = float(value_of_grid_index(mean_index, self.lo, self.hi))
         chebyshev, bernstein, tail, bound = self._all_half_widths(n, level)
-        half_width = min(chebyshev, bernstein, math.inf if tail is None else tail) * self.step
+        # Plain floats: NumPy's would make the JSON API's figures (and flags) unserializable.
+        tail = None if tail is None else float(tail)
+        half_width = float(
+            min(chebyshev, bernstein, math.inf if tail is None else tail) * self.step
+        )
         return NumericEstimate(
             n=n,
             mean=mean,
