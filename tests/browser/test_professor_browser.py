@@ -238,6 +238,7 @@ def test_a_professors_day(live_app, analyst, make_chromium):
                 percent(o["noisy_count"] / question["n"]),
                 percent(o["estimate"]),
                 f"{percent_low(o['exact_ci_low'])} – {percent_high(o['exact_ci_high'])}",
+                f"{percent_low(o['live_ci_low'])} – {percent_high(o['live_ci_high'])}",
                 f"{percent_low(o['ci_low'])} – {percent_high(o['ci_high'])}",
             )
             if o["consistent"]
@@ -246,6 +247,7 @@ def test_a_professors_day(live_app, analyst, make_chromium):
                 str(o["noisy_count"]),
                 percent(o["noisy_count"] / question["n"]),
                 percent(o["estimate"]),
+                "not consistent",
                 "not consistent",
                 "not consistent",
             )
@@ -306,6 +308,10 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         "epsilon",
         "bernstein_ci_low",  # numeric questions only
         "bernstein_ci_high",
+        "simultaneous_ci_low",  # all of a question's options at once
+        "simultaneous_ci_high",
+        "live_ci_low",  # valid at every look
+        "live_ci_high",
     ]
     options = [
         (number, q, o)
