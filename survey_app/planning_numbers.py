@@ -90,9 +90,10 @@ def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], i
 def numeric_half_width(
     number: PlannedNumber, flip_probability: float, n: int, confidence: float
 ) -> float:
-    """The guaranteed half-width (in the question's unit) n answers reach at p."""
+    """The guaranteed half-width (in the question's unit) n answers reach at p, with the
+    mechanism a survey planned for n would get (or the one named)."""
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
-    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism)
+    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism, n)
     return mechanism.half_width(n, confidence)
 
 
