@@ -221,7 +221,16 @@ EVERY_KIND = {
     "title": "Storage order",
     "flip_probability": 0.25,
     "questions": [
-        {"text": "Hours a week?", "type": "numeric", "min": 0, "max": 40, "unit": "hours"},
+        # The hybrid: reports of many values, each count row first made by one arrival (the
+        # one-bit mechanism's two rows would show nothing).
+        {
+            "text": "Hours a week?",
+            "type": "numeric",
+            "min": 0,
+            "max": 40,
+            "unit": "hours",
+            "mechanism": "hybrid",
+        },
         {"text": "Used the forum?", "type": "yes_no"},
     ],
 }

@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 from werkzeug.http import parse_options_header
@@ -356,7 +356,7 @@ def near_misses(draw, target: Target) -> dict:
             key = draw(st.sampled_from(list(target.keys)))
             answers[draw(unknown_question_ids(target, key))] = draw(st.integers(0, 1))
             if draw(st.booleans()):
-                del answers[key]  # in place of a real one rather than beside it
+                answers.pop(key, None)  # in place of a real one rather than beside it
         elif fault == "bad-value":
             index = draw(st.integers(0, len(target.keys) - 1))
             answers[target.keys[index]] = draw(bad_values(target.counts[index]))
@@ -441,7 +441,10 @@ def test_arbitrary_json_values_are_refused(app, client, target, value, content_t
 def test_near_miss_submissions_are_refused(app, client, target, data):
     payload = data.draw(near_misses(target))
     content_type = data.draw(st.sampled_from(JSON_TYPES))
-    assert check(app, client, target, json.dumps(payload).encode(), content_type) == "refused"
+    body = json.dumps(payload).encode()
+    # Faults can undo each other (an answer dropped, then set again): that is no near miss.
+    assume(well_formed(target, body, content_type) is None)
+    assert check(app, client, target, body, content_type) == "refused"
 
 
 @FUZZ_SETTINGS
