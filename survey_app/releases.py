@@ -7,7 +7,9 @@ computed from its last **release**: the counts as they stood when at least
 ``SURVEY_APP_RELEASE_BATCH`` submissions (default 5) had arrived since the release before.
 Two views then differ by sums over at least that many randomized answers, never by one. How
 many have answered stays live. A closed survey shows all its counts; reopening it releases
-them (its owner has seen them), and the next release again waits for a batch.
+them (its owner has seen them), and the next release again waits for a batch. A survey closed
+again before a batch of new answers came in keeps showing its last release (:func:`close`):
+else closing, reopening for one arrival and closing again would show that arrival.
 
 A release is made when a view asks for results and a batch is due: the counts are copied, in
 one statement, into :class:`~survey_app.models.ReleasedTally`, under a lock on the survey's
