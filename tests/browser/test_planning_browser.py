@@ -9,6 +9,7 @@ from selenium.webdriver.common.by import By
 
 from survey_app import privacy
 from survey_app.presenters import format_points
+from tests.browser.test_accessibility import signed_in
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,
     click_and_wait_for_page,
@@ -107,3 +108,44 @@ def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, mak
     )
     assert widths["inner"] == 360, widths
     assert widths["scroll"] <= widths["client"], widths
+
+
+#: The contrast of a button's text against the background it is really drawn on, in the page:
+#: WCAG's relative luminance, the first opaque background going up from the button.
+CONTRAST = """
+const element = arguments[0];
+function rgb(text) { return text.match(/[\\d.]+/g).map(Number); }
+function luminance([r, g, b]) {
+  const channel = (c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+}
+let node = element, background = null;
+while (node && node.nodeType === 1) {
+  const value = rgb(getComputedStyle(node).backgroundColor);
+  if (value.length < 4 || value[3] > 0) { background = value; break; }
+  node = node.parentElement;
+}
+background = background || [255, 255, 255];
+const [a, b] = [luminance(rgb(getComputedStyle(element).color)), luminance(background)];
+return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+"""
+
+
+def test_the_builders_remove_buttons_are_readable_in_every_state(live_app, analyst, make_chromium):
+    """They were blank red bars: red text on button.danger's red background (contrast 1:1)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url("/analyst/surveys/new"))
+    buttons = driver.find_elements(By.CSS_SELECTOR, "button[value^='remove_']")
+    assert buttons
+    for button in buttons:
+        assert button.text.startswith("Remove question")
+        assert driver.execute_script(CONTRAST, button) >= 4.5  # at rest
+        ActionChains(driver).move_to_element(button).perform()
+        assert driver.execute_script(CONTRAST, button) >= 4.5  # hovered
+        driver.execute_script("arguments[0].focus()", button)
+        assert driver.execute_script(CONTRAST, button) >= 4.5  # focused
