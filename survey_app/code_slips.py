@@ -24,7 +24,6 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
 from survey_app.access import owned_survey_or_404
-from survey_app.analyst import render_dashboard
 from survey_app.codes import (
     CodeRequestError,
     format_code,
@@ -32,6 +31,7 @@ from survey_app.codes import (
     parse_code_count,
     require_codes,
 )
+from survey_app.dashboard import render_dashboard
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.presenters import qr_code_svg

@@ -30,7 +30,7 @@ from flask import (
 from flask_login import current_user, login_required
 
 from survey_app.access import owned_survey_or_404
-from survey_app.analyst import ActionForm, chosen_confidence
+from survey_app.dashboard import ActionForm, chosen_confidence
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey

@@ -67,3 +67,22 @@ def test_no_module_is_longer_than_a_newcomer_reads():
 
 def test_the_package_holds_no_benchmark():
     assert [name for name in modules() if "bench" in name] == []
+
+
+def blueprint_modules() -> set[str]:
+    """The modules that define a Flask blueprint (``bp = Blueprint(...)``)."""
+    return {
+        name
+        for name, path in modules().items()
+        if name != "survey_app" and "Blueprint(" in path.read_text(encoding="utf-8")
+    }
+
+
+def test_no_blueprint_imports_another():
+    """What several pages share lives in a module no blueprint owns (survey_app.dashboard)."""
+    blueprints = blueprint_modules()
+    assert {"survey_app.analyst", "survey_app.projector", "survey_app.code_slips"} <= blueprints
+    crossing = {
+        name: sorted(imports_of(modules()[name]) & (blueprints - {name})) for name in blueprints
+    }
+    assert {name: found for name, found in crossing.items() if found} == {}
