@@ -95,6 +95,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         percent_low,
         range_guarantee,
         shown_range,
+        widest_shown_half_width,
     )
 
     if on_sqlite:
@@ -123,6 +124,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.add_template_filter(percent_low)
     app.add_template_filter(percent_high)
     app.add_template_filter(shown_range)
+    app.add_template_filter(widest_shown_half_width)
     app.add_template_filter(range_guarantee)
     app.add_template_filter(format_epsilon, "epsilon")
     app.add_template_filter(format_upper_bound, "upper_bound")

@@ -19,7 +19,9 @@ from survey_app.surveys import MAX_TITLE_LENGTH
 #: What a copy's title ends with, so the two can be told apart until the copy is renamed.
 COPY_MARK = " (copy)"
 #: Question columns a copy does not take: its own identity and the survey it belongs to.
-_QUESTION_IDENTITY = frozenset({"id", "survey_id"})
+#: Not copied: a question's identity, and the mechanism chosen when its survey opened (the
+#: copy, a draft, is chosen for when it opens, as every draft is).
+_QUESTION_IDENTITY = frozenset({"id", "survey_id", "chosen_mechanism"})
 
 
 COPY_NUMBER = re.compile(r" \(copy(?: (\d{1,6}))?\)$")

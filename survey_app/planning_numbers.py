@@ -161,7 +161,9 @@ def survey_numbers(survey: Survey) -> list[PlannedNumber]:
             question.minimum,
             question.maximum,
             question.unit or "",
-            question.numeric_mechanism,
+            # The mechanism its answers come (or will come) with: named, fixed at opening, or
+            # the rule's for the class planned.
+            question.mechanism.name,
         )
         for number, question in enumerate(survey.questions, start=1)
         if question.is_numeric

@@ -198,6 +198,12 @@ def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, fl
     return estimate.exact_low, estimate.exact_high
 
 
+def widest_shown_half_width(question, kind: str) -> float | None:
+    """Half the widest range of that kind among a question's options: the one the "too wide
+    to say much yet" caution quotes is the one the page leads with."""
+    return question.widest_half_width(lambda estimate: shown_range(estimate, kind))
+
+
 def range_guarantee(kind: str, confidence: float) -> str:
     """What a range of that kind guarantees, as the sentence ending "between X and Y, ..."."""
     sure = f"guaranteed at least {percent(confidence)} of the time"
@@ -379,6 +385,11 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
         return None if value is None else rounding.text(rounding.up(value, step), places)
 
     live = kind == "live"
+    shown_half_width = (
+        (estimate.live_high - estimate.live_low) / 2.0
+        if live and estimate.live_low is not None
+        else estimate.half_width
+    )
     return {
         "low": down(estimate.live_low if live else estimate.ci_low),
         "high": up(estimate.live_high if live else estimate.ci_high),
@@ -388,9 +399,9 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
         "chebyshev": up(estimate.chebyshev_half_width),
         "bernstein": up(estimate.bernstein_half_width),
         "bound": BOUND_WORDS.get(estimate.bound or "", ""),
-        # Ranges wider than a fifth of the scale say little yet.
-        "too_wide": estimate.half_width is not None
-        and estimate.half_width > 0.2 * (estimate.hi - estimate.lo),
+        # Ranges wider than a fifth of the scale say little yet: the one shown is judged.
+        "too_wide": shown_half_width is not None
+        and shown_half_width > 0.2 * (estimate.hi - estimate.lo),
     }
 
 
@@ -435,7 +446,12 @@ def mechanism_reason(result: NumericResult) -> str:
     """Which mechanism and why, comparing the ranges at the answers counted so far."""
     estimate = result.estimate
     return privacy.mechanism_choice_reason(
-        result.mechanism, result.named, estimate.n, estimate.confidence, result.planned
+        result.mechanism,
+        result.named,
+        estimate.n,
+        estimate.confidence,
+        result.planned,
+        result.chosen_earlier,
     )
 
 

@@ -60,6 +60,8 @@ class NumericResult:
     unit: str
     #: The class size the survey planned for (the mechanism was chosen for it).
     planned: int = privacy.PLANNED_RESPONDENTS
+    #: Fixed at opening by an earlier rule than today's (surveys opened before it).
+    chosen_earlier: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,15 +80,20 @@ class QuestionResult:
         """Every option of a question shares one Chebyshev half-width."""
         return self.options[0].estimate.half_width if self.options else None
 
+    def widest_half_width(self, ranges) -> float | None:
+        """Half the widest of the options' ranges that ``ranges(estimate)`` gives as
+        ``(low, high)`` (None before any answer)."""
+        widths = [
+            (high - low) / 2.0
+            for low, high in (ranges(option.estimate) for option in self.options)
+            if low is not None
+        ]
+        return max(widths) if widths else None
+
     @property
     def widest_exact_half_width(self) -> float | None:
         """Half the widest exact interval among the options (None before any answer)."""
-        widths = [
-            (option.estimate.exact_high - option.estimate.exact_low) / 2.0
-            for option in self.options
-            if option.estimate.exact_low is not None
-        ]
-        return max(widths) if widths else None
+        return self.widest_half_width(lambda e: (e.exact_low, e.exact_high))
 
     @property
     def too_early(self) -> bool:
@@ -149,6 +156,16 @@ def numeric_result(question: Question, counts: dict[int, int], confidence: float
         named=question.numeric_mechanism is not None,
         unit=question.unit or "",
         planned=question.survey.expected_respondents,
+        chosen_earlier=question.numeric_mechanism is None
+        and question.chosen_mechanism is not None
+        and question.chosen_mechanism
+        != privacy.numeric_mechanism(
+            question.minimum,
+            question.maximum,
+            question.survey.epsilon_per_question,
+            None,
+            question.survey.expected_respondents,
+        ).name,
     )
 
 

@@ -119,8 +119,12 @@ def mechanism_choice_reason(
     respondents: int | None = None,
     confidence: float = 0.95,
     planned: int = PLANNED_RESPONDENTS,
+    earlier: bool = False,
 ) -> str:
     """Why a numeric question uses ``mechanism``, in plain words for a professor.
+
+    ``earlier``: it was chosen when the survey opened by the rule of the time (the smaller
+    worst-case noise), which the browsers' answers keep.
 
     ``named``: the survey's definition asked for it by name. Otherwise it was chosen because
     its guaranteed range was the narrowest for the ``planned`` class size. Either way the words
@@ -144,6 +148,12 @@ def mechanism_choice_reason(
         return (
             f"The survey’s definition asks for this mechanism. At this privacy level and "
             f"{answers}, its range is {beside}."
+        )
+    if earlier:
+        return (
+            "Chosen when the survey opened, by the rule of the time (the smaller worst-case "
+            f"noise); its answers keep it. At this privacy level and {answers}, its range is "
+            f"{beside}."
         )
     chosen = (
         "Chosen because its guaranteed range is the narrowest at this privacy level for the "

@@ -1229,11 +1229,18 @@ WIDE_WORDS = "too wide to say much yet"
 OUTSIDE_WORDS = "outside 0–100%"
 
 
-def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey):
+def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey, close):
     # p = 1/4 and 30 answers, half "yes": the exact range is 1/3 each side of 50% (t/n from
     # 5/30 to 25/30), well above the 0.2 the warning starts at.
     slug = yes_no_survey(make_survey, 0.25)
     submit(app, slug, [(1,)] * 15 + [(0,)] * 15)
+    # Open: the caution quotes the range the page leads with, the live one (wider).
+    page = signed_in.get(f"/analyst/surveys/{slug}").text
+    (question,) = results_of(app, slug)["questions"]
+    live = max((e.live_high - e.live_low) / 2 for _, _, e in question["options"])
+    assert live > question["widest_exact_half_width"]
+    assert WIDE_WORDS in page and f"(up to ±{percent_high(live)})" in page
+    close(slug)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     widest = results_of(app, slug)["questions"][0]["widest_exact_half_width"]
     assert 0.3 < widest < 0.35
@@ -1242,12 +1249,13 @@ def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey):
     assert OUTSIDE_WORDS not in page
 
 
-def test_narrow_ranges_need_no_warning(app, signed_in, make_survey):
+def test_narrow_ranges_need_no_warning(app, signed_in, make_survey, close):
     # p = 0.1 and 30 answers: the exact range is ±0.133, under 0.2, though the Chebyshev
     # half-width sqrt(0.09 / (30 * 0.05)) / 0.8 = 0.306 is above it: the warning follows the
-    # range the words give.
+    # range the words give (closed: the exact one).
     slug = yes_no_survey(make_survey, 0.1)
     submit(app, slug, [(1,)] * 15 + [(0,)] * 15)
+    close(slug)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     (question,) = results_of(app, slug)["questions"]
     assert question["widest_exact_half_width"] < 0.2 < question["half_width"]

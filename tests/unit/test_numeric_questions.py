@@ -949,3 +949,33 @@ def test_the_builder_saves_the_class_size_with_the_survey(app, client, analyst, 
         slug = survey.slug
     editor = client.get(f"/analyst/surveys/{slug}/edit").text
     assert re.search(r'name="class_size"[^>]*value="120"', editor)
+
+
+def test_a_survey_opened_under_the_earlier_rule_keeps_its_mechanism_and_says_so(
+    app, client, make_survey, sign_in_as, analyst
+):
+    """The migration keeps the hybrid for surveys opened before the narrowest-range rule: their
+    reason, planning and copies follow from that, not from today's rule."""
+    from survey_app.copies import duplicate_survey
+    from survey_app.planning_numbers import survey_numbers
+
+    slug, (number_id, yes_no_id) = make_survey(CHOSEN_HOURS)
+    with app.app_context():
+        question = find_survey(slug).questions[0]
+        assert question.chosen_mechanism == "one_bit"  # today's rule, fixed at opening
+        question.chosen_mechanism = "hybrid"  # as the migration leaves an older survey
+        db.session.commit()
+    mechanism, _ = submit_numbers(client, slug, number_id, yes_no_id, [10.0] * 40)
+    sign_in_as(client, analyst)
+    api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
+    assert api["mechanism"] == "hybrid"
+    assert api["mechanism_reason"].startswith(
+        "Chosen when the survey opened, by the rule of the time (the smaller worst-case noise)"
+    )
+    with app.app_context():
+        survey = find_survey(slug)
+        assert [number.mechanism for number in survey_numbers(survey)] == ["hybrid"]
+        copy = duplicate_survey(survey)
+        db.session.commit()
+        assert copy.questions[0].chosen_mechanism is None  # chosen when the copy opens
+        assert copy.questions[0].mechanism.name == "one_bit"
