@@ -24,6 +24,7 @@ from survey_app.extensions import db
 from survey_app.models import Submission, Survey
 from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey
+from tests.unit.test_numeric_questions import HOURS
 
 SUBMISSIONS = 40
 
@@ -216,24 +217,10 @@ def test_a_log_held_by_a_reader_is_reported_not_passed_over(
 # --------------------------------------------------------------------------- every table
 
 #: A survey whose submissions write every kind of row: a code used, a numeric report whose
-#: count row is created when it first arrives, and yes/no counts.
-EVERY_KIND = {
-    "title": "Storage order",
-    "flip_probability": 0.25,
-    "questions": [
-        # The hybrid: reports of many values, each count row first made by one arrival (the
-        # one-bit mechanism's two rows would show nothing).
-        {
-            "text": "Hours a week?",
-            "type": "numeric",
-            "min": 0,
-            "max": 40,
-            "unit": "hours",
-            "mechanism": "hybrid",
-        },
-        {"text": "Used the forum?", "type": "yes_no"},
-    ],
-}
+#: count row is created when it first arrives, and yes/no counts. The numeric tests' survey: its
+#: number randomized by the hybrid, whose reports take many values, each count row first made
+#: by one arrival (the one-bit mechanism's two rows would show nothing).
+EVERY_KIND = HOURS
 #: Enough arrivals for a rank correlation to mean something: with no order kept, it is about
 #: normal with standard deviation 1/sqrt(79) = 0.11 here, and the seeds below fix it.
 ARRIVALS = 80
