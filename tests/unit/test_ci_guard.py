@@ -33,3 +33,25 @@ def test_a_skip_stays_a_skip_elsewhere(tmp_path):
     result = run_skipping_test(tmp_path, "")
     assert result.returncode == 0, result.stdout
     assert "1 skipped" in result.stdout
+
+
+def test_ci_runs_ruff_before_the_suite():
+    """CI lints and checks formatting before the tests, so a style slip fails the run early."""
+    script = (ROOT / ".ci" / "run").read_text()
+    first_pytest = script.index("-m pytest")
+    for command in ("ruff check .", "ruff format --check ."):
+        assert command in script, command
+        assert script.index(command) < first_pytest, command
+
+
+def test_the_repository_passes_ruff():
+    """The same checks CI runs, so the suite alone also catches a lint or format slip."""
+    for command in (["check", "."], ["format", "--check", "."]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *command],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
