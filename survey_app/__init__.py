@@ -18,15 +18,8 @@ def _asset_dir(name: str) -> str:
     return str(PACKAGE_DIR.parent / name)
 
 
-def create_app(test_config: dict | None = None) -> Flask:
-    """Create and configure the app (the application factory)."""
-    app = Flask(
-        __name__,
-        instance_relative_config=True,
-        static_folder=_asset_dir("static"),
-        template_folder=_asset_dir("templates"),
-        instance_path=os.environ.get("SURVEY_APP_INSTANCE_PATH") or None,
-    )
+def _base_config(app: Flask, test_config: dict | None) -> None:
+    """The defaults, then the environment (or the instance's files), then the test config."""
     from survey_app import config
 
     app.config.from_mapping(
@@ -52,91 +45,89 @@ def create_app(test_config: dict | None = None) -> Flask:
     # A signed session cookie older than a session may live is refused outright.
     app.permanent_session_lifetime = app.config["SESSION_MAX_AGE"]
 
-    from survey_app.database import protect_database_file
+
+def _init_extensions(app: Flask) -> bool:
+    """Bind the database, migrations, CSRF and logins to the app; True if it runs on SQLite."""
+    from survey_app.accounts import load_session_analyst
+    from survey_app.database import configure_engine, is_sqlite, protect_database_file
     from survey_app.extensions import csrf, db, login, migrate
 
     protect_database_file(app.config["SQLALCHEMY_DATABASE_URI"])
-
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PACKAGE_DIR / "migrations"))
     csrf.init_app(app)
     login.init_app(app)
-    from survey_app.accounts import load_session_analyst
-
     login.user_loader(load_session_analyst)
-    from survey_app.database import configure_engine, is_sqlite
-
     with app.app_context():
         configure_engine(db.engine)
-        on_sqlite = is_sqlite(db.engine)
+        return is_sqlite(db.engine)
 
+
+def _writes_take_the_lock_first(app: Flask) -> None:
+    """On SQLite, a request that writes begins its write transaction before anything else."""
+    from flask import request
+
+    from survey_app.database import begin_session_writes
+
+    @app.before_request
+    def _begin_writes():
+        # Submissions write on a connection of their own (database.write_transaction).
+        if request.method not in ("GET", "HEAD", "OPTIONS") and request.endpoint not in (
+            "api.submit_response",
+            None,
+        ):
+            begin_session_writes()
+
+
+def _register_blueprints(app: Flask) -> None:
+    """The pages and the API, each blueprint with its one job."""
     from survey_app import (
-        analyst,
         api,
-        assets,
+        builder_pages,
         code_slips,
-        errors,
+        dashboard_pages,
         manage,
         models,  # noqa: F401  (registers the tables)
         projector,
-        ratelimits,
         respondent,
-        security,
-    )
-    from survey_app.presenters import (
-        format_count,
-        format_epsilon,
-        format_number,
-        format_points,
-        format_upper_bound,
-        numeric_words,
-        percent,
-        percent_high,
-        percent_low,
-        range_guarantee,
-        shown_range,
-        widest_shown_half_width,
+        sign_in,
     )
 
+    for blueprint_module in (
+        respondent,
+        api,
+        sign_in,
+        builder_pages,
+        dashboard_pages,
+        code_slips,
+        manage,
+        projector,
+    ):
+        app.register_blueprint(blueprint_module.bp)
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Create and configure the app (the application factory)."""
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        static_folder=_asset_dir("static"),
+        template_folder=_asset_dir("templates"),
+        instance_path=os.environ.get("SURVEY_APP_INSTANCE_PATH") or None,
+    )
+    _base_config(app, test_config)
+    on_sqlite = _init_extensions(app)
     if on_sqlite:
-        from flask import request
+        _writes_take_the_lock_first(app)
+    _register_blueprints(app)
 
-        from survey_app.database import begin_session_writes
+    from survey_app import assets, errors, ratelimits, security, template_filters
+    from survey_app.cli import register_commands
 
-        @app.before_request
-        def _writes_take_the_lock_first():
-            # Submissions write on a connection of their own (database.write_transaction).
-            if request.method not in ("GET", "HEAD", "OPTIONS") and request.endpoint not in (
-                "api.submit_response",
-                None,
-            ):
-                begin_session_writes()
-
-    app.register_blueprint(respondent.bp)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(analyst.bp)
-    app.register_blueprint(code_slips.bp)
-    app.register_blueprint(manage.bp)
-    app.register_blueprint(projector.bp)
     ratelimits.register(app)
-
-    app.add_template_filter(percent)
-    app.add_template_filter(percent_low)
-    app.add_template_filter(percent_high)
-    app.add_template_filter(shown_range)
-    app.add_template_filter(widest_shown_half_width)
-    app.add_template_filter(range_guarantee)
-    app.add_template_filter(format_epsilon, "epsilon")
-    app.add_template_filter(format_upper_bound, "upper_bound")
-    app.add_template_filter(format_points, "points")
-    app.add_template_filter(format_count, "headcount")
-    app.add_template_filter(format_number, "bound")
-    app.add_template_filter(numeric_words)
+    template_filters.register(app)
     assets.register(app)
     errors.register(app)
     security.register(app)
-
-    from survey_app.cli import register_commands
-
     register_commands(app)
     return app

@@ -77,7 +77,7 @@ def set_required(slug: str):
             else "Respondents will not need a code.",
             "success",
         )
-    return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
+    return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
 
 
 def codes_csv(codes: list[str]) -> str:
@@ -108,7 +108,7 @@ def issue(slug: str):
             "student”.",
             "error",
         )
-        return redirect(url_for("analyst.dashboard", slug=slug))
+        return redirect(url_for("dashboard.dashboard", slug=slug))
     typed = request.form.get("count", "")
     try:
         codes = issue_codes(survey, parse_code_count(typed))
@@ -123,7 +123,7 @@ def issue(slug: str):
     except SurveyStateError as error:
         db.session.rollback()
         flash(str(error), "error")
-        return redirect(url_for("analyst.dashboard", slug=slug, _anchor="codes-heading"))
+        return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
     db.session.commit()
     if batch:
         session[ISSUED_BATCHES] = [

@@ -87,7 +87,7 @@ def known_device(email: str) -> str | None:
 def _cookie_attributes() -> dict:
     return {
         # Only the sign-in form needs it; no other request carries it.
-        "path": url_for("analyst.login"),
+        "path": url_for("sign_in.login"),
         "httponly": True,
         # The sign-in form posts from this site's own page: no other site's request needs it.
         "samesite": "Strict",

@@ -29,6 +29,6 @@ db = SQLAlchemy(model_class=Base)
 csrf = CSRFProtect()
 migrate = Migrate()
 login = LoginManager()
-login.login_view = "analyst.login"
+login.login_view = "sign_in.login"
 login.login_message = "Please sign in to see that page."
 login.session_protection = "strong"

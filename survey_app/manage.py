@@ -75,7 +75,7 @@ def _apply(survey: Survey, change: Callable[[Survey], None], message: str) -> bo
 
 
 def _to_dashboard(slug: str):
-    return redirect(url_for("analyst.dashboard", slug=slug))
+    return redirect(url_for("dashboard.dashboard", slug=slug))
 
 
 # --------------------------------------------------------------------------- open, close
@@ -130,7 +130,7 @@ def duplicate(slug: str):
         "level, without its answers or codes. Rename it for the next section, then save it.",
         "success",
     )
-    return redirect(url_for("analyst.edit_survey", slug=copy.slug))
+    return redirect(url_for("builder.edit_survey", slug=copy.slug))
 
 
 @bp.post("/surveys/<slug>/archive")
@@ -187,7 +187,7 @@ def delete(slug: str):
         delete_survey(survey)
         db.session.commit()
         flash(f"“{title}” and its answers were deleted.", "success")
-        return redirect(url_for("analyst.surveys"))
+        return redirect(url_for("builder.surveys"))
     if request.method == "POST":
         return redirect(url_for("manage.delete", slug=slug), 303)
     return render_template(

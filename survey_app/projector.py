@@ -221,4 +221,4 @@ def set_results_visibility(slug: str):
         )
     else:
         flash("The projector view shows the results as they come in.", "success")
-    return redirect(url_for("analyst.dashboard", slug=slug, _anchor="projector"))
+    return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="projector"))

@@ -1,0 +1,28 @@
+"""The analyst's dashboard pages: a survey's dashboard and its results panel, which the open
+dashboard fetches to refresh itself. What they show is worked out in survey_app.dashboard."""
+
+from __future__ import annotations
+
+from flask import render_template
+from flask_login import current_user, login_required
+
+from survey_app.access import owned_survey_or_404
+from survey_app.analyst_area import analyst_blueprint
+from survey_app.dashboard import render_dashboard, shown_results
+
+bp = analyst_blueprint("dashboard", __name__)
+
+
+@bp.get("/surveys/<slug>")
+@login_required
+def dashboard(slug: str):
+    """Respondents so far, estimates with exact and Chebyshev ranges, pooling, planning, exports."""
+    return render_dashboard(owned_survey_or_404(current_user, slug))
+
+
+@bp.get("/surveys/<slug>/results-panel")
+@login_required
+def results_panel(slug: str):
+    """The dashboard's results alone, which the open dashboard fetches to refresh itself."""
+    survey = owned_survey_or_404(current_user, slug)
+    return render_template("analyst/_results.html", survey=survey, **shown_results(survey))
