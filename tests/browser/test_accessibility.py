@@ -22,6 +22,7 @@ from survey_app.codes import issue_codes
 from survey_app.extensions import db
 from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey, open_survey
+from tests.browser.contrast import MINIMUM, low_contrast_controls
 from tests.conftest import ANALYST_PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -57,8 +58,9 @@ def violations(driver, axe_source: str) -> list[dict]:
 
 
 def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
-    """axe finds nothing at a phone's and a laptop's width, in light and dark colours, and the
-    page has no horizontal scroll bar."""
+    """axe finds nothing at a phone's and a laptop's width, in light and dark colours, the page
+    has no horizontal scroll bar, and every control's text is readable at rest, hovered and
+    focused (tests/browser/contrast.py: axe checks contrast at rest only)."""
     try:
         for scheme in ("light", "dark"):
             driver.execute_cdp_cmd(
@@ -72,6 +74,8 @@ def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
                 assert found == [], where + ":\n" + json.dumps(found, indent=1)
                 scroll = driver.execute_script("return document.documentElement.scrollWidth")
                 assert scroll <= width, f"{where} the page is {scroll} px wide"
+                unreadable = low_contrast_controls(driver)
+                assert unreadable == [], f"{where}, controls under {MINIMUM}:1: {unreadable}"
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
@@ -92,6 +96,36 @@ def test_axe_does_report_what_it_should(chromium, live_app, axe_source):
     )
     rules = {found["rule"] for found in violations(chromium, axe_source)}
     assert {"image-alt", "scrollable-region-focusable"} <= rules
+
+
+def test_the_contrast_check_sees_every_state(chromium, live_app):
+    """The contrast check can fail: a button readable at rest but red on red when hovered, a
+    link that fades when focused, and a blank red bar (the builder's old remove button) are each
+    reported in the state that hides them, while an ordinary link is not."""
+    chromium.get(live_app.url("/"))
+    chromium.execute_script(
+        """
+        // The page's CSP refuses a <style> element; rules added through the CSSOM are allowed.
+        const sheet = document.styleSheets[0];
+        for (const rule of [
+          "#hover-trap { color: #fff; background: #1f4e79; }",
+          "#hover-trap:hover { color: rgb(164, 22, 26); background: rgb(164, 22, 26); }",
+          "#focus-trap:focus { color: #eee; }",
+          "#red-bar { color: rgb(164, 22, 26); background: rgb(164, 22, 26); }",
+        ]) sheet.insertRule(rule, sheet.cssRules.length);
+        const main = document.querySelector("main");
+        main.insertAdjacentHTML("beforeend",
+          "<button id='hover-trap'>Hover trap</button><a id='focus-trap' href='#'>Focus trap</a>" +
+          "<button id='red-bar'>Remove question 1</button>");
+        """
+    )
+    found = low_contrast_controls(chromium)
+    assert any(line.startswith("'Hover trap' :hover") for line in found), found
+    assert not any(line.startswith("'Hover trap' at rest") for line in found), found
+    assert any(line.startswith("'Focus trap' :focus") for line in found), found
+    assert any(line.startswith("'Remove question 1' at rest") for line in found), found
+    chromium.get(live_app.url("/"))
+    assert low_contrast_controls(chromium) == []
 
 
 def answered_survey(live_app, make_survey, answers: int = 24, status: str = "open") -> str:
