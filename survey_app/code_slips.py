@@ -89,54 +89,32 @@ def codes_csv(codes: list[str]) -> str:
     return "\ufeff" + buffer.getvalue()
 
 
-@bp.post("/surveys/<slug>/codes")
-@login_required
-def issue(slug: str):
-    """Issue one-time codes and show them once: slips to print, or a CSV file."""
-    survey = owned_survey_or_404(current_user, slug)
-    if not CodeForm().validate_on_submit():
-        abort(400)
-    batch = request.form.get("batch", "")[:64]
-    if batch and batch in session.get(ISSUED_BATCHES, []):
-        # The same form sent again (a reload of the slips page): its codes were issued and
-        # shown; another batch now would leave codes no one asked for. (A double click, whose
-        # first request the browser drops, is stopped on the page: analyst.js.) The dashboard's
-        # top, where the message is.
-        flash(
-            "Those codes were issued when the form was first sent, and codes are shown only "
-            "once. If you did not print or save them, issue new ones under “One answer per "
-            "student”.",
-            "error",
-        )
-        return redirect(url_for("dashboard.dashboard", slug=slug))
-    typed = request.form.get("count", "")
-    try:
-        codes = issue_codes(survey, parse_code_count(typed))
-    except CodeRequestError as error:
-        # The dashboard again, with what was typed and why next to the field: a redirect would
-        # put the field back to its default and the words at the top of the page.
-        db.session.rollback()
-        message = str(error)
-        return render_dashboard(
-            survey, code_count=typed[:64], code_count_error=message[0].upper() + message[1:] + "."
-        ), 400
-    except SurveyStateError as error:
-        db.session.rollback()
-        flash(str(error), "error")
-        return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
-    db.session.commit()
+def _sent_before(batch: str) -> bool:
+    """True if this form's batch of codes was issued already (the form sent again)."""
+    return bool(batch) and batch in session.get(ISSUED_BATCHES, [])
+
+
+def _remember_batch(batch: str) -> None:
+    """Note the batch as issued, keeping only the latest few in the session."""
     if batch:
         session[ISSUED_BATCHES] = [
             *session.get(ISSUED_BATCHES, [])[-(REMEMBERED_BATCHES - 1) :],
             batch,
         ]
-    if request.form.get("format") == "csv":
-        filename = f"one-time-codes-{survey.join_code or survey.slug[:8]}.csv"
-        return Response(
-            codes_csv(codes),
-            mimetype="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-        )
+
+
+def _codes_download(survey, codes: list[str]) -> Response:
+    """The codes as a CSV file to save."""
+    filename = f"one-time-codes-{survey.join_code or survey.slug[:8]}.csv"
+    return Response(
+        codes_csv(codes),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def _slips_page(survey, codes: list[str]) -> str:
+    """The page of slips to print and cut: each code, with a QR code to scan when it can."""
     join_url = external_url("respondent.home")
     # A QR code of a bare path would lead a phone nowhere: without a known public address the
     # slips carry none, and the page says why (links.external_url never trusts the Host header).
@@ -164,3 +142,45 @@ def issue(slug: str):
         address_known=address_known,
         csv_data=codes_csv(codes),
     )
+
+
+@bp.post("/surveys/<slug>/codes")
+@login_required
+def issue(slug: str):
+    """Issue one-time codes and show them once: slips to print, or a CSV file."""
+    survey = owned_survey_or_404(current_user, slug)
+    if not CodeForm().validate_on_submit():
+        abort(400)
+    batch = request.form.get("batch", "")[:64]
+    if _sent_before(batch):
+        # The same form sent again (a reload of the slips page): its codes were issued and
+        # shown; another batch now would leave codes no one asked for. (A double click, whose
+        # first request the browser drops, is stopped on the page: analyst.js.) The dashboard's
+        # top, where the message is.
+        flash(
+            "Those codes were issued when the form was first sent, and codes are shown only "
+            "once. If you did not print or save them, issue new ones under “One answer per "
+            "student”.",
+            "error",
+        )
+        return redirect(url_for("dashboard.dashboard", slug=slug))
+    typed = request.form.get("count", "")
+    try:
+        codes = issue_codes(survey, parse_code_count(typed))
+    except CodeRequestError as error:
+        # The dashboard again, with what was typed and why next to the field: a redirect would
+        # put the field back to its default and the words at the top of the page.
+        db.session.rollback()
+        message = str(error)
+        return render_dashboard(
+            survey, code_count=typed[:64], code_count_error=message[0].upper() + message[1:] + "."
+        ), 400
+    except SurveyStateError as error:
+        db.session.rollback()
+        flash(str(error), "error")
+        return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
+    db.session.commit()
+    _remember_batch(batch)
+    if request.form.get("format") == "csv":
+        return _codes_download(survey, codes)
+    return _slips_page(survey, codes)
