@@ -47,7 +47,7 @@ def _rebuild_tallies_on_sqlite(with_rowid: bool) -> None:
     op.rename_table("tallies_in_key_order", "tallies")
 
 
-def upgrade():
+def _add_survey_columns():
     # Plain add_column, never batch mode: on SQLite batch mode rebuilds surveys, and dropping
     # the old table deletes (by cascade) every question and submission.
     op.add_column("surveys", sa.Column("closed_at", sa.DateTime(), nullable=True))
@@ -59,6 +59,9 @@ def upgrade():
         "surveys",
         sa.Column("expected_respondents", sa.Integer(), nullable=False, server_default="40"),
     )
+
+
+def _add_chosen_mechanism():
     op.add_column("questions", sa.Column("chosen_mechanism", sa.String(length=10), nullable=True))
     # Numeric questions of surveys that have opened keep the mechanism their browsers used: the
     # rule before this one chose the hybrid at every epsilon the app allows (a test pinned it).
@@ -67,6 +70,9 @@ def upgrade():
         "AND numeric_mechanism IS NULL "
         "AND survey_id IN (SELECT id FROM surveys WHERE status <> 'draft')"
     )
+
+
+def _add_survey_flags_and_close_times():
     for flag in ("reopened", "results_held"):
         op.add_column(
             "surveys", sa.Column(flag, sa.Boolean(), nullable=False, server_default=sa.false())
@@ -79,6 +85,9 @@ def upgrade():
         else "(CURRENT_TIMESTAMP AT TIME ZONE 'UTC')"
     )
     op.execute(f"UPDATE surveys SET closed_at = {now} WHERE status = 'closed'")
+
+
+def _create_released_tallies():
     op.create_table(
         "released_tallies",
         sa.Column("question_id", sa.Integer(), nullable=False),
@@ -93,22 +102,33 @@ def upgrade():
         sa.PrimaryKeyConstraint("question_id", "value", name=op.f("pk_released_tallies")),
         sqlite_with_rowid=False,
     )
+
+
+def _tallies_in_key_order_on_postgresql():
+    """PostgreSQL keeps rows in the order they were written: rewrite them in key order, in
+    one transaction (as survey_app.database.forget_arrival_order does at closing)."""
+    op.execute(
+        "CREATE TEMPORARY TABLE tallies_in_key_order ON COMMIT DROP AS "
+        f"SELECT {_TALLY_COLUMNS} FROM tallies"
+    )
+    op.execute("DELETE FROM tallies")
+    op.execute(
+        f"INSERT INTO tallies ({_TALLY_COLUMNS}) SELECT {_TALLY_COLUMNS} "
+        "FROM tallies_in_key_order ORDER BY question_id, value, shard"
+    )
+
+
+def upgrade():
+    _add_survey_columns()
+    _add_chosen_mechanism()
+    _add_survey_flags_and_close_times()
+    _create_released_tallies()
     if op.get_bind().dialect.name == "sqlite":
         # A rowid numbered a numeric question's reports in the order they first arrived.
         # Nothing references tallies, so dropping the old table cascades nowhere.
         _rebuild_tallies_on_sqlite(with_rowid=False)
     else:
-        # PostgreSQL keeps rows in the order they were written: rewrite them in key order, in
-        # one transaction (as survey_app.database.forget_arrival_order does at closing).
-        op.execute(
-            "CREATE TEMPORARY TABLE tallies_in_key_order ON COMMIT DROP AS "
-            f"SELECT {_TALLY_COLUMNS} FROM tallies"
-        )
-        op.execute("DELETE FROM tallies")
-        op.execute(
-            f"INSERT INTO tallies ({_TALLY_COLUMNS}) SELECT {_TALLY_COLUMNS} "
-            "FROM tallies_in_key_order ORDER BY question_id, value, shard"
-        )
+        _tallies_in_key_order_on_postgresql()
 
 
 def downgrade():
