@@ -54,6 +54,7 @@ __all__ = [
     "Budgets",
     "ChoiceCoin",
     "Coin",
+    "EstimateWorking",
     "Posterior",
     "Reruns",
     "Sureness",
@@ -61,6 +62,7 @@ __all__ = [
     "budgets",
     "choice_coin",
     "coin",
+    "estimate_working",
     "notes_chebyshev_half_width",
     "posterior",
     "reruns",
@@ -137,6 +139,27 @@ def unbiased_estimate(noisy_yes: int, n: int, flip_probability: float) -> float 
     Unbiased: ``E[raw] = b (1 - p) + (1 - b) p = p + (1 - 2p) b`` for the true share b.
     """
     return estimate_proportion(noisy_yes, n, flip_probability).estimate
+
+
+@dataclass(frozen=True)
+class EstimateWorking:
+    """Step 3 written out: ``(raw - p) / (1 - 2p) = numerator / denominator = estimate``."""
+
+    raw: float
+    flip_probability: float
+    numerator: float
+    denominator: float
+    estimate: float
+
+
+def estimate_working(noisy_yes: int, n: int, flip_probability: float) -> EstimateWorking:
+    """The figures of step 3's formula, at the survey's p (n must be at least 1)."""
+    estimate = unbiased_estimate(noisy_yes, n, flip_probability)
+    if estimate is None:
+        raise ValueError("n must be at least 1 to have an estimate")
+    p = float(flip_probability)
+    raw = noisy_yes / n
+    return EstimateWorking(raw, p, raw - p, 1.0 - 2.0 * p, estimate)
 
 
 # --------------------------------------------------------------------------- step 4
@@ -225,6 +248,12 @@ class Reruns:
     def std(self) -> float:
         return float(self.estimates.std(ddof=1))
 
+    def middle(self, share: float) -> tuple[float, float]:
+        """Where the middle ``share`` of the re-runs' estimates lay: its two quantiles."""
+        tail = (1.0 - share) / 2.0
+        low, high = np.quantile(self.estimates, [tail, 1.0 - tail])
+        return float(low), float(high)
+
 
 def reruns(
     share: float,
@@ -282,6 +311,9 @@ class Posterior:
     """What one student's report tells, by Bayes' rule, to someone who believed the prior."""
 
     prior: float
+    #: The two ways a phone sends "Yes": ``b (1 - p)`` (truly Yes, kept) and ``(1 - b) p``.
+    yes_kept: float
+    no_flipped: float
     #: Pr[truly Yes | sent Yes] and Pr[truly Yes | sent No].
     after_yes: float
     after_no: float
@@ -305,8 +337,11 @@ def posterior(prior: float, flip_probability: float) -> Posterior:
     belief = min(1.0, max(0.0, float(prior)))
     epsilon = epsilon_from_flip_probability(flip_probability)
     prior_odds = math.inf if belief == 1.0 else belief / (1.0 - belief)
+    p = float(flip_probability)
     return Posterior(
         prior=belief,
+        yes_kept=belief * (1.0 - p),
+        no_flipped=(1.0 - belief) * p,
         after_yes=deniability(flip_probability, belief),
         after_no=1.0 - deniability(flip_probability, 1.0 - belief),
         epsilon=epsilon,
@@ -375,6 +410,11 @@ class Budgets:
     total: float
     #: ``(k, k * epsilon of one question, k * total)`` for each group size k.
     groups: tuple[tuple[int, float, float], ...]
+
+    @property
+    def total_odds(self) -> float:
+        """``e^total``: the most anyone can be surer of all of one person's answers."""
+        return math.exp(self.total)
 
 
 def budgets(question_epsilons: Sequence[float], group_sizes: Sequence[int] = GROUP_SIZES):
