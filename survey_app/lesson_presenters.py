@@ -104,10 +104,13 @@ _ONE_MINUS_TWO_P = _minus(_mn("1"), _mn("2") + _mi("p"))
 
 
 def formula(body: str, alternative: str) -> Markup:
-    """A block formula with its text alternative (read aloud, shown where MathML is not)."""
+    """A block formula with its text alternative (read aloud, shown where MathML is not), in
+    a box that scrolls sideways on a narrow screen (reachable with the keyboard)."""
     alt = escape(alternative)
     return Markup(
+        '<div class="lesson-formula" role="region" tabindex="0" aria-label="Formula">'
         f'<math display="block" alttext="{alt}" aria-label="{alt}"><mrow>{body}</mrow></math>'
+        "</div>"
     )
 
 
