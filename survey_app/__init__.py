@@ -86,6 +86,7 @@ def _register_blueprints(app: Flask) -> None:
         builder_pages,
         code_slips,
         dashboard_pages,
+        lesson,
         manage,
         models,  # noqa: F401  (registers the tables)
         projector,
@@ -102,6 +103,7 @@ def _register_blueprints(app: Flask) -> None:
         code_slips,
         manage,
         projector,
+        lesson,
     ):
         app.register_blueprint(blueprint_module.bp)
 

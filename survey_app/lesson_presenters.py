@@ -12,9 +12,24 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from markupsafe import Markup, escape
-
-from survey_app import rounding
+from survey_app.lesson_figures import (
+    ONE_MINUS_TWO_P,
+    formula,
+    frac,
+    mi,
+    minus,
+    mn,
+    mo,
+    mrow,
+    msub,
+    mtext,
+    number,
+    paren,
+    range_chart,
+    rerun_chart,
+    sqrt,
+    times,
+)
 from survey_app.models import QuestionKind, Survey
 from survey_app.presenters import (
     MECHANISM_WORDS,
@@ -42,8 +57,6 @@ STEPS = (
 )
 #: The steps a choice or numeric question has (the others are about yes/no questions).
 OTHER_KIND_STEPS = ("coin", "arrived", "estimate", "budgets")
-#: Decimals of the figures written into formulas.
-FORMULA_PLACES = 3
 
 
 @dataclass
@@ -58,85 +71,25 @@ class Step:
     figures: dict = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- MathML
-
-
-def _mn(value: float | int | str, places: int = FORMULA_PLACES) -> str:
-    text = value if isinstance(value, str) else format_number(float(value), places)
-    return f"<mn>{escape(text.replace('-', '−'))}</mn>"
-
-
-def _mi(name: str) -> str:
-    return f"<mi>{escape(name)}</mi>"
-
-
-def _mo(operator: str) -> str:
-    return f"<mo>{escape(operator)}</mo>"
-
-
-def _frac(numerator: str, denominator: str) -> str:
-    return f"<mfrac><mrow>{numerator}</mrow><mrow>{denominator}</mrow></mfrac>"
-
-
-def _paren(body: str) -> str:
-    return f"{_mo('(')}{body}{_mo(')')}"
-
-
-def _sqrt(body: str) -> str:
-    return f"<msqrt>{body}</msqrt>"
-
-
-def _row(*parts: str) -> str:
-    """MathML pieces, one after another."""
-    return "".join(parts)
-
-
-def _minus(first: str, second: str) -> str:
-    return first + _mo("−") + second
-
-
-def _times(first: str, second: str) -> str:
-    return first + _mo("×") + second
-
-
-#: 1 − 2p, as it stands in the formulas.
-_ONE_MINUS_TWO_P = _minus(_mn("1"), _mn("2") + _mi("p"))
-
-
-def formula(body: str, alternative: str) -> Markup:
-    """A block formula with its text alternative (read aloud, shown where MathML is not), in
-    a box that scrolls sideways on a narrow screen (reachable with the keyboard)."""
-    alt = escape(alternative)
-    return Markup(
-        '<div class="lesson-formula" role="region" tabindex="0" aria-label="Formula">'
-        f'<math display="block" alttext="{alt}" aria-label="{alt}"><mrow>{body}</mrow></math>'
-        "</div>"
-    )
-
-
-def _number(value: float, places: int = FORMULA_PLACES) -> str:
-    return format_number(value, places)
-
-
 # --------------------------------------------------------------------------- step 1
 
 
 def coin_step(flip_probability: float, question_count: int) -> dict:
     """The coin: keep 1 - p, flip p; Warner's q = 2p; epsilon and e^epsilon."""
     figures = lesson.coin(flip_probability)
-    p = _number(figures.flip_probability, 6)
-    keep = _number(figures.keep_probability, 6)
+    p = number(figures.flip_probability, 6)
+    keep = number(figures.keep_probability, 6)
     eps = format_epsilon(figures.epsilon)
     body = (
-        f"{_mi('ε')}{_mo('=')}{_mi('ln')}{_frac(_mn(keep, 6), _mn(p, 6))}"
-        f"{_mo('=')}{_mi('ln')}{_mn(format_upper_bound(figures.odds))}{_mo('≈')}{_mn(eps)}"
+        f"{mi('ε')}{mo('=')}{mi('ln')}{frac(mn(keep, 6), mn(p, 6))}"
+        f"{mo('=')}{mi('ln')}{mn(format_upper_bound(figures.odds))}{mo('≈')}{mn(eps)}"
     )
     return {
         "p": p,
         "keep": keep,
         "flip_percent": percent(figures.flip_probability),
         "keep_percent": percent(figures.keep_probability),
-        "warner_q": _number(figures.warner_q, 6),
+        "warner_q": number(figures.warner_q, 6),
         "warner_percent": percent(figures.warner_q),
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
@@ -148,9 +101,9 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
 def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -> dict:
     """The coin of a k-option question: keep P, each other option Q, P / Q = e^epsilon."""
     figures = lesson.choice_coin(flip_probability, options)
-    keep, other = _number(figures.keep_probability), _number(figures.other_probability)
+    keep, other = number(figures.keep_probability), number(figures.other_probability)
     eps = format_epsilon(figures.epsilon)
-    body = f"{_mi('ε')}{_mo('=')}{_mi('ln')}{_frac(_mn(keep), _mn(other))}{_mo('≈')}{_mn(eps)}"
+    body = f"{mi('ε')}{mo('=')}{mi('ln')}{frac(mn(keep), mn(other))}{mo('≈')}{mn(eps)}"
     return {
         "options": options,
         "labels": labels,
@@ -184,27 +137,27 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
     """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers."""
     yes = question.options[1].estimate
     working = lesson.estimate_working(yes.noisy_count, yes.n, flip_probability)
-    raw, pp = _number(working.raw), _number(working.flip_probability, 6)
-    top, bottom = _number(working.numerator), _number(working.denominator, 6)
-    result = _number(working.estimate)
-    body = _row(
-        _frac(_minus(_mi("raw"), _mi("p")), _ONE_MINUS_TWO_P),
-        _mo("="),
-        _frac(_minus(_mn(raw), _mn(pp, 6)), _minus(_mn("1"), _times(_mn("2"), _mn(pp, 6)))),
-        _mo("="),
-        _frac(_mn(top), _mn(bottom, 6)),
-        _mo("="),
-        _mn(result),
+    raw, pp = number(working.raw), number(working.flip_probability, 6)
+    top, bottom = number(working.numerator), number(working.denominator, 6)
+    result = number(working.estimate)
+    body = mrow(
+        frac(minus(mi("raw"), mi("p")), ONE_MINUS_TWO_P),
+        mo("="),
+        frac(minus(mn(raw), mn(pp, 6)), minus(mn("1"), times(mn("2"), mn(pp, 6)))),
+        mo("="),
+        frac(mn(top), mn(bottom, 6)),
+        mo("="),
+        mn(result),
     )
-    expectation = _row(
-        _mi("E"),
-        _paren(_mi("raw")),
-        _mo("="),
-        _mi("b") + _paren(_minus(_mn("1"), _mi("p"))),
-        _mo("+"),
-        _paren(_minus(_mn("1"), _mi("b"))) + _mi("p"),
-        _mo("="),
-        _mi("p") + _mo("+") + _paren(_ONE_MINUS_TWO_P) + _mi("b"),
+    expectation = mrow(
+        mi("E"),
+        paren(mi("raw")),
+        mo("="),
+        mi("b") + paren(minus(mn("1"), mi("p"))),
+        mo("+"),
+        paren(minus(mn("1"), mi("b"))) + mi("p"),
+        mo("="),
+        mi("p") + mo("+") + paren(ONE_MINUS_TWO_P) + mi("b"),
     )
     return {
         "raw": raw,
@@ -226,8 +179,8 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
 def choice_estimate_step(question: QuestionResult, flip_probability: float) -> dict:
     """Each option's estimate ``(raw - Q) / (P - Q)``, with the browser's P and Q."""
     figures = lesson.choice_coin(flip_probability, len(question.options))
-    keep, other = _number(figures.keep_probability), _number(figures.other_probability)
-    body = _frac(_mi("raw") + _mo("−") + _mi("Q"), _mi("P") + _mo("−") + _mi("Q"))
+    keep, other = number(figures.keep_probability), number(figures.other_probability)
+    body = frac(mi("raw") + mo("−") + mi("Q"), mi("P") + mo("−") + mi("Q"))
     return {
         "formula": formula(body, "(raw - Q) / (P - Q)"),
         "keep": keep,
@@ -235,7 +188,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
         "rows": [
             {
                 "label": option.label,
-                "raw": _number(option.estimate.noisy_share),
+                "raw": number(option.estimate.noisy_share),
                 "estimate": percent(option.estimate.estimate),
                 "shown": percent(option.shown_share),
             }
@@ -251,88 +204,23 @@ def numeric_estimate_step(question: QuestionResult, headline: str) -> dict:
 
 # --------------------------------------------------------------------------- step 4
 
-#: The one-axis charts are drawn in these units (wide: the projector shows them large).
-CHART_WIDTH = 640
-AXIS_LEFT = 24
-AXIS_WIDTH = 592
-RANGE_ROW = 50
-#: Step 4's rows: (key, label, the Sureness attribute holding the range).
-RANGE_ROWS = (
-    ("notes", "Chebyshev, as in the notes (Theorem 5)", "notes_range"),
-    ("chebyshev", "Chebyshev with the exact variance p(1 − p)", "chebyshev_range"),
-    ("exact", "Exact range (the dashboard’s, once closed)", "exact_range"),
-    ("live", "Live range (the dashboard’s, while open)", "live_range"),
-)
-
-
-def _x(value: float, low: float = 0.0, high: float = 1.0) -> float:
-    """Where a value sits on an axis from ``low`` to ``high``, in chart units."""
-    clipped = min(high, max(low, value))
-    return round(AXIS_LEFT + AXIS_WIDTH * (clipped - low) / (high - low), 2)
-
-
-def _ticks(low: float, high: float, y: float) -> list[dict]:
-    """Axis ticks at a round step (at most about six of them), labelled in percent."""
-    span = high - low
-    step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 6)
-    first = rounding.up(low, step)
-    ticks, value = [], first
-    while value <= high + 1e-9:
-        ticks.append({"x": _x(value, low, high), "y": y, "label": percent(value).replace("-", "−")})
-        value = round(value + step, 10)
-    return ticks
-
-
-def range_chart(sure: lesson.Sureness) -> dict:
-    """Step 4's drawing: each range as a band on one axis from 0% to 100%, the estimate as a
-    line across them all."""
-    rows = []
-    for index, (key, label, attribute) in enumerate(RANGE_ROWS):
-        low, high = getattr(sure, attribute)
-        y = 8 + RANGE_ROW * index
-        rows.append(
-            {
-                "key": key,
-                "label": label,
-                "words": f"{percent_low(low)} to {percent_high(high)}",
-                "x": _x(low),
-                "width": round(_x(high) - _x(low), 2),
-                "text_y": y + 16,
-                "bar_y": y + 24,
-            }
-        )
-    height = 8 + RANGE_ROW * len(rows) + 28
-    estimate = min(1.0, max(0.0, sure.estimate))
-    return {
-        "width": CHART_WIDTH,
-        "height": height,
-        "rows": rows,
-        "estimate_x": _x(estimate),
-        "estimate_words": percent(sure.estimate),
-        "axis_y": height - 26,
-        "ticks": _ticks(0.0, 1.0, height - 6),
-    }
-
 
 def _theorem_5(n: int, p: str, delta: str, half_width: str) -> str:
     """``h = sqrt(1/delta) / (2 (1 - 2p) sqrt(n))``, then with the numbers."""
-    general = _frac(
-        _sqrt(_frac(_mn("1"), _mi("δ"))), _mn("2") + _paren(_ONE_MINUS_TWO_P) + _sqrt(_mi("n"))
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + paren(ONE_MINUS_TWO_P) + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn("1"), times(mn("2"), mn(p, 6))))) + sqrt(mn(str(n))),
     )
-    numbers = _frac(
-        _sqrt(_frac(_mn("1"), _mn(delta, 6))),
-        _times(_mn("2"), _paren(_minus(_mn("1"), _times(_mn("2"), _mn(p, 6)))))
-        + _sqrt(_mn(str(n))),
-    )
-    return _row(_mi("h"), _mo("="), general, _mo("="), numbers, _mo("="), _mn(half_width))
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
 
 
 def sure_step(question: QuestionResult, flip_probability: float) -> dict:
     """Theorem 5 of the notes with this n and p, beside the dashboard's ranges, on one axis."""
     yes = question.options[1].estimate
     sure = lesson.sureness(yes, flip_probability)
-    n, p, delta = yes.n, _number(flip_probability, 6), _number(1.0 - sure.confidence, 6)
-    notes = _number(sure.notes_half_width)
+    n, p, delta = yes.n, number(flip_probability, 6), number(1.0 - sure.confidence, 6)
+    notes = number(sure.notes_half_width)
     return {
         "n": f"{n:,}",
         "confidence": percent(sure.confidence),
@@ -350,38 +238,6 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
 
 
 # --------------------------------------------------------------------------- step 5
-
-
-def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
-    """Step 5's histogram: a bar per group of noisy counts, the class's estimate marked."""
-    edges, counts = reruns.edges, reruns.counts
-    low = min(float(edges[0]), actual, 0.0 if edges[0] < 0.1 else float(edges[0]))
-    high = max(float(edges[-1]), actual)
-    pad = (high - low) * 0.04
-    low, high = low - pad, high + pad
-    plot_top, plot_height = 10, 190
-    tallest = max(int(counts.max()), 1)
-    bars = []
-    for index, count in enumerate(counts):
-        x1, x2 = _x(float(edges[index]), low, high), _x(float(edges[index + 1]), low, high)
-        bar_height = round(plot_height * int(count) / tallest, 2)
-        bars.append(
-            {
-                "x": x1,
-                "width": max(0.5, round(x2 - x1 - 1, 2)),
-                "y": round(plot_top + plot_height - bar_height, 2),
-                "height": bar_height,
-            }
-        )
-    axis_y = plot_top + plot_height
-    return {
-        "width": CHART_WIDTH,
-        "height": axis_y + 32,
-        "bars": bars,
-        "axis_y": axis_y,
-        "actual_x": _x(actual, low, high),
-        "ticks": _ticks(low, high, axis_y + 26),
-    }
 
 
 def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
@@ -409,24 +265,24 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
 
 def _bayes(after: lesson.Posterior, p: str) -> str:
     """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
-    kept = _mi("b") + _paren(_minus(_mn("1"), _mi("p")))
-    flipped = _paren(_minus(_mn("1"), _mi("b"))) + _mi("p")
-    given = _mi("P") + _paren(_mi("Yes") + _mo("|") + _mtext("sent Yes"))
-    return _row(
+    kept = mi("b") + paren(minus(mn("1"), mi("p")))
+    flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
+    given = mi("P") + paren(mi("Yes") + mo("|") + mtext("sent Yes"))
+    return mrow(
         given,
-        _mo("="),
-        _frac(kept, kept + _mo("+") + flipped),
-        _mo("="),
-        _frac(_mn(after.yes_kept), _mn(after.yes_kept) + _mo("+") + _mn(after.no_flipped)),
-        _mo("="),
-        _mn(after.after_yes),
+        mo("="),
+        frac(kept, kept + mo("+") + flipped),
+        mo("="),
+        frac(mn(after.yes_kept), mn(after.yes_kept) + mo("+") + mn(after.no_flipped)),
+        mo("="),
+        mn(after.after_yes),
     )
 
 
 def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
     """Bayes' rule with the class's estimate as the prior; the ceiling e^eps x prior odds."""
     after = lesson.posterior(question.options[1].shown_share, flip_probability)
-    b, p = _number(after.prior), _number(flip_probability, 6)
+    b, p = number(after.prior), number(flip_probability, 6)
     return {
         "prior": percent(after.prior),
         "after_yes": percent(after.after_yes),
@@ -438,8 +294,8 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
         "formula": formula(
             _bayes(after, p),
             f"P(Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
-            f"{_number(after.yes_kept)} / ({_number(after.yes_kept)} + "
-            f"{_number(after.no_flipped)}) = {_number(after.after_yes)}, with b = {b}, p = {p}",
+            f"{number(after.yes_kept)} / ({number(after.yes_kept)} + "
+            f"{number(after.no_flipped)}) = {number(after.after_yes)}, with b = {b}, p = {p}",
         ),
     }
 
@@ -494,11 +350,11 @@ def budgets_step(survey: Survey) -> dict:
     eps = format_epsilon(survey.epsilon_per_question)
     total = format_epsilon(survey.epsilon_total)
     terms = (
-        _mo("+").join(_mn(eps) for _ in epsilons)
+        mo("+").join(mn(eps) for _ in epsilons)
         if len(epsilons) <= 6
-        else (f"{_mn(str(len(epsilons)))}{_mo('×')}{_mn(eps)}")
+        else (f"{mn(str(len(epsilons)))}{mo('×')}{mn(eps)}")
     )
-    body = f"{_msub('ε', 'survey')}{_mo('=')}{terms}{_mo('=')}{_mn(total)}"
+    body = f"{msub('ε', 'survey')}{mo('=')}{terms}{mo('=')}{mn(total)}"
     return {
         "question_count": len(epsilons),
         "epsilon": eps,
@@ -512,14 +368,6 @@ def budgets_step(survey: Survey) -> dict:
             body, f"epsilon of the survey = {len(epsilons)} x {eps} = {total} (the sum)"
         ),
     }
-
-
-def _msub(base: str, subscript: str) -> str:
-    return f"<msub>{_mi(base)}{_mtext(subscript)}</msub>"
-
-
-def _mtext(words: str) -> str:
-    return f"<mtext>{escape(words)}</mtext>"
 
 
 # --------------------------------------------------------------------------- the steps
@@ -582,8 +430,8 @@ def lesson_steps(
     yes_no = question.kind == QuestionKind.YES_NO
     waiting = _waiting_note(question, min_answers)
     steps = []
-    for number, (key, title) in enumerate(STEPS, start=1):
-        step = Step(number, key, title)
+    for position, (key, title) in enumerate(STEPS, start=1):
+        step = Step(position, key, title)
         if key == "budgets":
             step.figures = budgets_step(survey)
         elif key == "coin" and yes_no:
