@@ -72,7 +72,9 @@ return Array.from(document.querySelectorAll(selector)).map((element, index) => {
 
 def _force(driver, node_ids: list[int], state: tuple[str, ...]) -> None:
     for node_id in node_ids:
-        driver.execute_cdp_cmd("CSS.forcePseudoState", {"nodeId": node_id, "forcedPseudoClasses": list(state)})
+        driver.execute_cdp_cmd(
+            "CSS.forcePseudoState", {"nodeId": node_id, "forcedPseudoClasses": list(state)}
+        )
 
 
 def low_contrast_controls(driver) -> list[str]:
@@ -80,7 +82,9 @@ def low_contrast_controls(driver) -> list[str]:
     driver.execute_cdp_cmd("DOM.enable", {})
     driver.execute_cdp_cmd("CSS.enable", {})
     root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-    node_ids = driver.execute_cdp_cmd("DOM.querySelectorAll", {"nodeId": root, "selector": CONTROLS})["nodeIds"]
+    node_ids = driver.execute_cdp_cmd(
+        "DOM.querySelectorAll", {"nodeId": root, "selector": CONTROLS}
+    )["nodeIds"]
     failures = []
     try:
         for state in STATES:

@@ -23,6 +23,7 @@ from survey_app.extensions import db
 from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey, open_survey
 from tests.browser.contrast import MINIMUM, low_contrast_controls
+from tests.browser.wcag import wcag_problems
 from tests.conftest import ANALYST_PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -60,7 +61,8 @@ def violations(driver, axe_source: str) -> list[dict]:
 def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
     """axe finds nothing at a phone's and a laptop's width, in light and dark colours, the page
     has no horizontal scroll bar, and every control's text is readable at rest, hovered and
-    focused (tests/browser/contrast.py: axe checks contrast at rest only)."""
+    focused (tests/browser/contrast.py: axe checks contrast at rest only); then the WCAG checks
+    axe does not make: reflow at 320 px, text at 200%, visible focus, charts' text alternatives."""
     try:
         for scheme in ("light", "dark"):
             driver.execute_cdp_cmd(
@@ -76,6 +78,8 @@ def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
                 assert scroll <= width, f"{where} the page is {scroll} px wide"
                 unreadable = low_contrast_controls(driver)
                 assert unreadable == [], f"{where}, controls under {MINIMUM}:1: {unreadable}"
+        problems = wcag_problems(driver)  # reflow, text zoom, focus, charts: tests/browser/wcag.py
+        assert problems == [], f"on {driver.current_url}: {problems}"
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
@@ -126,6 +130,35 @@ def test_the_contrast_check_sees_every_state(chromium, live_app):
     assert any(line.startswith("'Remove question 1' at rest") for line in found), found
     chromium.get(live_app.url("/"))
     assert low_contrast_controls(chromium) == []
+
+
+def test_the_wcag_checks_can_fail(chromium, live_app):
+    """Each check in tests/browser/wcag.py reports what it is for: focus rings removed, a chart
+    without words, a box 500 px wide (reflow), and a fixed-size box that cuts text at 200%."""
+    chromium.get(live_app.url("/"))
+    assert wcag_problems(chromium) == []
+    chromium.execute_script(
+        """
+        const sheet = document.styleSheets[0];
+        for (const rule of [
+          "*:focus, *:focus-visible { outline: none !important; box-shadow: none !important; }",
+          "#wide { width: 500px; }",
+          "#cut { width: 20rem; height: 1.6em; overflow: hidden; white-space: nowrap; }",
+          "#cut span { font-size: 1rem; }",
+        ]) sheet.insertRule(rule, sheet.cssRules.length);
+        document.querySelector("main").insertAdjacentHTML("beforeend",
+          "<div id='wide'>wide</div><div id='cut'><span>" + "words ".repeat(40) + "</span></div>" +
+          "<svg width='40' height='40'><rect width='40' height='40'/></svg>");
+        """
+    )
+    found = "\n".join(wcag_problems(chromium))
+    for expected in (
+        "no visible focus",
+        "chart without a text alternative",
+        "horizontal scroll at 320",
+    ):
+        assert expected in found, found
+    assert "text cut off at 200%: div#cut" in found, found
 
 
 def answered_survey(live_app, make_survey, answers: int = 24, status: str = "open") -> str:

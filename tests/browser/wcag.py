@@ -1,0 +1,121 @@
+"""WCAG 2.1 checks that axe-core does not make, run on every page the accessibility tests visit.
+
+- 1.4.10 Reflow: at 320 CSS pixels wide nothing needs horizontal scrolling.
+- 1.4.4 Resize text: with text at 200% (the root font size doubled, as a browser's text-only
+  zoom does) nothing needs horizontal scrolling at 1280 px and no text is cut off by a box that
+  hides its overflow.
+- 2.4.7 Focus visible: every element the Tab key reaches shows a focus ring (an outline or a
+  box shadow), and Tab goes round the page without being trapped (2.1.2).
+- 1.1.1 Non-text content: every visible chart (an inline SVG) either has a text alternative
+  (role="img" with a name) or is hidden from screen readers beside words that say the same.
+docs/accessibility.md cites these checks.
+"""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.keys import Keys
+
+REFLOW_WIDTH = 320
+TEXT_ZOOM = "200%"
+MOST_TABS = 400  # more stops than any page has: a page that traps focus fails, not hangs
+
+HORIZONTAL_SCROLL = "return document.documentElement.scrollWidth - window.innerWidth"
+
+CLIPPED_TEXT = """
+return Array.from(document.querySelectorAll("body *")).filter((element) => {
+  const style = getComputedStyle(element);
+  const hides = ["hidden", "clip"].includes(style.overflowX) && style.display !== "inline";
+  const box = element.getBoundingClientRect();
+  return hides && box.width > 0 && element.innerText && element.innerText.trim() !== "" &&
+    element.scrollWidth > element.clientWidth + 1 && style.textOverflow !== "ellipsis" &&
+    !element.matches(".visually-hidden, .sr-only, [class*=visually-hidden]");
+}).map((element) => element.tagName.toLowerCase() + "#" + element.id + "." + element.className);
+"""
+
+FOCUS_RING = """
+const element = document.activeElement;
+if (!element || element === document.body) return null;
+const ring = (style) => [style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0
+                           ? style.outlineStyle + style.outlineWidth + style.outlineColor : "",
+                         style.boxShadow !== "none" ? style.boxShadow : ""]
+                        .filter(Boolean).join(" | ");
+const focused = ring(getComputedStyle(element));
+const label = (element.innerText || element.value || element.getAttribute("aria-label") ||
+               element.id || element.tagName).trim().slice(0, 40);
+return {label: label, focused: focused};
+"""
+
+UNNAMED_CHARTS = """
+return Array.from(document.querySelectorAll("svg")).filter((svg) => {
+  const box = svg.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0) return false;
+  if (svg.closest("[aria-hidden=true]")) return false;
+  if (svg.parentElement.closest("svg")) return false;
+  // Inside a figure that is itself an image with a name (the join QR code): named there.
+  const namedFigure = "[role=img][aria-label], [role=img][aria-labelledby]";
+  if (svg.parentElement.closest(namedFigure)) return false;
+  const named = svg.getAttribute("aria-label") || svg.getAttribute("aria-labelledby") ||
+                svg.querySelector(":scope > title");
+  return !(svg.getAttribute("role") === "img" && named);
+}).map((svg) => svg.outerHTML.slice(0, 80));
+"""
+
+
+def reflow_problems(driver) -> list[str]:
+    """Horizontal scrolling at 320 px wide (the window is left at that width; callers reset it)."""
+    driver.set_window_size(REFLOW_WIDTH, 800)
+    overflow = driver.execute_script(HORIZONTAL_SCROLL)
+    return [f"{overflow} px of horizontal scroll at {REFLOW_WIDTH} px"] if overflow > 0 else []
+
+
+def text_zoom_problems(driver) -> list[str]:
+    """At 1280 px with text at 200%: horizontal scrolling, or text cut off."""
+    driver.set_window_size(1280, 900)
+    driver.execute_script("document.documentElement.style.fontSize = arguments[0]", TEXT_ZOOM)
+    try:
+        problems = []
+        overflow = driver.execute_script(HORIZONTAL_SCROLL)
+        if overflow > 0:
+            problems.append(f"{overflow} px of horizontal scroll with text at {TEXT_ZOOM}")
+        problems += [
+            f"text cut off at {TEXT_ZOOM}: {where}" for where in driver.execute_script(CLIPPED_TEXT)
+        ]
+        return problems
+    finally:
+        driver.execute_script("document.documentElement.style.fontSize = ''")
+
+
+def focus_problems(driver) -> list[str]:
+    """Tab from the top of the page through every stop; each must show a focus ring."""
+    driver.execute_script(
+        "document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)"
+    )
+    body = driver.find_element("css selector", "body")
+    body.send_keys(Keys.TAB)
+    problems, seen = [], []
+    for _ in range(MOST_TABS):
+        stop = driver.execute_script(FOCUS_RING)
+        if stop is None:
+            break
+        element = driver.switch_to.active_element
+        if element in seen:  # around the page and back to the first stop
+            break
+        seen.append(element)
+        if not stop["focused"]:
+            problems.append(f"no visible focus on {stop['label']!r}")
+        element.send_keys(Keys.TAB)
+    else:
+        problems.append(f"more than {MOST_TABS} tab stops: focus seems trapped")
+    return problems
+
+
+def wcag_problems(driver) -> list[str]:
+    """Every problem the checks above find on the page as it is now."""
+    problems = focus_problems(driver)
+    problems += [
+        f"chart without a text alternative: {chart}"
+        for chart in driver.execute_script(UNNAMED_CHARTS)
+    ]
+    problems += text_zoom_problems(driver)
+    problems += reflow_problems(driver)
+    return problems
