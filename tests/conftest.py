@@ -83,7 +83,7 @@ def runner(app):
 def sign_in_as(app):
     """``sign_in_as(client, email)``: a signed-in session as the sign-in form makes it.
 
-    The form itself (and its deliberately slow scrypt check) is tested in test_analyst.py; other
+    The form itself (and its deliberately slow scrypt check) is tested in test_sign_in.py; other
     tests only need the session. The request context carries the client's address and user
     agent, for Flask-Login's session protection.
     """

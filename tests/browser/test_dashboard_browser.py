@@ -15,6 +15,7 @@ import pytest
 from survey_app.extensions import db
 from survey_app.presenters import percent_high, percent_low
 from survey_app.surveys import close_survey, find_survey
+from tests.analyst_helpers import ROWS, submit
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,
     click_and_wait_for_page,
@@ -22,7 +23,6 @@ from tests.browser.test_professor_browser import (
     find,
     type_into,
 )
-from tests.unit.test_analyst import ROWS, submit
 from tests.unit.test_pooled_results import OTHER_ROWS
 
 pytestmark = pytest.mark.browser

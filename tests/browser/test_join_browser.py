@@ -49,7 +49,7 @@ def test_the_dashboards_qr_code_decodes_to_the_join_link(make_chromium, live_app
     import zxingcpp
     from PIL import Image
 
-    from tests.unit.test_analyst import ANALYST_PASSWORD
+    from tests.analyst_helpers import ANALYST_PASSWORD
 
     slug, _ = survey
     with live_app.app.app_context():

@@ -19,7 +19,7 @@ from survey_app import results
 from survey_app.privacy import PLANNING_SHARES
 from survey_app.releases import ShownCounts
 from survey_app.surveys import find_survey
-from tests.unit.test_analyst import builder_fields, token_of
+from tests.analyst_helpers import builder_fields, token_of
 
 CLASS_SIZE = 40
 CLASSES = 3000

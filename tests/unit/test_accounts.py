@@ -22,8 +22,8 @@ from survey_app.devices import (
     device_cookie_name,
 )
 from survey_app.extensions import db
+from tests.analyst_helpers import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token, sign_in
 from tests.conftest import TEST_SECRET_KEY
-from tests.unit.test_analyst import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token, sign_in
 
 # --------------------------------------------------------------------------- passwords
 

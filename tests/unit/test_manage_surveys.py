@@ -32,13 +32,10 @@ from survey_app.surveys import (
     find_survey,
     open_survey,
 )
+from tests.analyst_helpers import csrf_token, state_of, submit
 from tests.conftest import SAMPLE_DEFINITION
-from tests.unit import test_analyst
-from tests.unit.test_analyst import csrf_token, state_of, submit
 
-# The analyst pages' fixtures: a signed-in client; a second analyst, signed in on another.
-signed_in = test_analyst.signed_in
-other_analyst = test_analyst.other_analyst
+# signed_in, other_analyst: the analyst pages' fixtures (tests/unit/conftest.py).
 
 TITLE = SAMPLE_DEFINITION["title"]
 ANSWERS = [(1, 0), (0, 2), (1, 1), (1, 2), (0, 0)]

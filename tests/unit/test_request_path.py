@@ -19,8 +19,8 @@ from survey_app.extensions import db
 from survey_app.models import Survey
 from survey_app.ratelimits import STORAGE_TIMEOUT_SECONDS
 from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
+from tests.analyst_helpers import csrf_token
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
-from tests.unit.test_analyst import csrf_token
 from tests.unit.test_submission_api import post_json
 
 
@@ -255,7 +255,7 @@ def test_a_header_a_view_sets_is_kept_and_sent_once(app):
 
 def test_a_signed_in_session_survives_requests_without_cookies(app, client, analyst):
     """Skipping the session for cookie-less requests must not lose a real session."""
-    from tests.unit.test_analyst import sign_in
+    from tests.analyst_helpers import sign_in
 
     assert sign_in(client, analyst).status_code == 302
     assert client.get("/analyst/").status_code == 200

@@ -13,7 +13,7 @@ from survey_app import accounts
 from survey_app.accounts import find_analyst, verify_password
 from survey_app.extensions import db
 from survey_app.models import AnalystSession
-from tests.unit.test_analyst import (
+from tests.analyst_helpers import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,
     csrf_token,

@@ -1,0 +1,29 @@
+"""Fixtures of the unit tests of the analyst's pages: a signed-in client, and a second analyst."""
+
+from __future__ import annotations
+
+import pytest
+
+from survey_app.accounts import create_analyst
+from survey_app.extensions import db
+from tests.analyst_helpers import OTHER_EMAIL, OTHER_PASSWORD, is_signed_in
+
+
+@pytest.fixture
+def signed_in(client, analyst, sign_in_as):
+    """The test client, signed in as the ``analyst`` fixture's account."""
+    sign_in_as(client, analyst)
+    assert is_signed_in(client)
+    return client
+
+
+@pytest.fixture
+def other_analyst(app, sign_in_as):
+    """A second analyst, signed in on a client of their own."""
+    with app.app_context():
+        create_analyst(OTHER_EMAIL, OTHER_PASSWORD)
+        db.session.commit()
+    other = app.test_client()
+    sign_in_as(other, OTHER_EMAIL)
+    assert is_signed_in(other)
+    return other
