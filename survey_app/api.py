@@ -16,12 +16,9 @@ from survey_app.access import api_analyst, owned_survey_or_404, owned_surveys_or
 from survey_app.errors import json_error
 from survey_app.exports import responses_csv, results_csv
 from survey_app.extensions import csrf
+from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import public_definition, results_document
-from survey_app.results import (
-    DEFAULT_CONFIDENCE,
-    PoolingError,
-    survey_results,
-)
+from survey_app.results import PoolingError, survey_results
 from survey_app.submissions import SubmissionRejected, record_submission
 from survey_app.surveys import find_survey
 
@@ -70,17 +67,11 @@ def submit_response(slug: str):
 
 
 def requested_confidence() -> float:
-    """The ``confidence`` query parameter, in (0, 1); 400 otherwise."""
-    raw = request.args.get("confidence")
-    if raw is None:
-        return DEFAULT_CONFIDENCE
+    """The ``confidence`` query parameter, in (0, 1); 400 otherwise (parsing.parse_confidence)."""
     try:
-        confidence = float(raw)
-    except ValueError:
-        abort(400, description=f"confidence must be a number in (0, 1), got {raw!r}")
-    if not 0.0 < confidence < 1.0:
-        abort(400, description=f"confidence must be a number in (0, 1), got {raw!r}")
-    return confidence
+        return parse_confidence(request.args.get("confidence"))
+    except QueryError as error:
+        abort(400, description=str(error))
 
 
 def csv_response(lines, filename: str) -> Response:
@@ -102,15 +93,10 @@ def survey_results_json(slug: str):
 
 def requested_slugs() -> list[str]:
     """The ``surveys`` query parameter: slugs separated by commas, each once; 400 otherwise."""
-    slugs = [slug.strip() for value in request.args.getlist("surveys") for slug in value.split(",")]
-    if not slugs or not all(slugs):
-        abort(
-            400,
-            description="surveys must name your surveys, separated by commas: ?surveys=slug1,slug2",
-        )
-    if len(set(slugs)) != len(slugs):
-        abort(400, description="surveys names a survey more than once")
-    return slugs
+    try:
+        return parse_survey_list(request.args.getlist("surveys"))
+    except QueryError as error:
+        abort(400, description=str(error))
 
 
 @bp.get("/results")

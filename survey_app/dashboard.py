@@ -17,8 +17,10 @@ from survey_app.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
 from survey_app.extensions import db
 from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
+from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import (
     headline_range_kind,
+    percent,
     privacy_explanation,
     qr_code_svg,
     release_words,
@@ -29,58 +31,75 @@ from survey_app.results import (
     DEFAULT_CONFIDENCE,
     MIN_ANSWERS_FOR_SHARES,
     PoolingError,
-    shape_of,
+    check_poolable,
     survey_results,
 )
 from survey_app.surveys import join_code_expired
+
+#: How often an open survey's dashboard fetches its results panel again (the page's script
+#: reads it from the panel's data-refresh-seconds).
+REFRESH_SECONDS = 10
 
 
 class ActionForm(FlaskForm):
     """A button that changes something: only its CSRF token."""
 
 
-def chosen_confidence() -> float:
-    """The confidence picked on the dashboard: 90, 95 or 99 percent."""
-    raw = request.args.get("confidence", "")
+def confidence_choice() -> tuple[float, str | None]:
+    """The confidence picked on the dashboard (90, 95 or 99 percent), and None; or, when the
+    query names another, the default and why (parsing.parse_confidence: the API's words)."""
     try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_CONFIDENCE
-    return value if value in CONFIDENCE_LEVELS else DEFAULT_CONFIDENCE
+        return parse_confidence(request.args.get("confidence"), CONFIDENCE_LEVELS), None
+    except QueryError as error:
+        return DEFAULT_CONFIDENCE, (
+            f"The confidence asked for can’t be used ({error}): "
+            f"the results are at {percent(DEFAULT_CONFIDENCE)}."
+        )
 
 
-def pooled_surveys(survey: Survey) -> list[Survey]:
-    """This survey, then the owner's surveys named by ``?pool=a,b`` (404 if any is not theirs)."""
-    slugs: list[str] = []
-    for value in request.args.getlist("pool"):  # "a,b" in links; pool=a&pool=b from the form
-        for slug in value.split(","):
-            slug = slug.strip()
-            if slug and slug != survey.slug and slug not in slugs:
-                slugs.append(slug)
-    return [survey, *owned_surveys_or_404(current_user, slugs)]
+def chosen_confidence() -> float:
+    """The confidence picked: 90, 95 or 99 percent (the default for any other; the projector
+    has no place to say why, the dashboard does: :func:`confidence_choice`)."""
+    return confidence_choice()[0]
+
+
+def pool_choice(survey: Survey) -> tuple[list[Survey], str | None]:
+    """This survey, then the owner's surveys named by ``?pool=a,b`` (404 if any is not theirs),
+    and None; or this survey alone and why (parsing.parse_survey_list: the API's words)."""
+    try:
+        slugs = parse_survey_list(request.args.getlist("pool"), "pool", required=False)
+    except QueryError as error:
+        return [survey], str(error)
+    # Naming this survey itself adds nothing: it is always first.
+    others = [slug for slug in slugs if slug != survey.slug]
+    return [survey, *owned_surveys_or_404(current_user, others)], None
 
 
 def shown_results(survey: Survey) -> dict:
-    """The results panel's figures: this survey's results, or several pooled, and how."""
-    confidence = chosen_confidence()
+    """The results panel's figures, gathered once: this survey's results, or several pooled,
+    and how (the page's plan and presenters take them from here)."""
+    confidence, confidence_error = confidence_choice()
     together = request.args.get("ranges") == "together"
-    pool_error = None
+    surveys, pool_error = pool_choice(survey)
     try:
-        results = survey_results(pooled_surveys(survey), confidence)
+        results = survey_results(surveys, confidence)
     except PoolingError as error:
         pool_error = str(error)
         results = survey_results(survey, confidence)
+    headline = headline_range_kind(results, together)
     return {
         "results": results,
         "confidence": confidence,
+        "confidence_error": confidence_error,
         "pool": ",".join(each.slug for each in results.surveys[1:]) or None,
         "pool_error": pool_error,
         "answered": results.answered_by_survey if results.pooled else {},
         "release_note": release_words(results, release_batch()),
         # The ranges the words and charts lead with (presenters.headline_range_kind).
         "together": together,
-        "headline": headline_range_kind(results, together),
+        "headline": headline,
         "min_answers": MIN_ANSWERS_FOR_SHARES,
+        "refresh_seconds": REFRESH_SECONDS,
     }
 
 
@@ -97,11 +116,19 @@ def pool_choices(survey: Survey) -> dict:
             .order_by(Survey.created_at, Survey.id)
         ).scalars()
     )
-    shape = shape_of(survey)
     return {
         "pool_others": len(others),
-        "pool_candidates": [other for other in others if shape_of(other) == shape],
+        "pool_candidates": [other for other in others if can_pool(survey, other)],
     }
+
+
+def can_pool(survey: Survey, other: Survey) -> bool:
+    """Whether results.survey_results would pool the two (results.check_poolable decides)."""
+    try:
+        check_poolable([survey, other])
+    except PoolingError:
+        return False
+    return True
 
 
 def render_dashboard(
@@ -113,14 +140,17 @@ def render_dashboard(
     shown = shown_results(survey)
     # A closed survey's code leads nowhere once its grace has passed: then it is not shown.
     joinable = bool(survey.join_code) and not survey.is_draft and not join_code_expired(survey)
-    confidence = shown["confidence"]
+    # The plan counts this survey's respondents as the results gathered them (not pooled).
+    respondents = shown["results"].answered_by_survey[survey.id]
     return render_template(
         "analyst/dashboard.html",
         survey=survey,
         **shown,
         **pool_choices(survey),
         confidence_levels=CONFIDENCE_LEVELS,
-        plan=planning.plan_for_margin(survey, request.args.get("margin"), confidence),
+        plan=planning.plan_for_margin(
+            survey, request.args.get("margin"), shown["confidence"], respondents
+        ),
         explanation=privacy_explanation(survey),
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),

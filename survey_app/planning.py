@@ -11,6 +11,7 @@ Chebyshev bound is shown beside it, named as such.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,11 +26,10 @@ from survey_app.planning_numbers import (
     NumericPlan,
     PlannedNumber,
     join_words,
-    number_trade_off,
     numbers_readout,
-    numeric_plans,
     numeric_questions,
     numeric_respondents,
+    plan_numbers,
     question_name,
 )
 from survey_app.presenters import format_count, format_points, privacy_readout
@@ -55,31 +55,41 @@ TRADE_OFF_SIZES = (20, 40, 100, 300)
 # --------------------------------------------------------------------------- figures, kept
 
 
-@lru_cache(maxsize=16384)
-def _figure(name: str, flip_probability: float, options: int, size: float, confidence: float):
-    """``RandomizedResponse(p, k).<name>(size, confidence)``, kept by its arguments."""
-    mechanism = privacy.RandomizedResponse(flip_probability, options)
-    return getattr(mechanism, name)(size, confidence)
-
-
+@lru_cache(maxsize=4096)
 def planned_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
-    """The margin n answers reach (privacy's planned, exact half-width)."""
-    return _figure("planned_half_width", flip_probability, options, n, confidence)
+    """The margin n answers reach (privacy's planned, exact half-width), kept."""
+    return privacy.RandomizedResponse(flip_probability, options).planned_half_width(n, confidence)
 
 
+@lru_cache(maxsize=4096)
 def chebyshev_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
-    """The textbook Chebyshev bound's half-width with n answers."""
-    return _figure("chebyshev_half_width", flip_probability, options, n, confidence)
+    """The textbook Chebyshev bound's half-width with n answers, kept."""
+    mechanism = privacy.RandomizedResponse(flip_probability, options)
+    return mechanism.chebyshev_half_width(n, confidence)
 
 
+@lru_cache(maxsize=4096)
 def respondents_needed(p: float, options: int, margin: float, confidence: float) -> int:
-    """The fewest answers whose planned (exact) margin is at most ``margin``."""
-    return _figure("respondents_for", p, options, margin, confidence)
+    """The fewest answers whose planned (exact) margin is at most ``margin``, kept."""
+    return privacy.RandomizedResponse(p, options).respondents_for(margin, confidence)
 
 
+@lru_cache(maxsize=4096)
 def respondents_needed_chebyshev(p: float, options: int, margin: float, confidence: float) -> int:
-    """The fewest answers whose Chebyshev half-width is at most ``margin``."""
-    return _figure("respondents_for_chebyshev", p, options, margin, confidence)
+    """The fewest answers whose Chebyshev half-width is at most ``margin``, kept."""
+    return privacy.RandomizedResponse(p, options).respondents_for_chebyshev(margin, confidence)
+
+
+def forget_figures() -> None:
+    """Drop every kept figure (a test's cold start)."""
+    for kept in (
+        planned_margin,
+        chebyshev_margin,
+        respondents_needed,
+        respondents_needed_chebyshev,
+    ):
+        kept.cache_clear()
+    suggested_flip_probability.cache_clear()
 
 
 @lru_cache(maxsize=4096)
@@ -195,6 +205,49 @@ def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], 
     return groups, left_out
 
 
+def _says_next_to_nothing(margin: float) -> str:
+    return SAYS_NEXT_TO_NOTHING if margin >= NEXT_TO_NOTHING else ""
+
+
+def share_figures(
+    flip_probability: float, groups: Sequence[PlannedQuestions], class_size: int, confidence: float
+) -> list[tuple[PlannedQuestions, float, float]]:
+    """Each group's planned and Chebyshev margins with ``class_size`` answers (ValueError: a p
+    so close to 0.5 that many options can no longer be told apart)."""
+    return [
+        (
+            group,
+            planned_margin(flip_probability, group.options, class_size, confidence),
+            chebyshev_margin(flip_probability, group.options, class_size, confidence),
+        )
+        for group in groups
+    ]
+
+
+def shares_text(
+    figures: Sequence[tuple[PlannedQuestions, float, float]], class_size: int, left_out: int
+) -> str:
+    """What a class will learn of each group's shares, with Chebyshev's figures beside."""
+    (first, margin, _), rest = figures[0], figures[1:]
+    parts = [
+        f"{first.label} will be known within about ±{format_points(margin)} points"
+        + _says_next_to_nothing(margin)
+    ]
+    parts += [
+        f"{group.label} within ±{format_points(m)} points{_says_next_to_nothing(m)}"
+        for group, m, _ in rest
+    ]
+    text = f"With {class_size:,} students, {'; '.join(parts)}."
+    text += " The textbook Chebyshev bound would say "
+    text += join_words([f"±{format_points(c)}" for _, _, c in figures]) + " points."
+    if left_out:
+        text += (
+            f" ({left_out} multiple-choice question{'s' if left_out != 1 else ''} without "
+            "2 to 12 options yet left out.)"
+        )
+    return text
+
+
 def class_readout(
     flip_probability: float,
     groups: Sequence[PlannedQuestions],
@@ -213,37 +266,9 @@ def class_readout(
     if not groups:
         return numbers_readout(flip_probability, class_size, confidence, numbers)
     try:
-        figures = [
-            (
-                group,
-                planned_margin(flip_probability, group.options, class_size, confidence),
-                chebyshev_margin(flip_probability, group.options, class_size, confidence),
-            )
-            for group in groups
-        ]
-    except ValueError:  # a p so close to 0.5 that many options can no longer be told apart
+        figures = share_figures(flip_probability, groups, class_size, confidence)
+    except ValueError:
         return {"ok": False, "error": "This flip probability is too close to 0.5 to plan with."}
-    group, margin, _ = figures[0]
-
-    def next_to_nothing(m: float) -> str:
-        return SAYS_NEXT_TO_NOTHING if m >= NEXT_TO_NOTHING else ""
-
-    parts = [
-        f"{group.label} will be known within about ±{format_points(margin)} points"
-        + next_to_nothing(margin)
-    ]
-    parts += [
-        f"{g.label} within ±{format_points(m)} points{next_to_nothing(m)}"
-        for g, m, _ in figures[1:]
-    ]
-    text = f"With {class_size:,} students, {'; '.join(parts)}."
-    text += " The textbook Chebyshev bound would say "
-    text += join_words([f"±{format_points(c)}" for _, _, c in figures]) + " points."
-    if left_out:
-        text += (
-            f" ({left_out} multiple-choice question{'s' if left_out != 1 else ''} without "
-            "2 to 12 options yet left out.)"
-        )
     reply = {
         "ok": True,
         "class_size": class_size,
@@ -258,13 +283,34 @@ def class_readout(
             }
             for g, m, c in figures
         ],
-        "text": text,
+        "text": shares_text(figures, class_size, left_out),
     }
     if numbers:
         extra = numbers_readout(flip_probability, class_size, confidence, numbers)
         reply["numbers"] = extra["numbers"]
         reply["text"] += " " + extra["text"]
     return reply
+
+
+def suggestion_text(
+    suggested: float, wanted: str, class_size: int, flip_probability: float | None
+) -> str:
+    """The suggestion in words, once there is one: already yours, the most privacy offered, or
+    the most private p that reaches the margin wanted."""
+    if flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
+        return (
+            f"Your flip probability, {suggested:g}, is already the most private one that "
+            f"reaches {wanted} with {class_size:,} students."
+        )
+    if suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        return (
+            f"With {class_size:,} students every question reaches {wanted} even at a flip "
+            f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
+        )
+    return (
+        f"For {wanted} with {class_size:,} students, use a flip probability of "
+        f"{suggested:g}: the most privacy that still reaches that margin for every question."
+    )
 
 
 def suggestion_readout(
@@ -302,21 +348,8 @@ def suggestion_readout(
             f"that takes about {format_count(needed)} students. Ask more students, or accept "
             "a wider margin."
         )
-    elif flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
-        reply["text"] = (
-            f"Your flip probability, {suggested:g}, is already the most private one that "
-            f"reaches {wanted} with {class_size:,} students."
-        )
-    elif suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
-        reply["text"] = (
-            f"With {class_size:,} students every question reaches {wanted} even at a flip "
-            f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
-        )
     else:
-        reply["text"] = (
-            f"For {wanted} with {class_size:,} students, use a flip probability of "
-            f"{suggested:g}: the most privacy that still reaches that margin for every question."
-        )
+        reply["text"] = suggestion_text(suggested, wanted, class_size, flip_probability)
     reply["apply"] = suggested is not None and not (
         flip_probability is not None and abs(suggested - flip_probability) < 1e-9
     )
@@ -439,14 +472,29 @@ def trade_off_flip_probabilities(current: float) -> list[float]:
     return sorted([*known, current])
 
 
-def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
-    """How many respondents the survey needs, and what the current number can tell."""
+def make_plan(
+    survey: Survey, margin: float, confidence: float, respondents: int | None = None
+) -> Plan:
+    """How many respondents the survey needs, and what the current number can tell.
+
+    ``respondents``: how many have answered, as the caller's results counted them (else the
+    survey's count).
+    """
     p = survey.flip_probability
     shapes = survey_shapes(survey)
-    n = survey.respondents
+    n = survey.respondents if respondents is None else respondents
     size = planning_size(n)
-    numbers = tuple(numeric_plans(survey, margin, confidence, n))
-    has_shares = not numbers or any(not question.is_numeric for question in survey.questions)
+    has_shares = any(not question.is_numeric for question in survey.questions)
+    flip_probabilities = trade_off_flip_probabilities(p)
+    numbers = plan_numbers(
+        survey,
+        margin,
+        confidence,
+        n,
+        # A survey of numbers alone trades off in its first number's unit.
+        () if has_shares else flip_probabilities,
+        TRADE_OFF_SIZES,
+    )
     return Plan(
         margin=margin,
         confidence=confidence,
@@ -462,33 +510,21 @@ def make_plan(survey: Survey, margin: float, confidence: float) -> Plan:
         ),
         sizes=TRADE_OFF_SIZES,
         trade_off=[
-            trade_off_row(each, margin, confidence, each == p)
-            for each in trade_off_flip_probabilities(p)
+            trade_off_row(each, margin, confidence, each == p) for each in flip_probabilities
         ],
-        numbers=numbers,
-        has_shares=has_shares,
-        number_trade_off=(
-            ()
-            if has_shares
-            else tuple(
-                number_trade_off(
-                    numbers[0].number,
-                    trade_off_flip_probabilities(p),
-                    p,
-                    TRADE_OFF_SIZES,
-                    margin,
-                    confidence,
-                )
-            )
-        ),
+        numbers=numbers.plans,
+        has_shares=has_shares or not numbers.plans,
+        number_trade_off=numbers.trade_off,
     )
 
 
-def plan_for_margin(survey: Survey, raw_margin: str | None, confidence: float) -> Plan:
+def plan_for_margin(
+    survey: Survey, raw_margin: str | None, confidence: float, respondents: int | None = None
+) -> Plan:
     """The plan for a margin typed in points, or the default one with a message why not."""
     margin, error = parse_margin(raw_margin)
-    plan = make_plan(survey, margin or DEFAULT_MARGIN, confidence)
-    return Plan(**{**plan.__dict__, "margin_error": error}) if error else plan
+    plan = make_plan(survey, margin or DEFAULT_MARGIN, confidence, respondents)
+    return dataclasses.replace(plan, margin_error=error) if error else plan
 
 
 # --------------------------------------------------------------------------- warming up

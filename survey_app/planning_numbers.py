@@ -143,14 +143,36 @@ def numbers_readout(
 
 @dataclass(frozen=True)
 class NumericPlan:
-    """The dashboard's plan for a numeric question: now, and for the margin asked."""
+    """The dashboard's plan for a numeric question: now, and for the margin asked (both in
+    words, in the question's unit; a :class:`~survey_app.planning.Plan`'s margins are shares)."""
 
     number: PlannedNumber
-    #: The margin asked for, in the question's unit (that share of its range).
-    margin: str
+    #: The margin asked for, in the question's unit (that share of its range): "±4 hours".
+    margin_words: str
     needed: int
     #: The guaranteed margin with the respondents so far (None before any).
-    margin_now: str | None
+    margin_now_words: str | None
+
+
+@dataclass(frozen=True)
+class NumberTradeOffRow:
+    """A row of the dashboard's trade-off table for a survey of numbers alone."""
+
+    flip_probability: float
+    epsilon: float
+    #: The guaranteed margin, in the question's unit, at each of the table's class sizes.
+    margins: tuple[str, ...]
+    needed: int
+    is_current: bool
+
+
+@dataclass(frozen=True)
+class NumbersPlan:
+    """A survey's numeric questions planned at once: each one's plan, and the trade-off table
+    of the first (for a survey of numbers alone; else empty)."""
+
+    plans: tuple[NumericPlan, ...]
+    trade_off: tuple[NumberTradeOffRow, ...] = ()
 
 
 def survey_numbers(survey: Survey) -> list[PlannedNumber]:
@@ -170,30 +192,40 @@ def survey_numbers(survey: Survey) -> list[PlannedNumber]:
     ]
 
 
-def numeric_plans(survey: Survey, margin: float, confidence: float, n: int) -> list[NumericPlan]:
-    """Each numeric question's respondents needed for ``margin`` (a share of its range)."""
+def numeric_plan(
+    number: PlannedNumber, flip_probability: float, margin: float, confidence: float, n: int
+) -> NumericPlan:
+    """A numeric question's respondents needed for ``margin`` (a share of its range), and the
+    margin its n answers so far reach."""
+    return NumericPlan(
+        number=number,
+        margin_words=number.amount(margin * (number.hi - number.lo)),
+        needed=numeric_respondents(number, flip_probability, margin, confidence),
+        margin_now_words=(
+            number.amount(numeric_half_width(number, flip_probability, n, confidence))
+            if n
+            else None
+        ),
+    )
+
+
+def plan_numbers(
+    survey: Survey,
+    margin: float,
+    confidence: float,
+    n: int,
+    trade_off_probabilities: Sequence[float] = (),
+    sizes: Sequence[int] = (),
+) -> NumbersPlan:
+    """Every numeric question's plan, and the first one's trade-off table at those flip
+    probabilities and class sizes (none asked: no table)."""
     p = survey.flip_probability
-    return [
-        NumericPlan(
-            number=number,
-            margin=number.amount(margin * (number.hi - number.lo)),
-            needed=numeric_respondents(number, p, margin, confidence),
-            margin_now=number.amount(numeric_half_width(number, p, n, confidence)) if n else None,
-        )
-        for number in survey_numbers(survey)
-    ]
-
-
-@dataclass(frozen=True)
-class NumberTradeOffRow:
-    """A row of the dashboard's trade-off table for a survey of numbers alone."""
-
-    flip_probability: float
-    epsilon: float
-    #: The guaranteed margin, in the question's unit, at each of the table's class sizes.
-    margins: tuple[str, ...]
-    needed: int
-    is_current: bool
+    numbers = survey_numbers(survey)
+    plans = tuple(numeric_plan(number, p, margin, confidence, n) for number in numbers)
+    if not numbers or not trade_off_probabilities:
+        return NumbersPlan(plans)
+    table = number_trade_off(numbers[0], trade_off_probabilities, p, sizes, margin, confidence)
+    return NumbersPlan(plans, tuple(table))
 
 
 def number_trade_off(

@@ -14,7 +14,7 @@ import pytest
 
 from survey_app import planning, privacy
 from survey_app.presenters import format_count, format_points, percent
-from tests.analyst_helpers import (
+from tests.unit.test_analyst import (
     builder_fields,
     figures,
     survey_count,
@@ -353,14 +353,37 @@ def test_a_growing_survey_is_planned_at_two_significant_digits():
     assert sizes == [7, 99, 100, 120, 4500, 1_000_000]
 
 
-def test_warm_up_fills_the_default_tables():
-    planning._figure.cache_clear()
+def test_warm_up_works_out_the_default_tables(monkeypatch):
+    margin, confidence = planning.DEFAULT_MARGIN, 0.95
+    expected = [
+        privacy.RandomizedResponse(p).planned_half_width(size, confidence)
+        for p in planning.TRADE_OFF_FLIP_PROBABILITIES
+        for size in planning.TRADE_OFF_SIZES
+    ]
+    planning.forget_figures()
+    planning.warm_up([confidence])
+
+    def worked_out_again(*args, **kwargs):
+        raise AssertionError("a figure of the default table was worked out again")
+
+    for name in ("planned_half_width", "respondents_for", "respondents_for_chebyshev"):
+        monkeypatch.setattr(privacy.RandomizedResponse, name, worked_out_again)
+    rows = [
+        planning.trade_off_row(p, margin, confidence, False)
+        for p in planning.TRADE_OFF_FLIP_PROBABILITIES
+    ]
+    assert [margin for row in rows for margin in row.margins] == expected
+
+
+def test_forgotten_figures_are_worked_out_again(monkeypatch, request):
+    # What the test above starts from: warm_up's figures, forgotten, are asked of privacy again.
+    request.addfinalizer(planning.forget_figures)  # the figure made up below is not kept
     planning.warm_up([0.95])
-    before = planning._figure.cache_info().misses
-    for p in planning.TRADE_OFF_FLIP_PROBABILITIES:
-        planning.trade_off_row(p, planning.DEFAULT_MARGIN, 0.95, False)
-    # Every figure of the default table was already worked out.
-    assert planning._figure.cache_info().misses == before
+    planning.forget_figures()
+    monkeypatch.setattr(
+        privacy.RandomizedResponse, "planned_half_width", lambda self, n, confidence: -1.0
+    )
+    assert planning.planned_margin(0.25, 2, 40, 0.95) == -1.0
 
 
 def test_warm_up_starts_once_per_process(monkeypatch):

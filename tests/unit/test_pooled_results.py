@@ -17,7 +17,9 @@ from survey_app.extensions import db
 from survey_app.presenters import results_document
 from survey_app.results import survey_results
 from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
-from tests.analyst_helpers import (
+from tests.conftest import SAMPLE_DEFINITION
+from tests.unit import test_analyst
+from tests.unit.test_analyst import (
     OTHER_EMAIL,
     ROWS,
     assert_results_shown,
@@ -25,10 +27,11 @@ from tests.analyst_helpers import (
     results_of,
     submit,
 )
-from tests.conftest import SAMPLE_DEFINITION
 from tests.unit.test_results_api import bearer, new_token
 
-# signed_in, other_analyst: the analyst pages' fixtures (tests/unit/conftest.py).
+# The analyst pages' fixtures: a signed-in client; a second analyst, signed in on another.
+signed_in = test_analyst.signed_in
+other_analyst = test_analyst.other_analyst
 
 TITLE = SAMPLE_DEFINITION["title"]
 #: Randomized answers of a second section (yes/no, choice).
@@ -119,9 +122,9 @@ def test_pool_from_the_form_or_a_link_is_the_same(app, signed_in, sections, make
     third, _ = make_survey()
     submit(app, third, ROWS[:5])
     by_link = signed_in.get(f"/analyst/surveys/{first}?pool={second},{third}").text
-    # The picker's checkboxes send pool=a&pool=b; the survey itself and repeats count once.
+    # The picker's checkboxes send pool=a&pool=b; naming the survey itself adds nothing.
     by_form = signed_in.get(
-        f"/analyst/surveys/{first}?pool={second}&pool={third}&pool={first}&pool={second}"
+        f"/analyst/surveys/{first}?pool={second}&pool={third}&pool={first}"
     ).text
     pooled = results_of(app, [first, second, third])
     assert pooled["respondents"] == len(ROWS) + len(OTHER_ROWS) + 5
@@ -204,6 +207,27 @@ def test_pooling_surveys_of_another_shape_says_why(app, signed_in, sections, mak
     ) in page
     assert 'id="pooled-summary"' not in page
     assert_results_shown(response.text, results_of(app, first), 0.95)
+
+
+@pytest.mark.parametrize(
+    ("pool", "why"),
+    [
+        ("SECOND,SECOND", "pool names a survey more than once"),
+        ("SECOND&pool=SECOND", "pool names a survey more than once"),
+        ("SECOND,,FIRST", "pool must name your surveys, separated by commas"),
+    ],
+)
+def test_a_pool_the_api_would_refuse_is_refused_in_words(app, signed_in, sections, pool, why):
+    # The API's words (parsing.parse_survey_list), said on the page; the rest works.
+    first, second = sections
+    query = pool.replace("FIRST", first).replace("SECOND", second)
+    for path in ("", "/results-panel"):
+        response = signed_in.get(f"/analyst/surveys/{first}{path}?pool={query}")
+        assert response.status_code == 200
+        page = flat(response.text)
+        assert f"These surveys can’t be combined: {why}" in page
+        assert 'id="pooled-summary"' not in page
+        assert_results_shown(response.text, results_of(app, first), 0.95)
 
 
 def test_pooling_someone_elses_survey_is_404(app, signed_in, sections, other_analyst):
