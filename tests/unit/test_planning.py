@@ -14,7 +14,7 @@ import pytest
 
 from survey_app import planning, privacy
 from survey_app.presenters import format_count, format_points, percent
-from tests.unit.test_analyst import (
+from tests.analyst_helpers import (
     builder_fields,
     figures,
     survey_count,

@@ -17,9 +17,7 @@ from survey_app.extensions import db
 from survey_app.presenters import results_document
 from survey_app.results import survey_results
 from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
-from tests.conftest import SAMPLE_DEFINITION
-from tests.unit import test_analyst
-from tests.unit.test_analyst import (
+from tests.analyst_helpers import (
     OTHER_EMAIL,
     ROWS,
     assert_results_shown,
@@ -27,11 +25,10 @@ from tests.unit.test_analyst import (
     results_of,
     submit,
 )
+from tests.conftest import SAMPLE_DEFINITION
 from tests.unit.test_results_api import bearer, new_token
 
-# The analyst pages' fixtures: a signed-in client; a second analyst, signed in on another.
-signed_in = test_analyst.signed_in
-other_analyst = test_analyst.other_analyst
+# signed_in, other_analyst: the analyst pages' fixtures (tests/unit/conftest.py).
 
 TITLE = SAMPLE_DEFINITION["title"]
 #: Randomized answers of a second section (yes/no, choice).
