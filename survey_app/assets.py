@@ -3,22 +3,25 @@
 Every script tag carries Subresource Integrity (``integrity="sha384-..."``), so a browser runs a
 script only if it is byte for byte the file this server hashed; the respondent page also
 publishes each script's SHA-256, which anyone can compare with the published source
-(``sha256sum``). Templates use the Jinja globals :func:`register` adds:
+(``sha256sum``). A page loads its script with the Jinja global :func:`module_script`, which
+also preloads, with their integrity, the modules it imports (a module's own imports carry no
+integrity: they reuse a preload of the very same URL):
 
-    <script type="module" src="{{ script_url('js/analyst.js') }}"
-            integrity="{{ script_integrity('js/analyst.js') }}"></script>
+    {% block head %}{{ module_script("js/builder.js") }}{% endblock %}
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from flask import Flask, current_app, request, url_for
 from flask_compress import Compress
+from markupsafe import Markup, escape
 
 #: Characters of the SHA-256 (hex) in a script's ``?v=`` query.
 VERSION_LENGTH = 12
@@ -72,6 +75,64 @@ def script_url(filename: str, *, versioned: bool = True) -> str:
     return url_for("static", filename=filename, v=script_sha256(filename)[:VERSION_LENGTH])
 
 
+#: A static import or re-export of a module beside it: ``import {...} from "./x.js";``.
+_STATIC_IMPORT = re.compile(
+    r"""^(?:import|export)\b[^;"']*?\bfrom\s*["'](\./[\w.-]+\.js)["'];?"""
+    r"""|^import\s*["'](\./[\w.-]+\.js)["'];?""",
+    re.MULTILINE,
+)
+
+
+@cache
+def _imports_in(path: str) -> tuple[str, ...]:
+    source = Path(path).read_text(encoding="utf-8")
+    return tuple(match.group(1) or match.group(2) for match in _STATIC_IMPORT.finditer(source))
+
+
+def module_files(entry: str) -> list[str]:
+    """A page script (``"js/survey.js"``) and every module it imports, at any depth, each once:
+    the scripts a browser runs for it."""
+    folder = entry.rpartition("/")[0]
+    files = [entry]
+    for filename in files:  # grows as imports are found
+        for specifier in _imports_in(str(Path(current_app.static_folder) / filename)):
+            imported = f"{folder}/{specifier.removeprefix('./')}" if folder else specifier[2:]
+            if imported not in files:
+                files.append(imported)
+    return files
+
+
+def module_script(entry: str) -> Markup:
+    """The tags that load a page script: a modulepreload with integrity for every module it
+    imports (at the plain URL the import asks for), then the script, versioned."""
+    tags = [
+        f'<link rel="modulepreload" href="{escape(script_url(filename, versioned=False))}" '
+        f'integrity="{script_integrity(filename)}">'
+        for filename in module_files(entry)[1:]
+    ]
+    tags.append(
+        f'<script type="module" src="{escape(script_url(entry))}" '
+        f'integrity="{script_integrity(entry)}"></script>'
+    )
+    return Markup("\n  ".join(tags))
+
+
+#: What each script of the respondent page does, as the page lists them for anyone to check
+#: against the published source (every module survey.js imports has a line).
+RESPONDENT_SCRIPT_ROLES = {
+    "js/survey.js": "reads your answers and sends them scrambled",
+    "js/answer-table.js": "scrambles each possible answer once, and keeps that until it is sent",
+    "js/randomized-response.js": "does the scrambling",
+    "js/survey-replies.js": "words what the server replied",
+    "js/typed-numbers.js": "reads a number you type",
+}
+
+
+def respondent_scripts() -> list[tuple[str, str]]:
+    """(file, what it does) for every script the respondent page runs."""
+    return [(name, RESPONDENT_SCRIPT_ROLES[name]) for name in module_files("js/survey.js")]
+
+
 #: What is sent compressed to a browser that accepts it: the stylesheets and scripts, most of
 #: what a phone downloads to answer (about 42 of 57 KB; a quarter of that once compressed).
 #: Pages are not: they carry CSRF tokens beside text that others choose (titles, answers'
@@ -89,6 +150,8 @@ def register(app: Flask) -> None:
     app.add_template_global(script_url)
     app.add_template_global(script_integrity)
     app.add_template_global(script_sha256)
+    app.add_template_global(module_script)
+    app.add_template_global(respondent_scripts)
     app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_TYPES)
     # Static files are sent as streams: compressed as they stream (no Content-Length), and
     # a repeat visit's If-None-Match still answers 304.

@@ -7,12 +7,14 @@ indices line up) become that definition's questions.
 
 from __future__ import annotations
 
-import re
+import math
 
 from flask import request
 
+from survey_app import privacy
 from survey_app.models import Survey
 from survey_app.surveys import MAX_EXPECTED_RESPONDENTS
+from survey_app.typed_numbers import typed_number
 
 
 def definition_from_form() -> dict:
@@ -37,10 +39,7 @@ def definition_from_form() -> dict:
             question.update(numeric_from_form(typed))
         questions.append(question)
     raw_p = form.get("flip_probability", "").strip()
-    try:
-        flip_probability: object = float(raw_p)
-    except ValueError:
-        flip_probability = raw_p
+    flip_probability = typed_or_text(raw_p)
     definition = {
         "title": form.get("title", ""),
         "intro": form.get("intro", ""),
@@ -60,30 +59,39 @@ def definition_from_form() -> dict:
 NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
-#: A bound typed with a comma before exactly three digits ("1,000": a thousand in English, one
-#: in French), a point after one to three digits and before three ("1.000": a thousand in
-#: German, one in English), or several separators ("1.000,5", "1,000,000"): ambiguous, so
-#: refused. "0.125" is clear: no one groups a thousand after a 0.
-_AMBIGUOUS_NUMBER = re.compile(r"[^,.]*,\d{3}|[-+]?[1-9]\d{0,2}\.\d{3}|[^,.]*[,.][^,.]*[,.].*")
+def typed_or_text(text: str) -> float | str:
+    """A number typed in a field, by the one rule of survey_app.typed_numbers; else the text,
+    which the definition's check names (asking how to write it, if it is unclear)."""
+    value = typed_number(text)
+    return text if value is None else value
+
+
+def warner_flip_probability(typed_q: str) -> float | None:
+    """The flip probability q / 2 that Warner's coins set, for the q typed (None if unclear)."""
+    warner_q = typed_number(typed_q)
+    return None if warner_q is None else privacy.flip_probability_from_warner_q(warner_q)
+
+
+def warner_q_shown(flip_probability: object) -> str:
+    """The q that Warner's coins field shows for the flip probability in the form ('' if that
+    is not a number): q = 2 p, to six significant digits."""
+    if isinstance(flip_probability, bool) or not isinstance(flip_probability, int | float):
+        return ""
+    if not math.isfinite(flip_probability):
+        return ""
+    return f"{privacy.warner_q_from_flip_probability(flip_probability):g}"
 
 
 def numeric_from_form(typed: dict[str, str]) -> dict:
-    """A numeric question's bounds as typed: numbers where they parse (else the text, which the
-    definition's check names), the unit, and the mechanism unless "automatic" (empty).
+    """A numeric question's bounds as typed: numbers where they are clear (else the text, which
+    the definition's check names), the unit, and the mechanism unless "automatic" (empty).
 
-    One decimal comma is a decimal point ("2,5" is 2.5); an ambiguous bound ("1,000", "1.000,5")
+    One decimal comma is a decimal point ("2,5" is 2.5); an unclear bound ("1,000", "1.000,5")
     stays text, which the check refuses, asking for 1000 or 1.5.
     """
     question: dict[str, object] = {"unit": typed["unit"]}
     for name in ("min", "max"):
-        text = typed[name].strip()
-        if _AMBIGUOUS_NUMBER.fullmatch(text):
-            question[name] = text
-            continue
-        try:
-            question[name] = float(text.replace(",", ".")) if len(text) <= 40 else text
-        except ValueError:
-            question[name] = text
+        question[name] = typed_or_text(typed[name].strip())
     if typed["mechanism"]:
         question["mechanism"] = typed["mechanism"]
     return question

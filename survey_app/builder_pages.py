@@ -10,7 +10,12 @@ from sqlalchemy import select
 from survey_app import planning
 from survey_app.access import owned_survey_or_404
 from survey_app.analyst_area import analyst_blueprint
-from survey_app.builder import definition_from_form, definition_of
+from survey_app.builder import (
+    definition_from_form,
+    definition_of,
+    warner_flip_probability,
+    warner_q_shown,
+)
 from survey_app.dashboard import ActionForm
 from survey_app.exports import date_like_labels
 from survey_app.extensions import db
@@ -74,10 +79,9 @@ def apply_builder_action(definition: dict) -> bool:
     elif action == "add_numeric":
         definition["questions"].append({"text": "", "type": "numeric", "min": 0, "max": 10})
     elif action == "apply_warner":  # Warner's coins: p = q / 2 (pages without JavaScript)
-        try:
-            definition["flip_probability"] = float(request.form.get("warner_q", "")) / 2
-        except ValueError:
-            pass  # the field's own check says why when the draft is saved
+        warner = warner_flip_probability(request.form.get("warner_q", ""))
+        if warner is not None:  # else the field's own check says why when the draft is saved
+            definition["flip_probability"] = warner
     elif action.startswith("remove_") and small_count(action[7:]) is not None:
         index = small_count(action[7:])
         if index < len(definition["questions"]):
@@ -113,6 +117,7 @@ def render_builder(definition: dict, survey: Survey | None = None, error: str | 
             class_size=class_size,
             margin=margin,
             planning=planning,
+            warner_q=warner_q_shown(definition.get("flip_probability")),
             # The same figures and words as the live readout's JSON.
             readout=planning.builder_readout(definition, class_size, margin),
         ),

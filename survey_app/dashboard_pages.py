@@ -3,12 +3,13 @@ dashboard fetches to refresh itself. What they show is worked out in survey_app.
 
 from __future__ import annotations
 
-from flask import render_template
+from flask import make_response, render_template
 from flask_login import current_user, login_required
 
 from survey_app.access import owned_survey_or_404
 from survey_app.analyst_area import analyst_blueprint
 from survey_app.dashboard import render_dashboard, shown_results
+from survey_app.live_updates import unless_unchanged
 
 bp = analyst_blueprint("dashboard", __name__)
 
@@ -23,6 +24,8 @@ def dashboard(slug: str):
 @bp.get("/surveys/<slug>/results-panel")
 @login_required
 def results_panel(slug: str):
-    """The dashboard's results alone, which the open dashboard fetches to refresh itself."""
+    """The dashboard's results alone, which the open dashboard fetches to refresh itself: an
+    empty 304 while they are what the page shows (survey_app.live_updates)."""
     survey = owned_survey_or_404(current_user, slug)
-    return render_template("analyst/_results.html", survey=survey, **shown_results(survey))
+    panel = render_template("analyst/_results.html", survey=survey, **shown_results(survey))
+    return unless_unchanged(make_response(panel))

@@ -46,6 +46,34 @@ CODES = {
     500: "internal",
 }
 
+#: The reasons the respondent page's submission (POST /api/v1/surveys/<slug>/responses) may
+#: get: those survey_app.submissions gives, and those of errors any request may meet there.
+#: static/js/survey-replies.js says what the page does with each (a test checks the two lists
+#: hold the same codes).
+SUBMISSION_CODES = frozenset(
+    {
+        "invalid",
+        "not_found",
+        "survey_not_open",
+        "already_used",
+        "code_required",
+        "code_invalid",
+        "code_used",
+        "method_not_allowed",
+        "too_large",
+        "rate_limited",
+        "internal",
+    }
+)
+
+#: Every ``code`` the JSON API sends: those by status, the submission's, and the analyst's
+#: (an export asked too early, or a page left open past its session).
+API_CODES = (
+    frozenset(CODES.values())
+    | SUBMISSION_CODES
+    | {"survey_not_closed", "results_held", "signed_out"}
+)
+
 
 def json_error(message: str, status: int, code: str | None = None):
     """``{"error": <words for people>, "code": <a reason for programs>}`` with ``status``."""
@@ -86,7 +114,7 @@ def register(app: Flask) -> None:
 
 def _api_message(error: HTTPException) -> str:
     if error.code == 413:
-        return "the body is too large (at most 64 KiB)"
+        return f"the body is too large (at most {request.max_content_length // 1024:,} KiB)"
     if error.code == 404:
         return "not found"
     if error.code == 405:

@@ -84,7 +84,7 @@ def privacy_explanation(survey: Survey) -> dict:
         "question_count": len(survey.questions),
         # Warner's coins: a fair coin, then on tails a second coin that says "lie" with
         # probability q = 2p (randomized response with flip probability p = q / 2).
-        "warner_lie_percent": _percent(min(1.0, 2 * p)),
+        "warner_lie_percent": _percent(min(1.0, privacy.warner_q_from_flip_probability(p))),
         "has_numeric": any(question.is_numeric for question in survey.questions),
         "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
         "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),

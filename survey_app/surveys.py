@@ -12,7 +12,6 @@ import functools
 import json
 import math
 import numbers
-import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from survey_app.models import (
     normalise_join_code,
     utc_now,
 )
+from survey_app.typed_numbers import is_unclear_number
 
 MAX_TITLE_LENGTH = 200
 MAX_INTRO_LENGTH = 5000
@@ -178,11 +178,6 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
 _NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 
 
-#: Digits with thousands separators or several separators, as the builder passes them on
-#: ("1,000", "1.000", "1.000,5", "1 000"): a number, but which one is not clear.
-_SEPARATED_NUMBER = re.compile(r"[-+−]?[\d.,\s]*\d[\d.,\s]*")
-
-
 def _bound(field: str, raw: dict, name: str) -> float:
     """A numeric question's ``min`` or ``max``: a finite number."""
     if name not in raw:
@@ -190,14 +185,9 @@ def _bound(field: str, raw: dict, name: str) -> float:
             f"{field}.{name}: missing (a numeric question needs min and max, e.g. 0 and 40)"
         )
     value = raw[name]
-    if (
-        isinstance(value, str)
-        and _SEPARATED_NUMBER.fullmatch(value.strip())
-        and (
-            re.search(r",|\s|\..*\.", value.strip())
-            or re.fullmatch(r"[-+−]?[1-9]\d{0,2}\.\d{3}", value.strip())  # "1.000"
-        )
-    ):
+    # The builder passes on a bound it could not read as typed: say so if it is a number whose
+    # meaning is unclear ("1,000", "1.000,5"; survey_app.typed_numbers).
+    if isinstance(value, str) and is_unclear_number(value):
         raise SurveyDefinitionError(
             f"{field}.{name}: {value.strip()!r} is not clear: write 1000 without a thousands "
             "separator, or 1.5 with one decimal point or comma"

@@ -1,7 +1,9 @@
-// The projector view keeps itself current: every few seconds it asks the server whether anything
-// changed (sending the version it shows as If-None-Match; "nothing" is an empty 304) and, when
-// something did, redraws the count and the questions from the server's words and charts. Every
-// figure and word comes from the server; this script only fetches and shows it.
+// The projector view keeps itself current through live-updates.js (asking every few seconds,
+// with the version it shows as If-None-Match; "nothing" is an empty 304) and, when something
+// changed, redraws the count and the questions from the server's words and charts. Every figure
+// and word comes from the server; this script only fetches and shows it.
+
+import { keepCurrent } from "./live-updates.js";
 
 const root = document.getElementById("projector");
 
@@ -54,36 +56,14 @@ function sayOnce(words) {
   if (status.textContent !== words) status.textContent = words;
 }
 
-async function poll() {
-  if (document.hidden) return;
-  try {
-    const response = await fetch(root.dataset.stateUrl, {
-      headers: { Accept: "application/json", "If-None-Match": `"${root.dataset.version}"` },
-      cache: "no-store",
-      credentials: "same-origin",
-    });
-    if (response.status === 304) return;
-    if (response.status === 401) {
-      sayOnce("Signed out: reload this page to sign in again.");
-      return;
-    }
-    if (!response.ok) return;
-    show(await response.json());
-  } catch {
-    // Offline for a moment (a lecture hall's network): try again at the next tick.
-  }
-}
-
 function schedule() {
-  const seconds = Number(root.dataset.pollSeconds) || 2;
-  // One request at a time: the next waits for this one to end, however slow the network.
-  const tick = async () => {
-    await poll();
-    setTimeout(tick, seconds * 1000);
-  };
-  setTimeout(tick, seconds * 1000);
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) poll();
+  keepCurrent({
+    url: root.dataset.stateUrl,
+    seconds: Number(root.dataset.pollSeconds),
+    accept: "application/json",
+    etag: `"${root.dataset.version}"`,
+    show: async (response) => show(await response.json()),
+    signedOut: () => sayOnce("Signed out: reload this page to sign in again."),
   });
 }
 

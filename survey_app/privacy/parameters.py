@@ -19,11 +19,13 @@ __all__ = [
     "deniability",
     "epsilon_from_flip_probability",
     "flip_probability_from_epsilon",
+    "flip_probability_from_warner_q",
     "flip_threshold",
     "keep_probabilities",
     "keep_threshold",
     "odds_ratio",
     "total_epsilon",
+    "warner_q_from_flip_probability",
 ]
 
 #: The browser's uniform draws are 32-bit words: there are this many of them.
@@ -299,3 +301,23 @@ def odds_ratio(flip_probability: float) -> float:
     """
     p = _check_flip_probability(flip_probability)
     return (1.0 - p) / p
+
+
+# --------------------------------------------------------------------------- Warner's coins
+
+
+def flip_probability_from_warner_q(warner_q: float) -> float:
+    """The flip probability ``p = q / 2`` that Warner's coins (1965) set.
+
+    A fair coin, then on tails a second coin that says "send the opposite" with probability
+    ``q``: an answer is reversed with probability ``q / 2``. Any real ``q`` is halved, so a
+    ``q`` outside (0, 1) gives a ``p`` that the flip probability's own check refuses, naming it.
+    static/js/warner.js is the same in the browser (tests/warner_coins.json pins both).
+    """
+    return _real("warner_q", warner_q) / 2.0
+
+
+def warner_q_from_flip_probability(flip_probability: float) -> float:
+    """Warner's ``q = 2 p``: the second coin's chance of "the opposite" that reverses an answer
+    with probability ``p`` (the inverse of :func:`flip_probability_from_warner_q`)."""
+    return 2.0 * _real("flip_probability", flip_probability)

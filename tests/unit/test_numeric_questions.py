@@ -823,7 +823,7 @@ def number_form(client, **fields) -> dict:
 
 
 @pytest.mark.parametrize(
-    "typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "1 000", "1.000", "-12.500"]
+    "typed", ["1,000", "1,000,000", "1.000,5", "2.5.1", "12 5", "1.000", "-12.500"]
 )
 def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_as, analyst, typed):
     """ "1,000" is a thousand in English and one in French: the builder asks which."""
@@ -844,6 +844,10 @@ def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_
         client.post("/analyst/surveys/new", data={**form, "question_max": "0.125"}).status_code
         == 302
     )
+    # Thousands grouped by spaces, and a minus sign typed as such, are clear (typed_numbers.json).
+    for clear in ("1 000", "\u22123"):
+        bound = "question_max" if clear == "1 000" else "question_min"
+        assert client.post("/analyst/surveys/new", data={**form, bound: clear}).status_code == 302
 
 
 @pytest.mark.parametrize(

@@ -267,8 +267,11 @@ def test_every_script_the_page_loads_carries_its_integrity(client, survey):
     _, page = get_page(client, slug)
     loaded = loaded_scripts(page)
     assert sorted(urlsplit(url).path for url, _ in loaded) == [
+        "/static/js/answer-table.js",
         "/static/js/randomized-response.js",
+        "/static/js/survey-replies.js",
         "/static/js/survey.js",
+        "/static/js/typed-numbers.js",
     ]
     for url, integrity in loaded:
         served = client.get(url)
@@ -281,27 +284,34 @@ def test_every_script_the_page_loads_carries_its_integrity(client, survey):
         served.close()
 
 
-def test_the_module_survey_js_imports_is_the_one_preloaded_with_integrity(client, survey):
-    """A module's static imports carry no integrity of their own: the import reuses the
-    preload's fetch only when it asks for the very same URL."""
+def test_the_modules_survey_js_imports_are_the_ones_preloaded_with_integrity(client, survey):
+    """A module's static imports carry no integrity of their own: an import reuses the
+    preload's fetch only when it asks for the very same URL. Every module survey.js imports, at
+    any depth, is preloaded so; randomized-response.js imports nothing."""
     slug, _ = survey
     _, page = get_page(client, slug)
     ((attributes, _),) = page.scripts
     survey_url = attributes["src"]
     assert urlsplit(survey_url).path == "/static/js/survey.js"
-    source = client.get(survey_url).get_data(as_text=True)
-    imports = re.findall(r'^import\s.*?from\s+"([^"]+)";', source, flags=re.MULTILINE | re.DOTALL)
-    assert imports == ["./randomized-response.js"]
     preloaded = {
         attrs["href"]: attrs.get("integrity")
         for tag, attrs, _ in page.elements
         if tag == "link" and attrs.get("rel") == "modulepreload"
     }
-    for specifier in imports:
-        resolved = urljoin(survey_url, specifier)
-        assert resolved in preloaded, (resolved, preloaded)
-        assert preloaded[resolved].startswith("sha384-")
-    # randomized-response.js itself imports nothing.
+    pending, imported = [survey_url], set()
+    while pending:
+        source = client.get(pending.pop()).get_data(as_text=True)
+        specifiers = re.findall(r'^import\s.*?from\s+"([^"]+)";', source, flags=re.M | re.S)
+        assert all(re.fullmatch(r"\./[\w-]+\.js", specifier) for specifier in specifiers)
+        for specifier in specifiers:
+            resolved = urljoin(survey_url, specifier)
+            assert resolved in preloaded, (resolved, preloaded)
+            assert preloaded[resolved].startswith("sha384-")
+            if resolved not in imported:
+                imported.add(resolved)
+                pending.append(resolved)
+    assert imported == set(preloaded)
+    assert urljoin(survey_url, "./randomized-response.js") in imported
     mechanism = client.get("/static/js/randomized-response.js").get_data(as_text=True)
     assert not re.search(r"^\s*import\b", mechanism, flags=re.MULTILINE)
 
@@ -320,7 +330,7 @@ def test_page_publishes_the_sha256_of_every_script(app, client, survey):
         served = client.get(path)
         assert hashlib.sha256(served.data).hexdigest() == expected
         served.close()
-    assert len(hashes) == 2
+    assert len(hashes) == len(loaded_scripts(page)) == 5
     assert "Check the scripts" in page.text("h3")
 
 

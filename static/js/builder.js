@@ -1,8 +1,9 @@
-// The analyst's pages: the builder's live privacy and planning readout, copying the respondent
-// link, and the open dashboard refreshing its results. Every figure and word comes from the
-// server (the math lives in survey_app/privacy/); this script only fetches and shows it.
+// The builder page: its live privacy and planning readout, the fields each question type
+// shows, and Warner's coins. Every figure and word of the readout comes from the server (the
+// math lives in survey_app/privacy/); this script only fetches and shows it.
 
-const REFRESH_SECONDS = 10;
+import { typedNumber } from "./typed-numbers.js";
+import { flipProbabilityFromWarnerQ, warnerQFromFlipProbability } from "./warner.js";
 
 function debounce(action, milliseconds) {
   let timer;
@@ -129,8 +130,8 @@ function setupQuestionTypes() {
 }
 
 /**
- * Warner's coins set p: q (the second coin's chance of "the opposite") typed gives p = q / 2,
- * and a p typed shows its q. The server does the same for the "Use q / 2" button.
+ * Warner's coins set p: q (the second coin's chance of "the opposite") typed gives its p
+ * (warner.js), and a p typed shows its q. The server does the same for the "Use q / 2" button.
  */
 function setupWarner() {
   const q = document.getElementById("warner_q");
@@ -138,85 +139,20 @@ function setupWarner() {
   const apply = document.getElementById("apply-warner");
   if (!q || !p) return;
   if (apply) apply.hidden = true; // this script applies q as it is typed
-  const round = (value) => Number(value.toFixed(6));
+  const shown = (value) => String(Number(value.toFixed(6)));
   q.addEventListener("input", () => {
-    const value = Number(q.value);
-    if (q.value.trim() === "" || !Number.isFinite(value)) return;
-    p.value = String(round(value / 2));
+    const warnerQ = typedNumber(q.value);
+    if (warnerQ === null) return;
+    p.value = shown(flipProbabilityFromWarnerQ(warnerQ));
     p.dispatchEvent(new Event("input", { bubbles: true }));
   });
   p.addEventListener("input", (event) => {
     if (event.isTrusted === false) return; // set from q just above
-    const value = Number(p.value);
-    if (p.value.trim() !== "" && Number.isFinite(value)) q.value = String(round(value * 2));
-  });
-}
-
-function setupCopyLink() {
-  const button = document.getElementById("copy-link");
-  if (!button) return;
-  const field = document.getElementById(button.dataset.copyTarget);
-  const status = document.getElementById("copy-status");
-  button.hidden = false;
-  button.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      status.textContent = "Link copied.";
-    } catch {
-      field.select(); // no clipboard access (plain HTTP): select it for Ctrl+C
-      status.textContent = "Press Ctrl+C (or ⌘C) to copy the selected link.";
-    }
-  });
-}
-
-function setupRefresh() {
-  const results = document.getElementById("results");
-  if (!results || results.dataset.status !== "open") return;
-  setInterval(async () => {
-    if (document.hidden) return;
-    try {
-      const response = await fetch(results.dataset.refreshUrl, { headers: { Accept: "text/html" } });
-      if (!response.ok) return;
-      const holder = document.createElement("div");
-      holder.innerHTML = await response.text(); // our own server-rendered, escaped fragment
-      const fresh = holder.querySelector("#results");
-      if (fresh) document.getElementById("results").replaceWith(fresh);
-    } catch {
-      // Offline for a moment: try again at the next tick.
-    }
-  }, REFRESH_SECONDS * 1000);
-}
-
-/** The page of one-time code slips: a button for the browser's print dialog. */
-function setupPrintSlips() {
-  const button = document.getElementById("print-slips");
-  if (!button) return;
-  button.hidden = false;
-  button.addEventListener("click", () => window.print());
-}
-
-/**
- * The form that issues one-time codes is sent once per press: a double click would start a
- * second request, whose codes nobody would ever see. The form takes presses again after a few
- * seconds (a CSV download leaves the page where it is, and more codes may be wanted).
- */
-function setupIssueCodesOnce() {
-  const form = document.getElementById("issue-codes");
-  if (!form) return;
-  form.addEventListener("submit", (event) => {
-    if (form.dataset.sending) {
-      event.preventDefault();
-      return;
-    }
-    form.dataset.sending = "1";
-    setTimeout(() => delete form.dataset.sending, 5000);
+    const flipProbability = typedNumber(p.value);
+    if (flipProbability !== null) q.value = shown(warnerQFromFlipProbability(flipProbability));
   });
 }
 
 setupReadout();
 setupQuestionTypes();
-setupIssueCodesOnce();
 setupWarner();
-setupCopyLink();
-setupRefresh();
-setupPrintSlips();

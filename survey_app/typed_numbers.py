@@ -1,0 +1,72 @@
+"""Whether a number typed by a person is clear, and which number it is.
+
+One rule, for the builder's fields (bounds, p, Warner's q) and the respondent's number answers;
+static/js/typed-numbers.js is the same rule in the browser, and tests/typed_numbers.json holds
+the cases both are tested against.
+
+- Spaces around the number do not count. A sign may lead: ``+``, ``-`` or the minus sign
+  ``−`` (U+2212, what a word processor or a French keyboard types).
+- One decimal point or decimal comma (phones in many languages type a comma): ``2.5``,
+  ``2,5``, ``.5`` and ``5.`` are clear.
+- Thousands may be grouped with spaces (a space, a no-break, thin or figure space), the way
+  French and the SI write them: ``1 000`` and ``12 500,5`` are clear, when every group after
+  the first has three digits.
+- Not clear (a number, but which one?): a point or comma after one to three digits (not
+  starting with 0) or after spaced groups, before exactly three digits (``1,500`` is 1500 in
+  English and 1.5 in French; ``1.500`` the other way round; ``0.125`` is clear, as no one
+  groups a thousand after a 0), several points or commas (``1.000,5``), spaces that do not
+  group thousands (``12 5``).
+- Not a number: anything else, among them exponents (``1e3``), NaN, infinities, hexadecimal,
+  underscores and digits of other scripts, or a number too large for a float.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Characters ignored around a number.
+_AROUND = " \t\n\r\u00a0\u2007\u2009\u202f"
+#: One of these between groups of three digits: a space, no-break space, figure space, thin
+#: space or narrow no-break space.
+_GROUP = "[ \u00a0\u2007\u2009\u202f]"
+_SIGN = "[-+\u2212]?"
+
+_PLAIN = re.compile(rf"{_SIGN}(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")
+_GROUPED = re.compile(rf"{_SIGN}[1-9][0-9]{{0,2}}(?:{_GROUP}[0-9]{{3}})+(?:[.,][0-9]*)?")
+#: A separator that could be grouping thousands: after 1-3 digits or spaced groups, before 3.
+_MAYBE_THOUSANDS = re.compile(
+    rf"{_SIGN}(?:[1-9][0-9]{{0,2}}|[1-9][0-9]{{0,2}}(?:{_GROUP}[0-9]{{3}})+)[.,][0-9]{{3}}"
+)
+#: Made of digits, points, commas and spaces only: a number, clear or not.
+_NUMBER_LIKE = re.compile(rf"{_SIGN}(?:[0-9.,]|{_GROUP})*[0-9](?:[0-9.,]|{_GROUP})*")
+
+
+@dataclass(frozen=True)
+class TypedNumber:
+    """What was typed: a clear ``value``, ``unclear`` (a number, but which one?), or neither."""
+
+    value: float | None = None
+    unclear: bool = False
+
+
+def read_typed_number(typed: str) -> TypedNumber:
+    """The number ``typed`` (text a person typed), by the rule in this module's docstring."""
+    text = typed.strip(_AROUND)
+    if _MAYBE_THOUSANDS.fullmatch(text):
+        return TypedNumber(unclear=True)
+    if _PLAIN.fullmatch(text) or _GROUPED.fullmatch(text):
+        plain = re.sub(_GROUP, "", text).replace(",", ".").replace("\u2212", "-")
+        value = float(plain)
+        return TypedNumber(value=value) if abs(value) != float("inf") else TypedNumber()
+    return TypedNumber(unclear=bool(_NUMBER_LIKE.fullmatch(text)))
+
+
+def typed_number(typed: str) -> float | None:
+    """The clear number ``typed``, else None (not clear, or not a number)."""
+    return read_typed_number(typed).value
+
+
+def is_unclear_number(typed: str) -> bool:
+    """True if ``typed`` is a number written so that which one it is is not clear."""
+    return read_typed_number(typed).unclear
