@@ -1,0 +1,254 @@
+"""The lesson's pages: every number each step shows, worked out again here from the counts
+submitted (and, for the ranges, read off the dashboard), the owner's alone, the released counts
+only while open, and the download a self-contained file."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+import re
+
+import pytest
+
+from survey_app.extensions import db
+from survey_app.surveys import find_survey
+from tests.unit.test_results_api import submit, submit_and_close
+
+P = 0.25  # the sample survey's flip probability
+#: 40 students: 14 phones sent "Yes" to question 1; question 2's options got 10, 12 and 18.
+ROWS = [(1, 0)] * 10 + [(1, 1)] * 4 + [(0, 1)] * 8 + [(0, 2)] * 18
+
+
+def lesson(slug: str, step: int = 1, question: int | None = None, **extra) -> str:
+    query = f"?step={step}" + (f"&question={question}" if question else "")
+    query += "".join(f"&{key}={value}" for key, value in extra.items())
+    return f"/analyst/surveys/{slug}/lesson{query}"
+
+
+def text_of(page: str, element_id: str) -> str:
+    """The text of the element with that id (its tags dropped, entities decoded)."""
+    match = re.search(rf'id="{element_id}"[^>]*>(.*?)</(strong|span|p|td|ul|table)>', page, re.S)
+    assert match, f"no #{element_id} on the page"
+    return html.unescape(re.sub(r"<[^>]+>", "", match.group(1))).strip()
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers in a text, in order ('−10%' is -10; '1,000' is 1000)."""
+    found = re.findall(r"[-−]?\d[\d,]*(?:\.\d+)?", text)
+    return [float(each.replace("−", "-").replace(",", "")) for each in found]
+
+
+def shown_percent(page: str, element_id: str) -> float:
+    """A share shown as a percentage, as a share."""
+    return numbers_in(text_of(page, element_id))[0] / 100
+
+
+@pytest.fixture
+def closed_class(app, client, make_survey, analyst, sign_in_as):
+    slug, _ = make_survey()
+    submit_and_close(app, slug, ROWS)
+    sign_in_as(client, analyst)
+    return slug
+
+
+def dashboard_ranges(client, slug: str, label: str) -> dict[str, tuple[float, float]]:
+    """The exact, live and Chebyshev ranges in the dashboard's table row of an answer."""
+    page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
+    row = re.search(rf'<th scope="row">{label}</th>(.*?)</tr>', page, re.S).group(1)
+    cells = [
+        html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td.*?</td>", row)
+    ]
+    # Randomized count, raw share, estimate, exact, live, Chebyshev.
+    ranges = [tuple(value / 100 for value in numbers_in(cell)) for cell in cells[3:6]]
+    return dict(zip(("exact", "live", "chebyshev"), ranges, strict=True))
+
+
+def test_the_coin_says_epsilon_and_the_odds(client, closed_class):
+    page = client.get(lesson(closed_class, 1)).get_data(as_text=True)
+    assert numbers_in(text_of(page, "lesson-p")) == [P]
+    assert numbers_in(text_of(page, "lesson-keep")) == [1 - P]
+    assert numbers_in(text_of(page, "lesson-warner-q")) == [2 * P]
+    epsilon = math.log((1 - P) / P)
+    # Epsilon is rounded up to two decimals, never down (it must not understate the loss).
+    shown = numbers_in(text_of(page, "lesson-epsilon"))[0]
+    assert epsilon <= shown < epsilon + 0.01
+    assert numbers_in(text_of(page, "lesson-odds")) == [pytest.approx((1 - P) / P)]
+    assert "<math" in page and 'alttext="epsilon = ln(0.75 / 0.25)' in page
+
+
+def test_what_arrived_and_the_estimate(client, closed_class):
+    page = client.get(lesson(closed_class, 2)).get_data(as_text=True)
+    assert text_of(page, "lesson-n") == "40"
+    assert '<td class="num">14</td>' in page and '<td class="num">26</td>' in page
+    page = client.get(lesson(closed_class, 3)).get_data(as_text=True)
+    raw = 14 / 40
+    assert numbers_in(text_of(page, "lesson-raw")) == [raw]
+    estimate = (raw - P) / (1 - 2 * P)
+    assert shown_percent(page, "lesson-estimate") == pytest.approx(estimate, abs=0.0005)
+    # The working, in the formula's text alternative: (0.35 - 0.25) / (1 - 2 x 0.25) = ...
+    assert "(0.35 - 0.25) / (1 - 2 x 0.25) = 0.1 / 0.5 = 0.2" in html.unescape(page)
+
+
+def test_how_sure_matches_the_notes_and_the_dashboard(client, closed_class):
+    page = client.get(lesson(closed_class, 4)).get_data(as_text=True)
+    notes = math.sqrt(1 / 0.05) / (2 * (1 - 2 * P) * math.sqrt(40))
+    shown = shown_percent(page, "lesson-notes-bound")
+    assert notes <= shown <= notes + 0.001  # rounded up to a tenth of a point
+    ranges = dashboard_ranges(client, closed_class, "Yes")
+    assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-exact"))) == ranges["exact"]
+    assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-live"))) == ranges["live"]
+    chebyshev = shown_percent(page, "lesson-chebyshev")
+    flip = math.ceil(P * 2**32) / 2**32  # the browser's p
+    assert chebyshev == pytest.approx(
+        math.sqrt(flip * (1 - flip) / (40 * 0.05)) / (1 - 2 * flip), abs=0.001
+    )
+    # The chart draws each range on one axis, with words for it.
+    assert 'role="img" aria-labelledby="range-chart-title"' in page
+    title = text_of(
+        page.replace("<title", "<span").replace("</title>", "</span>"), "range-chart-title"
+    )
+    exact = text_of(page, "lesson-exact")
+    assert f"Exact range (the dashboard’s, once closed), {exact}" in title
+
+
+def test_the_reruns_are_what_the_law_of_the_estimate_says(client, closed_class):
+    page = client.get(lesson(closed_class, 5)).get_data(as_text=True)
+    assert text_of(page, "lesson-runs") == "1,000"
+    # 8 of 40 truly "Yes" (the estimate, 20%): each phone reports "Yes" with 0.75 or 0.25.
+    true_yes, n = 8, 40
+    variance = n * P * (1 - P)  # every report has variance p (1 - p), whatever its answer
+    std = math.sqrt(variance) / (n * (1 - 2 * P))
+    # Mean within 4 standard errors of the 1,000 runs (plus the display's rounding); spread
+    # within 10% (its relative standard error is 2.2%): see test_lesson_math.
+    mean = shown_percent(page, "lesson-rerun-mean")
+    assert abs(mean - true_yes / n) <= 4 * std / math.sqrt(1000) + 0.0005
+    assert shown_percent(page, "lesson-rerun-std") == pytest.approx(std, rel=0.10)
+    assert shown_percent(page, "lesson-rerun-expected-std") == pytest.approx(std, abs=0.0005)
+    assert shown_percent(page, "lesson-rerun-actual") == pytest.approx(0.2, abs=0.0005)
+    assert page.count('class="lesson-bar"') >= 5
+
+
+def test_bayes_with_the_class_as_the_prior(client, closed_class):
+    page = client.get(lesson(closed_class, 6)).get_data(as_text=True)
+    prior = 0.2
+    assert shown_percent(page, "lesson-prior") == pytest.approx(prior, abs=0.0005)
+    after_yes = prior * (1 - P) / (prior * (1 - P) + (1 - prior) * P)
+    after_no = prior * P / (prior * P + (1 - prior) * (1 - P))
+    assert shown_percent(page, "lesson-after-yes") == pytest.approx(after_yes, abs=0.0005)
+    assert shown_percent(page, "lesson-after-no") == pytest.approx(after_no, abs=0.0005)
+    odds = (1 - P) / P * prior / (1 - prior)
+    assert shown_percent(page, "lesson-ceiling") == pytest.approx(odds / (1 + odds), abs=0.0005)
+
+
+def test_the_trade_off_gives_epsilon_for_each_p(client, closed_class):
+    page = client.get(lesson(closed_class, 7)).get_data(as_text=True)
+    table = re.search(r'id="trade-off-table".*?</table>', page, re.S).group(0)
+    rows = re.findall(r'<tr data-p="([\d.]+)"[^>]*class="([^"]*)".*?</tr>', table, re.S)
+    assert [float(p) for p, _ in rows] == [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45]
+    assert [float(p) for p, kind in rows if "current" in kind] == [P]
+    for p, whole in re.findall(r'<tr data-p="([\d.]+)"(.*?)</tr>', table, re.S):
+        cells = re.findall(r'<td class="num">([^<]*)</td>', whole)
+        epsilon = math.log((1 - float(p)) / float(p))
+        assert epsilon <= float(cells[0]) < epsilon + 0.01
+    # The control, without JavaScript: ?p= picks a row, whose words show beside it.
+    picked = client.get(lesson(closed_class, 7, p="0.4")).get_data(as_text=True)
+    assert text_of(picked, "trade-off-words").startswith("At p = 0.4: ε = 0.41;")
+
+
+def test_budgets_compose_and_groups_multiply(client, closed_class):
+    page = client.get(lesson(closed_class, 8)).get_data(as_text=True)
+    epsilon = math.log(3)
+    total = numbers_in(text_of(page, "lesson-total"))[0]
+    assert 2 * epsilon <= total < 2 * epsilon + 0.01  # two questions
+    groups = text_of(page, "lesson-groups")
+    for k in (2, 5, 10):
+        line = re.search(rf"{k} friends: ε = ([\d.]+) for one question, ([\d.]+)", groups)
+        assert k * epsilon <= float(line.group(1)) < k * epsilon + 0.01
+        assert 2 * k * epsilon <= float(line.group(2)) < 2 * k * epsilon + 0.01
+
+
+def test_a_choice_question_gets_the_steps_that_apply(client, closed_class):
+    page = client.get(lesson(closed_class, 3, question=2)).get_data(as_text=True)
+    keep, other = 3 / 5, 1 / 5  # k = 3 at eps = ln 3: P = 3 / (3 + 2), Q = 1 / 5
+    rows = re.findall(
+        r'<tr><th scope="row">(\w+)</th><td class="num">([\d.]+)</td><td class="num">([^<]+)</td>',
+        page,
+    )
+    assert [label for label, _, _ in rows] == ["Never", "Once", "Often"]
+    for (_, raw, estimate), count in zip(rows, (10, 12, 18), strict=True):
+        assert float(raw) == pytest.approx(count / 40, abs=0.0005)
+        expected = (count / 40 - other) / (keep - other)
+        assert numbers_in(estimate)[0] / 100 == pytest.approx(expected, abs=0.0006)
+    for step in (4, 5, 6, 7):
+        other_step = client.get(lesson(closed_class, step, question=2)).get_data(as_text=True)
+        assert "This step is about a yes/no question" in other_step
+
+
+def test_navigation_is_links_without_javascript(client, closed_class):
+    page = client.get(lesson(closed_class, 3)).get_data(as_text=True)
+    assert re.search(r'href="[^"]*step=4[^"]*" id="lesson-next" rel="next"', page)
+    assert re.search(r'href="[^"]*step=2[^"]*" id="lesson-previous" rel="prev"', page)
+    assert 'aria-current="step"' in page and page.count('class="lesson-step"') == 1
+    last = client.get(lesson(closed_class, 8)).get_data(as_text=True)
+    assert 'id="lesson-next"' not in last
+    # A step out of range is the first.
+    assert '<h2 id="step-1-heading">' in client.get(lesson(closed_class, 99)).get_data(as_text=True)
+
+
+def test_while_open_it_shows_only_the_released_counts(
+    app, client, make_survey, analyst, sign_in_as
+):
+    slug, _ = make_survey()
+    sign_in_as(client, analyst)
+    submit(app, slug, ROWS[:3])  # fewer than a release's batch (5): nothing released yet
+    page = client.get(lesson(slug, 2)).get_data(as_text=True)
+    assert "No answers yet" in page and 'id="lesson-n"' not in page
+    submit(app, slug, ROWS[3:15])  # 15 arrived: the dashboard releases them
+    client.get(f"/analyst/surveys/{slug}")
+    submit(app, slug, ROWS[15:17])  # 2 more: not yet in a release
+    page = client.get(lesson(slug, 2)).get_data(as_text=True)
+    assert text_of(page, "lesson-n") == "15"
+
+
+def test_the_lesson_is_its_owners_alone(app, client, closed_class, sign_in_as):
+    from survey_app.accounts import create_analyst
+
+    with app.app_context():
+        create_analyst("other@example.edu", "another long passphrase 42")
+        db.session.commit()
+    for path in (lesson(closed_class), f"/analyst/surveys/{closed_class}/lesson.html"):
+        assert client.get(path).status_code == 200
+    sign_in_as(client, "other@example.edu")
+    for path in (lesson(closed_class), f"/analyst/surveys/{closed_class}/lesson.html"):
+        assert client.get(path).status_code == 404
+    anonymous = app.test_client()
+    assert anonymous.get(lesson(closed_class)).status_code == 302
+
+
+def test_the_download_is_one_self_contained_file(app, client, closed_class):
+    with app.app_context():
+        find_survey(closed_class).title = "Ünïcode: “quotes” / slashes\\ & more"
+        db.session.commit()
+    response = client.get(f"/analyst/surveys/{closed_class}/lesson.html")
+    disposition = response.headers["Content-Disposition"]
+    assert re.fullmatch(
+        r'attachment; filename="unicode-quotes-slashes-more-lesson-\d{4}-\d\d-\d\d\.html"',
+        disposition,
+    )
+    page = response.get_data(as_text=True)
+    assert "<script" not in page and "<link" not in page and "src=" not in page
+    assert page.count('class="lesson-step"') == 8 and "<svg" in page and "<math" in page
+    assert "<form" not in page  # the control is the page's; the file carries the table
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    assert f"style-src 'sha256-{digest}'" in response.headers["Content-Security-Policy"]
+    assert "break-after: page" in style  # one step a printed page
+
+
+def test_the_dashboard_and_the_projector_link_to_it(client, closed_class):
+    target = f'href="/analyst/surveys/{closed_class}/lesson"'
+    assert target in client.get(f"/analyst/surveys/{closed_class}").get_data(as_text=True)
+    projector = client.get(f"/analyst/surveys/{closed_class}/present").get_data(as_text=True)
+    assert target in projector
