@@ -9,10 +9,11 @@ import sys
 from typing import NoReturn
 
 import click
-from flask import Flask, current_app
+from flask import Flask
 from flask.cli import FlaskGroup, with_appcontext
 
-from survey_app.extensions import db
+from survey_app.extensions import db, login
+from survey_app.links import external_url
 
 #: Exit status for bad input (a bad file, an unknown account), as usage errors have.
 BAD_INPUT = 2
@@ -43,11 +44,6 @@ def _find_survey(slug: str):
     return survey
 
 
-def _public_base() -> str:
-    """The configured public address, or "" (links are then printed as paths)."""
-    return current_app.config.get("PUBLIC_URL") or ""
-
-
 def _echo_join(survey, err: bool = False) -> None:
     """How a class reaches the survey: its join code and join link (on standard error when
     standard output carries something else, such as codes)."""
@@ -55,7 +51,8 @@ def _echo_join(survey, err: bool = False) -> None:
         click.echo("It gets a join code when it opens (survey-app open-survey SLUG).", err=err)
         return
     click.echo(f"Join code: {survey.join_code}", err=err)
-    click.echo(f"Join link: {_public_base()}/j/{survey.join_code}", err=err)
+    link = external_url("respondent.join_by_code", code=survey.join_code)
+    click.echo(f"Join link: {link}", err=err)
 
 
 def upgrade_database() -> None:
@@ -123,7 +120,7 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
     db.session.commit()
     click.echo(f"Survey {survey.title!r} created ({survey.status.value}).")
     _echo_join(survey)
-    click.echo(f"Respondent link: {_public_base()}/s/{survey.slug}")
+    click.echo(f"Respondent link: {external_url('respondent.survey_page', slug=survey.slug)}")
     click.echo(survey.slug)  # alone on the last line, for scripts
 
 
@@ -337,14 +334,18 @@ def quickstart_command(host: str, port: int, email: str) -> None:
     base = public_base(host, port)
     click.echo("")
     click.echo(f"  Database:        {_safe_url()}")
-    click.echo(f"  Sign in at:      {base}/analyst/login")
+    click.echo(f"  Sign in at:      {external_url(login.login_view, base)}")
     click.echo(f"    email:         {email}")
     click.echo(f"    password:      {password}   (new at every quickstart)")
-    click.echo(f"  Sample survey:   {base}/s/{survey.slug}")
+    click.echo(
+        f"  Sample survey:   {external_url('respondent.survey_page', base, slug=survey.slug)}"
+    )
     if survey.join_code is not None:
         click.echo(f"    join code:     {survey.join_code}")
-        click.echo(f"    front page:    {base}/   (students type the code there)")
-        click.echo(f"    join link:     {base}/j/{survey.join_code}")
+        front_page = external_url("respondent.home", base)
+        click.echo(f"    front page:    {front_page}   (students type the code there)")
+        join_link = external_url("respondent.join_by_code", base, code=survey.join_code)
+        click.echo(f"    join link:     {join_link}")
     click.echo("  Stop with Ctrl+C.")
     click.echo("")
     from survey_app.server import serve

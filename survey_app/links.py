@@ -8,18 +8,33 @@ use), and otherwise the link is the path alone.
 
 from __future__ import annotations
 
-from flask import current_app, request, url_for
+from flask import current_app, has_request_context, request, url_for
 
 #: Host names that can only have come from this machine.
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 
 
-def external_url(endpoint: str, **values: object) -> str:
-    """The absolute address of ``endpoint`` as people outside should use it."""
-    path = url_for(endpoint, **values)
-    base = current_app.config.get("PUBLIC_URL")
+def path_of(endpoint: str, **values: object) -> str:
+    """The path of ``endpoint``, inside a request or outside one (a command of the CLI)."""
+    if has_request_context():
+        return url_for(endpoint, **values)
+    root = current_app.config.get("APPLICATION_ROOT") or "/"
+    adapter = current_app.url_map.bind("localhost", script_name=root)
+    return adapter.build(endpoint, values)
+
+
+def external_url(endpoint: str, base: str | None = None, **values: object) -> str:
+    """The absolute address of ``endpoint`` as people outside should use it.
+
+    ``base``: the address the app is reached at, when the caller knows it (quickstart, which
+    serves at the address it prints); else the configured one.
+    """
+    path = path_of(endpoint, **values)
+    base = base or current_app.config.get("PUBLIC_URL")
     if base:
-        return base + path
+        return base.rstrip("/") + path
+    if not has_request_context():
+        return path  # a command: no request names the app
     if request.host.rsplit(":", 1)[0] in LOOPBACK_HOSTS or request.host in LOOPBACK_HOSTS:
         return request.host_url.rstrip("/") + path
     return path

@@ -434,3 +434,41 @@ def test_init_db_again_keeps_existing_data(app, runner, tmp_path):
     assert survey_by_slug(app, slug) is not None
     with app.app_context():
         assert find_analyst("dean@example.edu") is not None
+
+
+# --------------------------------------------------------------------------- links printed
+
+
+@pytest.mark.parametrize(
+    ("public_url", "base", "printed"),
+    [
+        (None, None, "/s/SLUG"),
+        ("https://surveys.example.edu", None, "https://surveys.example.edu/s/SLUG"),
+        ("https://surveys.example.edu", "http://10.0.0.5:5000", "http://10.0.0.5:5000/s/SLUG"),
+    ],
+)
+def test_a_command_builds_links_from_the_routes(app, public_url, base, printed):
+    # Commands have no request: links.external_url builds the path from the app's own routes
+    # and prefixes the address given, or the configured one, or none.
+    from survey_app.links import external_url
+
+    app.config["PUBLIC_URL"] = public_url
+    with app.app_context():
+        assert external_url("respondent.survey_page", base, slug="SLUG") == printed
+        assert external_url("respondent.join_by_code", code="ABC234") == (
+            f"{public_url or ''}/j/ABC234"
+        )
+
+
+def test_create_survey_prints_a_respondent_link_that_opens_it(
+    app, runner, client, analyst, tmp_path
+):
+    app.config["PUBLIC_URL"] = "https://surveys.example.edu"
+    path = tmp_path / "survey.json"
+    path.write_text(json.dumps(VALID_SURVEY), encoding="utf-8")
+    result = runner.invoke(args=["create-survey", str(path), "--owner", analyst, "--open"])
+    assert result.exit_code == 0, result.output
+    link = re.search(r"Respondent link: (\S+)", result.stdout).group(1)
+    slug = result.stdout.splitlines()[-1]
+    assert link == f"https://surveys.example.edu/s/{slug}"
+    assert client.get(link.removeprefix("https://surveys.example.edu")).status_code == 200
