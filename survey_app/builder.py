@@ -45,6 +45,7 @@ def definition_from_form() -> dict:
         "intro": form.get("intro", ""),
         "flip_probability": flip_probability,
         "questions": questions,
+        "show_results_after_close": form.get("show_results_after_close") == "1",
     }
     # The planner's class size is saved with the survey (a numeric question's mechanism is
     # chosen for it); one the planner refuses is said there, and the survey keeps its default.
@@ -104,6 +105,7 @@ def definition_of(survey: Survey) -> dict:
         "intro": survey.intro,
         "flip_probability": survey.flip_probability,
         "expected_respondents": survey.expected_respondents,
+        "show_results_after_close": survey.show_results_after_close,
         "questions": [
             {
                 "text": q.text,

@@ -174,6 +174,7 @@ def edit_survey(slug: str):
     survey.intro = checked.intro
     survey.flip_probability = checked.flip_probability
     survey.expected_respondents = checked.expected_respondents
+    survey.show_results_after_close = checked.show_results_after_close
     replace_questions(survey, checked.questions)
     db.session.commit()
     flash("Draft saved.", "success")

@@ -77,8 +77,8 @@ def duplicate_survey(survey: Survey) -> Survey:
 
     It takes the title (marked as a copy), the intro, the flip probability, the questions and
     their options, and the settings (one-time codes required, results hidden from the projector
-    until closed). It takes nothing of what the original gathered: no answers, tallies, codes or
-    join code; it is not archived.
+    until closed, results shown to respondents once closed). It takes nothing of what the
+    original gathered: no answers, tallies, codes or join code; it is not archived.
     """
     duplicate = Survey(
         owner_id=survey.owner_id,
@@ -88,6 +88,7 @@ def duplicate_survey(survey: Survey) -> Survey:
         expected_respondents=survey.expected_respondents,
         requires_codes=survey.requires_codes,
         hide_results_until_closed=survey.hide_results_until_closed,
+        show_results_after_close=survey.show_results_after_close,
         status=SurveyStatus.DRAFT,
     )
     duplicate.questions.extend(copy_question(question) for question in survey.questions)

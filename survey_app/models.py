@@ -221,6 +221,11 @@ class Survey(db.Model):
     #: Closed, but its owner still sees its last release: it was reopened and closed again
     #: before a batch of new answers arrived (survey_app.releases.close).
     results_held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Once closed, its page shows respondents the class's results (estimates and ranges, as
+    #: the dashboard words them) and how their answers were protected; off unless asked for.
+    show_results_after_close: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
     questions: Mapped[list[Question]] = relationship(

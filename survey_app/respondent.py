@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
+from survey_app.class_results import class_results_context, results_shown_to_respondents
 from survey_app.codes import normalise_code
 from survey_app.models import JOIN_CODE_LENGTH
 from survey_app.presenters import privacy_explanation
@@ -19,12 +20,25 @@ def survey_page(slug: str):
     if survey is None or survey.is_draft:
         abort(404)
     if survey.is_closed:
+        if results_shown_to_respondents(survey):  # still 410: it takes no more answers
+            return render_template("respondent/results.html", **class_results_context(survey)), 410
         return render_template("respondent/closed.html", survey=survey), 410
     return render_template(
         "respondent/survey.html",
         survey=survey,
         explanation=privacy_explanation(survey),
     )
+
+
+@bp.get("/s/<slug>/results")
+def class_results(slug: str):
+    """The class's results, once the survey has closed, if its owner chose to show them."""
+    survey = find_survey(slug)
+    if survey is None or survey.is_draft or not survey.show_results_after_close:
+        abort(404)
+    if not survey.is_closed:
+        abort(403, description="The class's results show here once the survey closes.")
+    return render_template("respondent/results.html", **class_results_context(survey))
 
 
 @bp.get("/")

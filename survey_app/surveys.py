@@ -102,6 +102,8 @@ class SurveyDefinition:
     questions: tuple[QuestionDefinition, ...]
     #: The class size planned for: a numeric question's mechanism is chosen for it.
     expected_respondents: int = privacy.PLANNED_RESPONDENTS
+    #: Once closed, the survey's page shows respondents the class's results.
+    show_results_after_close: bool = False
 
 
 #: Characters that draw nothing yet are not control or format characters.
@@ -308,7 +310,14 @@ def parse_definition(raw: object) -> SurveyDefinition:
     """
     if not isinstance(raw, dict):
         raise SurveyDefinitionError("survey: must be an object with title and questions")
-    unknown = set(raw) - {"title", "intro", "flip_probability", "questions", "expected_respondents"}
+    unknown = set(raw) - {
+        "title",
+        "intro",
+        "flip_probability",
+        "questions",
+        "expected_respondents",
+        "show_results_after_close",
+    }
     if unknown:
         raise SurveyDefinitionError(f"{sorted(unknown)[0]}: unknown field")
     title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
@@ -336,7 +345,17 @@ def parse_definition(raw: object) -> SurveyDefinition:
         flip_probability=flip_probability,
         questions=parsed,
         expected_respondents=parse_expected_respondents(raw.get("expected_respondents")),
+        show_results_after_close=parse_switch(
+            "show_results_after_close", raw.get("show_results_after_close", False)
+        ),
     )
+
+
+def parse_switch(field: str, value: object) -> bool:
+    """A setting that is on or off: true or false, nothing else."""
+    if not isinstance(value, bool):
+        raise SurveyDefinitionError(f"{field}: must be true or false, got {value!r}")
+    return value
 
 
 #: The class sizes a survey may plan for (the planner's own limits).
@@ -397,6 +416,7 @@ def create_survey(owner: Analyst, definition: SurveyDefinition) -> Survey:
         intro=definition.intro,
         flip_probability=definition.flip_probability,
         expected_respondents=definition.expected_respondents,
+        show_results_after_close=definition.show_results_after_close,
         status=SurveyStatus.DRAFT,
     )
     db.session.add(survey)
