@@ -1,4 +1,4 @@
-"""Fixtures of the unit tests of the analyst's pages: a signed-in client, and a second analyst."""
+"""Fixtures the unit tests share: a signed-in client, a second analyst, a survey of numbers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from survey_app.accounts import create_analyst
 from survey_app.extensions import db
 from tests.analyst_helpers import OTHER_EMAIL, OTHER_PASSWORD, is_signed_in
+from tests.numeric_helpers import HOURS
 
 
 @pytest.fixture
@@ -27,3 +28,9 @@ def other_analyst(app, sign_in_as):
     sign_in_as(other, OTHER_EMAIL)
     assert is_signed_in(other)
     return other
+
+
+@pytest.fixture
+def hours(make_survey):
+    """An open survey asking hours a week (0 to 40, the hybrid mechanism) and a yes/no question."""
+    return make_survey(HOURS)

@@ -12,11 +12,9 @@ import io
 import pandas as pd
 from pandas.api import types as pd_types
 
-from tests.unit import test_numeric_questions
-from tests.unit.test_numeric_questions import submit_numbers
+from tests.numeric_helpers import submit_numbers
 
-# The numeric questions' fixture: an open survey asking hours (0 to 40) and a yes/no question.
-hours = test_numeric_questions.hours
+# hours: the numeric questions' fixture (tests/unit/conftest.py), an open survey asking hours.
 
 
 def test_results_csv_of_numbers_and_shares_loads_whole_numbers_as_the_readme_says(

@@ -13,7 +13,7 @@ import pytest
 
 from survey_app.results import PoolingError, survey_results
 from survey_app.surveys import find_survey
-from tests.unit.test_numeric_questions import HOURS
+from tests.numeric_helpers import HOURS
 
 
 def with_number(**fields) -> dict:

@@ -24,7 +24,7 @@ from survey_app.extensions import db
 from survey_app.models import Submission, Survey
 from survey_app.submissions import record_submission
 from survey_app.surveys import close_survey, find_survey
-from tests.unit.test_numeric_questions import HOURS
+from tests.numeric_helpers import HOURS
 
 SUBMISSIONS = 40
 
