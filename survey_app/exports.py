@@ -22,21 +22,18 @@ so memory stays flat however many submissions there are.
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-import numpy as np
 from sqlalchemy import String, select, type_coerce
 
-from survey_app import rounding
+from survey_app import privacy, rounding
 from survey_app.extensions import db
-from survey_app.models import Question, Submission, Survey
+from survey_app.models import Question, Submission, Survey, split_answers
 from survey_app.presenters import bar_label
-from survey_app.privacy import value_of_grid_index
-from survey_app.results import SurveyResults
+from survey_app.results import QuestionResult, SurveyResults
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -162,45 +159,48 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable[object]]) -> Iterat
     yield buffer.take()
 
 
-def response_columns(number: int, question: Question) -> tuple[list[str], dict[str, str]]:
-    """A question's columns in responses.csv: their headers, and its cells for each stored value.
+def response_columns(number: int, question: Question) -> tuple[list[str], Callable[[str], str]]:
+    """A question's two columns in responses.csv: their headers, and its cells for a report.
 
-    A yes/no or choice question has two: the randomized answer's label, headed by the question's
-    number and text ("Q2 (randomized): How often?": a column of Yes and No under a bare question
-    reads, in a spreadsheet, like people's real answers), then its value ("Q2 value": yes/no
-    1 = yes, 0 = no; a choice, the option's index from 0), the one to compute with. The cells
-    are keyed by the value as stored (text) and written with their quoting, a comma between
-    them, so that a row is a dictionary look-up a question. A question whose answer is a
-    number would need one column, the number.
+    The first column is what the randomized report says, headed by the question's number and
+    text ("Q2 (randomized): How often?": a column of Yes and No under a bare question reads,
+    in a spreadsheet, like people's real answers): the option's label, or a number's unbiased
+    estimate in its unit (noise takes it far outside the bounds, but the column's average is
+    the unbiased average the dashboard shows). The second is the report itself, the one to
+    compute with: "Q2 value" (yes/no 1 = yes, 0 = no; a choice, the option's index from 0) or
+    "Q1 report" (a number's report, an integer of its mechanism's own scale).
+
+    The cells come as one text, quoted and joined by a comma, keyed by the report as stored
+    (:func:`survey_app.models.split_answers`), so that a row is one look-up a question.
     """
-    # The header begins with "Q", so it can never start a formula, whatever the text.
-    headers = [f"Q{number} (randomized): {question.text}", f"Q{number} value"]
-    cells = {
-        str(value): csv_row([safe_text(label), value]).removesuffix("\r\n")
-        for value, label in enumerate(question.option_labels)
-    }
-    return headers, cells
-
-
-def numeric_response_columns(number: int, question: Question) -> tuple[list[str], Callable]:
-    """A numeric question's columns in responses.csv: the randomized number, then the report.
-
-    The first is the report's unbiased estimate of that respondent's number, in the question's
-    unit ("Q1 (randomized, hours): ..."): noise makes it stray far outside the bounds, but its
-    column's average is the unbiased average the dashboard shows. The second is the report as
-    the browser sent it ("Q1 report"), an integer of the mechanism's own scale.
-    """
+    labels = question.option_labels
     unit = f", {question.unit}" if question.unit else ""
-    headers = [f"Q{number} (randomized{unit}): {question.text}", f"Q{number} report"]
+    # The header begins with "Q", so it can never start a formula, whatever the text.
+    headers = [
+        f"Q{number} (randomized{unit}): {question.text}",
+        f"Q{number} {'value' if labels else 'report'}",
+    ]
     mechanism = question.mechanism
 
-    @functools.lru_cache(maxsize=4096)
     def cells(stored: str) -> str:
-        estimate = mechanism.estimate_of_output(np.array([int(stored)]))[0]
-        value = value_of_grid_index(estimate, mechanism.lo, mechanism.hi)
-        return f"{rounded(value)},{int(stored)}"
+        report = int(stored)
+        said = safe_text(labels[report]) if labels else rounded(mechanism.report_value(report))
+        return csv_row([said, report]).removesuffix("\r\n")
 
-    return headers, cells
+    return headers, _Cells(cells).__getitem__
+
+
+class _Cells(dict):
+    """A question's cells by stored report, each worked out once, when first met: a dictionary
+    look-up a row after that (the export streams a million rows)."""
+
+    def __init__(self, cells: Callable[[str], str]):
+        super().__init__()
+        self._cells = cells
+
+    def __missing__(self, stored: str) -> str:
+        self[stored] = self._cells(stored)
+        return self[stored]
 
 
 def responses_csv(survey: Survey) -> Iterator[str]:
@@ -213,14 +213,9 @@ def responses_csv(survey: Survey) -> Iterator[str]:
     header = ["submission_id", "submitted_on"]
     cells_by_question: list[Callable[[str], str]] = []
     for number, question in enumerate(survey.questions, start=1):
-        if question.is_numeric:
-            headers, cell = numeric_response_columns(number, question)
-            header += headers
-            cells_by_question.append(cell)
-            continue
         headers, cells = response_columns(number, question)
         header += headers
-        cells_by_question.append(cells.__getitem__)
+        cells_by_question.append(cells)
     query = (
         select(
             Submission.submission_id,
@@ -249,103 +244,65 @@ def _response_lines(
         for rows in result.partitions():
             yield "".join(
                 f"{submission_id},{submitted_on},"
-                f"{','.join(map(call, cells_by_question, answers.split(',')))}\r\n"
+                f"{','.join(map(call, cells_by_question, split_answers(answers)))}\r\n"
                 for submission_id, submitted_on, answers in rows
             )
 
 
 def results_csv(results: SurveyResults) -> Iterator[str]:
-    """One row a question option: the noisy count, the estimate and both its intervals.
+    """One row for each row of what a question's counts tell (privacy.Row): an option, or a
+    number question's average and then each bar of its histogram.
 
-    The exact range comes first, as on the dashboard; the Chebyshev one is headed as such.
+    An option's row has its noisy count, the estimate and its ranges: the exact range first,
+    as on the dashboard; the Chebyshev one headed as such. An average's row has no option
+    value or noisy count: its estimate is the unbiased mean (in the question's unit), with the
+    narrowest range the mechanism proves as its exact range, then Chebyshev's and Bernstein's
+    (clipped to the bounds), and its live range. A bar's row has the bar's number as option
+    value, the answers it holds in words as option ("share of 0 to 3 hours", as on the
+    dashboard), and its estimated share as estimate.
 
     Estimates are rounded to the nearest, ranges outward (so they still cover what they
     guarantee), epsilon up (never less privacy loss than there is); the confidence is written
     as asked for (0.95).
     """
+    confidence = repr(float(results.confidence))
+    epsilon = rounded_up(results.epsilon_per_question)
 
     def rows():
         for question in results.questions:
-            if question.numeric is not None:
-                yield from numeric_result_rows(question, results)
-                continue
-            for option in question.options:
+            text = safe_text(question.text)
+            for row in question.told.rows():
                 yield (
                     question.number,
-                    safe_text(question.text),
-                    option.value,
-                    safe_text(option.label),
+                    text,
+                    "" if row.value is None else row.value,
+                    safe_text(_row_label(question, row)),
                     question.n,
-                    option.noisy_count,
-                    rounded(option.estimate.estimate),
-                    rounded_down(option.estimate.exact_low),
-                    rounded_up(option.estimate.exact_high),
-                    rounded_down(option.estimate.ci_low),
-                    rounded_up(option.estimate.ci_high),
-                    repr(float(results.confidence)),
-                    rounded_up(results.epsilon_per_question),
-                    "",
-                    "",
-                    rounded_down(option.estimate.simultaneous_low),
-                    rounded_up(option.estimate.simultaneous_high),
-                    rounded_down(option.estimate.live_low),
-                    rounded_up(option.estimate.live_high),
+                    "" if row.noisy_count is None else row.noisy_count,
+                    rounded(row.estimate),
+                    *_range_cells(row.exact),
+                    *_range_cells(row.chebyshev),
+                    confidence,
+                    epsilon,
+                    *_range_cells(row.bernstein),
+                    *_range_cells(row.simultaneous),
+                    *_range_cells(row.live),
                 )
 
     return csv_lines(RESULTS_HEADER, rows())
 
 
-def numeric_result_rows(question, results: SurveyResults) -> Iterator[tuple]:
-    """A numeric question's rows: its average, then the debiased share of each tenth.
+def _range_cells(ends: tuple[float | None, float | None] | None) -> tuple[str, str]:
+    """A range's two cells, rounded outward; empty for a row without a range of that kind."""
+    low, high = ends or (None, None)
+    return rounded_down(low), rounded_up(high)
 
-    The average's row has no option value or noisy count; its estimate is the unbiased mean (in
-    the question's unit), with the narrowest range the mechanism proves as its exact range, then
-    Chebyshev's and Bernstein's (clipped to the bounds), and its live range. Each bin's row has
-    the bin's number as option value, its bounds in words as option, and its estimated share as
-    estimate.
-    """
-    result = question.numeric
-    estimate = result.estimate
-    unit = f" {result.unit}" if result.unit else ""
-    confidence = repr(float(results.confidence))
-    epsilon = rounded_up(results.epsilon_per_question)
-    text = safe_text(question.text)
 
-    def clipped(offset: float | None) -> float | None:
-        if estimate.mean is None or offset is None:
-            return None
-        return min(estimate.hi, max(estimate.lo, estimate.mean + offset))
-
-    chebyshev, bernstein = estimate.chebyshev_half_width, estimate.bernstein_half_width
-    yield (
-        question.number,
-        text,
-        "",
-        f"average{unit}",
-        question.n,
-        "",
-        rounded(estimate.mean),
-        rounded_down(estimate.ci_low),
-        rounded_up(estimate.ci_high),
-        rounded_down(clipped(None if chebyshev is None else -chebyshev)),
-        rounded_up(clipped(chebyshev)),
-        confidence,
-        epsilon,
-        rounded_down(clipped(None if bernstein is None else -bernstein)),
-        rounded_up(clipped(bernstein)),
-        "",
-        "",
-        rounded_down(estimate.live_low),
-        rounded_up(estimate.live_high),
-    )
-    # Each bar named by the answers it holds, as on the dashboard: "share of 0 to 3 hours".
-    if result.histogram is None:
-        return  # the one-bit mechanism: its reports tell the mean alone
-    held = result.histogram.answers_held
-    for index, share in enumerate(result.histogram.shares):
-        label = f"share of {bar_label(*held[index])}{unit}"
-        no_ranges = ("", "", "", "")
-        yield (
-            *(question.number, text, index, label, question.n, "", rounded(share)),
-            *(*no_ranges, confidence, epsilon, "", "", *no_ranges),
-        )
+def _row_label(question: QuestionResult, row: privacy.Row) -> str:
+    """What a results row is, in words: an option's label, a bar's answers, or the average."""
+    unit = f" {question.unit}" if question.unit else ""
+    if row.held is not None:
+        return f"share of {bar_label(*row.held)}{unit}"
+    if row.value is None:
+        return f"average{unit}"
+    return question.options[row.value].label

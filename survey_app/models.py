@@ -11,6 +11,7 @@ import datetime as dt
 import enum
 import secrets
 import unicodedata
+from collections.abc import Iterable
 
 from sqlalchemy import (
     JSON,
@@ -306,10 +307,12 @@ class Question(db.Model):
         return len(self.option_labels)
 
     @property
-    def mechanism(self) -> privacy.RandomizedResponse | privacy.NumericMechanism:
+    def mechanism(self) -> privacy.Mechanism:
         """What the browser does to an answer to this question (yes/no is the case k = 2).
 
-        A numeric question's at the survey's epsilon: see privacy.numeric_mechanism.
+        The one place that picks a mechanism by the question's kind: callers hold the
+        privacy.Mechanism interface and never ask. A numeric question's is at the survey's
+        epsilon: see privacy.numeric_mechanism.
         """
         if self.is_numeric:
             return privacy.numeric_mechanism(
@@ -324,16 +327,53 @@ class Question(db.Model):
     @property
     def report_range(self) -> tuple[int, int]:
         """The smallest and largest randomized value the browser can send (both included)."""
-        if self.is_numeric:
-            return self.mechanism.output_range
-        return 0, self.option_count - 1
+        return self.mechanism.report_range
+
+    @property
+    def mechanism_named(self) -> bool:
+        """The definition named the question's (numeric) mechanism."""
+        return self.numeric_mechanism is not None
+
+    @property
+    def mechanism_chosen_earlier(self) -> bool:
+        """Its mechanism was fixed at opening by an earlier rule than today's (surveys opened
+        before it): the rule of today would choose another for the survey's class size."""
+        return (
+            self.numeric_mechanism is None
+            and self.chosen_mechanism is not None
+            and self.chosen_mechanism
+            != privacy.numeric_mechanism(
+                self.minimum,
+                self.maximum,
+                self.survey.epsilon_per_question,
+                None,
+                self.survey.expected_respondents,
+            ).name
+        )
+
+
+#: What separates the values in a submission's stored answers (see :func:`join_answers`).
+ANSWER_SEPARATOR = ","
+
+
+def join_answers(values: Iterable[int | str]) -> str:
+    """A submission's randomized values as stored: integers in question order, joined by
+    commas (``"1,0,3"``). The one place that writes the format, :func:`split_answers` the one
+    that reads it; the recording statements (survey_app.submissions) split it in SQL, with
+    the question ids joined the same way."""
+    return ANSWER_SEPARATOR.join(str(value) for value in values)
+
+
+def split_answers(stored: str) -> list[str]:
+    """The values of :func:`join_answers`'s text, in question order, as text."""
+    return stored.split(ANSWER_SEPARATOR)
 
 
 class Submission(db.Model):
     """One respondent's randomized answers to a whole survey.
 
-    ``answers`` holds the randomized values as comma-separated integers in question order
-    (e.g. ``"1,0,3"``): compact, and written to CSV as it is.
+    ``answers`` holds the randomized values in question order as :func:`join_answers` writes
+    them (e.g. ``"1,0,3"``): compact, and split again by :func:`split_answers`.
     """
 
     __tablename__ = "submissions"

@@ -47,8 +47,8 @@ class ShownCounts:
     held: bool = False
 
 
-def answered(counts: Counts) -> int:
-    """How many answered a question, from its counts."""
+def _total(counts: Counts) -> int:
+    """How many reports a question's counts hold."""
     return sum(counts.values() if isinstance(counts, dict) else counts)
 
 
@@ -66,9 +66,15 @@ def _fill(counts: dict[int, Counts], rows) -> dict[int, Counts]:
     return counts
 
 
-def _respondents(survey: Survey, counts: dict[int, Counts]) -> int:
-    """Everyone answers every question: the first question's total counts the submissions."""
-    return answered(counts[survey.questions[0].id]) if survey.questions else 0
+def respondents_in(survey: Survey, counts: dict[int, Counts]) -> int:
+    """How many submissions a survey's counts hold: the owner of "the number who answered".
+
+    Everyone answers every question, so the first question's total counts the submissions
+    (its SQL twin, for lists of surveys and under a release's lock, is
+    :attr:`Survey.respondents <survey_app.models.Survey.respondents>`). A page that shows
+    results takes the number from its :class:`ShownCounts`, read once (test_tally_reads).
+    """
+    return _total(counts[survey.questions[0].id]) if survey.questions else 0
 
 
 def live_counts(survey: Survey) -> dict[int, Counts]:
@@ -94,14 +100,14 @@ def shown_counts(survey: Survey) -> ShownCounts:
     A release is made first when at least a batch has arrived since the last one.
     """
     live = live_counts(survey)
-    so_far = _respondents(survey, live)
+    so_far = respondents_in(survey, live)
     if survey.is_open and so_far - survey.released_respondents >= release_batch():
         counts = _release_if_due(survey, live)
     elif survey.is_open or survey.results_held:
         counts = _released(survey, db.session.execute)
     else:
         return ShownCounts(live, so_far, so_far)
-    released = _respondents(survey, counts)
+    released = respondents_in(survey, counts)
     # A release made just now may hold answers that arrived after the count above was read.
     return ShownCounts(counts, released, max(so_far, released), held=survey.results_held)
 
@@ -144,7 +150,7 @@ def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
     counts = _released(survey, execute)
     execute(
         text("UPDATE surveys SET released_respondents = :released WHERE id = :survey_id"),
-        {"released": _respondents(survey, counts), "survey_id": survey.id},
+        {"released": respondents_in(survey, counts), "survey_id": survey.id},
     )
     return counts
 
@@ -177,11 +183,8 @@ def _release_in(survey: Survey, live: dict[int, Counts], execute: Callable, lock
     ).first()
     if state is None or state.status != "open":
         return live  # closed meanwhile: a closed survey shows its counts (as read before)
-    so_far = execute(
-        select(func.coalesce(func.sum(Tally.noisy_count), 0)).where(
-            Tally.question_id == survey.questions[0].id
-        )
-    ).scalar_one()
+    # Read again under the lock, as models.Survey.respondents counts it.
+    so_far = execute(select(Survey.respondents).where(Survey.id == survey.id)).scalar_one()
     if so_far - state.released_respondents < release_batch():
         return _released(survey, execute)  # released meanwhile by another view
     return _write_release(survey, execute)
@@ -206,7 +209,7 @@ def close(survey: Survey) -> None:
     their sum is what closing reveals). Without the rule for reopened surveys, closing,
     reopening for one arrival and closing again would show each arrival's answers.
     """
-    so_far = _respondents(survey, live_counts(survey))
+    so_far = respondents_in(survey, live_counts(survey))
     survey.results_held = survey.reopened and so_far - survey.released_respondents < release_batch()
     if not survey.results_held:
         _delete_release(survey.id, db.session.execute)

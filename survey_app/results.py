@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from survey_app import privacy
 from survey_app.models import Question, QuestionKind, Survey
 from survey_app.releases import Counts, ShownCounts, shown_counts
@@ -23,9 +21,6 @@ CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
 #: Below this many answers a question shows its count and says it is too early for shares.
 MIN_ANSWERS_FOR_SHARES = 10
-#: A numeric question's debiased histogram has about this many bars of [min, max], placed so
-#: that round answers fall inside a bar (privacy.histogram_edges).
-NUMERIC_HISTOGRAM_BINS = 10
 
 
 class PoolingError(ValueError):
@@ -38,7 +33,7 @@ class OptionResult:
     label: str
     estimate: privacy.Estimate
     #: The share shown in words and charts: the estimates projected onto shares that are
-    #: >= 0 and add up to 100% over the question (privacy.project_to_simplex). The API and
+    #: >= 0 and add up to 100% over the question (privacy.Shares.shown_shares). The API and
     #: CSV keep the unbiased, unclipped ``estimate.estimate``.
     shown_share: float | None
 
@@ -70,10 +65,24 @@ class QuestionResult:
     number: int
     text: str
     kind: QuestionKind
-    n: int
+    #: What the question's counts tell (privacy.Shares or privacy.Average): its ``headline``
+    #: says what the page leads with, its ``rows()`` are the CSV's.
+    told: privacy.Told
+    #: Each option's result, by value (none for a number question).
     options: list[OptionResult]
-    #: A numeric question's results (its ``options`` are empty); None for other questions.
+    #: A number question's results as its words need them; None for other questions.
     numeric: NumericResult | None = None
+    #: The unit a number question is asked in ("hours"; "" for none and other questions).
+    unit: str = ""
+
+    @property
+    def n(self) -> int:
+        return self.told.n
+
+    @property
+    def headline(self) -> str:
+        """What the results lead with: "shares" or "average" (privacy.Told.headline)."""
+        return self.told.headline
 
     @property
     def half_width(self) -> float | None:
@@ -102,10 +111,8 @@ class QuestionResult:
 
     @property
     def consistent_with_randomization(self) -> bool:
-        """False when some option's counts are not what randomized answers could give."""
-        if self.numeric is not None:
-            return self.numeric.estimate.consistent_with_randomization
-        return all(option.estimate.consistent_with_randomization for option in self.options)
+        """False when the counts are not what randomized answers could give."""
+        return self.told.consistent_with_randomization
 
 
 @dataclass(frozen=True)
@@ -142,34 +149,7 @@ def _add_counts(first: Counts, second: Counts) -> Counts:
     return [a + b for a, b in zip(first, second, strict=True)]
 
 
-def numeric_result(question: Question, counts: dict[int, int], confidence: float) -> NumericResult:
-    """The mean, its interval and the histogram of a numeric question's reports."""
-    mechanism = question.mechanism
-    values = sorted(counts)
-    reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
-    return NumericResult(
-        estimate=privacy.estimate_mean_with_live_range(mechanism, reports, confidence),
-        histogram=mechanism.histogram(reports, NUMERIC_HISTOGRAM_BINS)
-        if mechanism.shows_spread
-        else None,
-        mechanism=mechanism,
-        named=question.numeric_mechanism is not None,
-        unit=question.unit or "",
-        planned=question.survey.expected_respondents,
-        chosen_earlier=question.numeric_mechanism is None
-        and question.chosen_mechanism is not None
-        and question.chosen_mechanism
-        != privacy.numeric_mechanism(
-            question.minimum,
-            question.maximum,
-            question.survey.epsilon_per_question,
-            None,
-            question.survey.expected_respondents,
-        ).name,
-    )
-
-
-def shape_of(survey: Survey) -> tuple:
+def pooling_key(survey: Survey) -> tuple:
     """What must be the same for answers to be pooled: p, and each question's text and options;
     a number question's bounds, unit and the mechanism it was randomized with (whether the
     definition named it or it was chosen for the survey's epsilon)."""
@@ -183,7 +163,7 @@ def shape_of(survey: Survey) -> tuple:
                 q.minimum,
                 q.maximum,
                 q.unit or "",
-                q.mechanism.name if q.is_numeric else None,
+                q.mechanism.name,
             )
             for q in survey.questions
         ),
@@ -199,43 +179,46 @@ def check_poolable(surveys: Sequence[Survey]) -> None:
                 f"“{other.title}” randomizes with another flip probability "
                 f"({other.flip_probability} instead of {first.flip_probability})"
             )
-        if shape_of(other) != shape_of(first):
-            numbers = any(question.is_numeric for question in first.questions)
+        if pooling_key(other) != pooling_key(first):
+            bounded = any(question.minimum is not None for question in first.questions)
             raise PoolingError(
                 f"“{other.title}” does not ask the same questions and options"
-                + (" (for a number: the same bounds, unit and mechanism)" if numbers else "")
+                + (" (for a number: the same bounds, unit and mechanism)" if bounded else "")
             )
 
 
-def question_result(question: Question, number: int, counts: Counts, confidence: float):
+def question_result(
+    question: Question, number: int, counts: Counts, confidence: float
+) -> QuestionResult:
     """One question's results from its (released or pooled) counts."""
-    if question.is_numeric:
-        numeric = numeric_result(question, counts, confidence)
-        return QuestionResult(
-            id=question.id,
-            number=number,
-            text=question.text,
-            kind=question.kind,
-            n=numeric.estimate.n,
-            options=[],
-            numeric=numeric,
+    mechanism = question.mechanism
+    told = mechanism.tell(counts, confidence)
+    # An average has no options: its estimates and shares are empty.
+    options = [
+        OptionResult(value, label, estimate, share)
+        for value, (label, estimate, share) in enumerate(
+            zip(question.option_labels, told.estimates, told.shown_shares, strict=True)
         )
-    estimates = question.mechanism.estimate(counts, confidence)
-    n = sum(counts)
-    shares = [e.estimate for e in estimates]
-    shown = privacy.project_to_simplex(shares) if n else [None] * len(estimates)
+    ]
     return QuestionResult(
         id=question.id,
         number=number,
         text=question.text,
         kind=question.kind,
-        n=n,
-        options=[
-            OptionResult(value, label, estimate, share)
-            for value, (label, estimate, share) in enumerate(
-                zip(question.option_labels, estimates, shown, strict=True)
-            )
-        ],
+        told=told,
+        options=options,
+        unit=question.unit or "",
+        numeric=NumericResult(
+            estimate=told.estimate,
+            histogram=told.histogram,
+            mechanism=mechanism,
+            named=question.mechanism_named,
+            unit=question.unit or "",
+            planned=question.survey.expected_respondents,
+            chosen_earlier=question.mechanism_chosen_earlier,
+        )
+        if told.headline == "average"
+        else None,
     )
 
 
@@ -269,8 +252,7 @@ def survey_results(
     ]
     return SurveyResults(
         survey=first,
-        # Everyone answers every question: any question's n counts the respondents.
-        respondents=questions[0].n if questions else 0,
+        respondents=sum(shown[each.id].respondents for each in surveys),
         confidence=confidence,
         epsilon_per_question=first.epsilon_per_question,
         epsilon_total=first.epsilon_total,

@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from survey_app.codes import code_sha256, code_state, normalise_code
 from survey_app.database import autocommit_cursor, is_sqlite, write_transaction
 from survey_app.extensions import db
-from survey_app.models import TALLY_SHARDS, Submission, Survey, SurveyStatus
+from survey_app.models import TALLY_SHARDS, Submission, Survey, SurveyStatus, join_answers
 from survey_app.surveys import find_survey
 
 
@@ -59,7 +59,7 @@ def parse_submission_id(value: object) -> str:
 
 
 def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
-    """Check the shape of a submission body: ``{"submission_id": ..., "answers": {...}}``."""
+    """Check the form of a submission body: ``{"submission_id": ..., "answers": {...}}``."""
     if not isinstance(payload, dict):
         raise SubmissionRejected("the body must be a JSON object")
     extra = set(payload) - SUBMISSION_FIELDS - OPTIONAL_FIELDS
@@ -76,8 +76,9 @@ def parse_submission(payload: object) -> tuple[str, dict[str, object]]:
 
 
 @dataclass(frozen=True)
-class Mechanism:
-    """What checking and storing a submission needs of a survey that has opened.
+class SurveyShape:
+    """A survey's shape, cached: what checking and storing a submission needs of a survey
+    that has opened (its questions and what each may report, whether it requires codes).
 
     Once a survey opens, its questions can no longer change, so each worker keeps this in
     memory and a submission needs no query to be checked; only the status is read again.
@@ -99,17 +100,17 @@ class Mechanism:
     @cached_property
     def question_list(self) -> str:
         """The question ids in order, as the text the recording statements take."""
-        return ",".join(str(question_id) for question_id in self.question_ids)
+        return join_answers(self.question_ids)
 
 
-#: Mechanisms of surveys that have opened, by slug; a small per-process cache.
-_mechanisms: dict[str, Mechanism] = {}
-MAX_CACHED_MECHANISMS = 1024
+#: The shapes of surveys that have opened, by slug; a small per-process cache.
+_shapes: dict[str, SurveyShape] = {}
+MAX_CACHED_SHAPES = 1024
 
 
-def mechanism_of(slug: str) -> Mechanism:
-    """The survey's mechanism, or SubmissionRejected: 404 if unknown, 409 if a draft."""
-    cached = _mechanisms.get(slug)
+def shape_of(slug: str) -> SurveyShape:
+    """The survey's shape, or SubmissionRejected: 404 if unknown, 409 if a draft."""
+    cached = _shapes.get(slug)
     if cached is not None:
         return cached
     survey = find_survey(slug)
@@ -117,7 +118,7 @@ def mechanism_of(slug: str) -> Mechanism:
         raise SubmissionRejected("no such survey", 404, "not_found")
     if survey.is_draft:  # a draft's questions may still change: never cached
         raise _not_open(survey.status)
-    mechanism = Mechanism(
+    shape = SurveyShape(
         survey_id=survey.id,
         slug=survey.slug,
         question_ids=tuple(question.id for question in survey.questions),
@@ -125,15 +126,15 @@ def mechanism_of(slug: str) -> Mechanism:
         requires_codes=survey.requires_codes,
         has_numeric=any(question.is_numeric for question in survey.questions),
     )
-    if len(_mechanisms) >= MAX_CACHED_MECHANISMS:
-        _mechanisms.clear()
-    _mechanisms[slug] = mechanism
-    return mechanism
+    if len(_shapes) >= MAX_CACHED_SHAPES:
+        _shapes.clear()
+    _shapes[slug] = shape
+    return shape
 
 
-def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
+def encode_answers(shape: SurveyShape, answers: dict[str, object]) -> str:
     """Check randomized answers against the survey; return them in question order as text."""
-    expected = [str(question_id) for question_id in mechanism.question_ids]
+    expected = [str(question_id) for question_id in shape.question_ids]
     unknown = set(answers) - set(expected)
     if unknown:
         raise SubmissionRejected(f"answers: unknown question id {sorted(unknown)[0]!r}")
@@ -141,19 +142,19 @@ def encode_answers(mechanism: Mechanism, answers: dict[str, object]) -> str:
     if missing:
         raise SubmissionRejected(f"answers: question {missing[0]} is not answered")
     values = []
-    for key, (low, high) in zip(expected, mechanism.value_ranges, strict=True):
+    for key, (low, high) in zip(expected, shape.value_ranges, strict=True):
         value = answers[key]
         if isinstance(value, bool) or not isinstance(value, int):
             raise SubmissionRejected(f"answers[{key}]: must be an integer, got {value!r}")
         if not low <= value <= high:
             raise SubmissionRejected(f"answers[{key}]: must be in {low} .. {high}, got {value}")
-        values.append(str(value))
-    return ",".join(values)
+        values.append(value)
+    return join_answers(values)
 
 
-def code_of(mechanism: Mechanism, payload: dict) -> str | None:
+def code_of(shape: SurveyShape, payload: dict) -> str | None:
     """The submission's one-time code (stored form) if the survey requires one, else None."""
-    if not mechanism.requires_codes:
+    if not shape.requires_codes:
         return None  # a code sent anyway is not needed, and not looked at
     if payload.get("code") in (None, ""):
         raise SubmissionRejected(
@@ -263,21 +264,21 @@ WHERE shard = :shard
 
 
 def submission_row(
-    mechanism: Mechanism, submission_id: str, encoded: str, code: str | None = None
+    shape: SurveyShape, submission_id: str, encoded: str, code: str | None = None
 ) -> dict[str, object]:
     """The parameters of the statements that record a submission."""
     return {
         "code_sha256": None if code is None else code_sha256(code),
         "submission_id": submission_id,
-        "survey_id": mechanism.survey_id,
-        "slug": mechanism.slug,
+        "survey_id": shape.survey_id,
+        "slug": shape.slug,
         "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
         "answers": encoded,
-        "question_list": mechanism.question_list,
-        "question_count": len(mechanism.question_ids),
+        "question_list": shape.question_list,
+        "question_count": len(shape.question_ids),
         # Concurrent submissions add to one of several rows per count (see Tally).
         "shard": random.randrange(TALLY_SHARDS),
-        "has_numeric": mechanism.has_numeric,
+        "has_numeric": shape.has_numeric,
     }
 
 
@@ -320,27 +321,25 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     the database allows: one statement on PostgreSQL, one short transaction on SQLite.
     """
     submission_id, answers = parse_submission(payload)
-    mechanism = mechanism_of(slug)
-    encoded = encode_answers(mechanism, answers)
-    code = code_of(mechanism, payload)
+    shape = shape_of(slug)
+    encoded = encode_answers(shape, answers)
+    code = code_of(shape, payload)
     store = _store_on_sqlite if is_sqlite() else _store_on_postgresql
     # A second try only when the survey was reopened between the store and the checks below.
     for _attempt in range(2):
         try:
-            stored = store(submission_row(mechanism, submission_id, encoded, code))
+            stored = store(submission_row(shape, submission_id, encoded, code))
         except IntegrityError:
             stored = False  # this submission_id is stored already: a retry, or a concurrent twin
         if stored:
             return submission_id, True
-        if _already_recorded(mechanism.survey_id, submission_id, encoded):
+        if _already_recorded(shape.survey_id, submission_id, encoded):
             return submission_id, False  # a retry (perhaps arriving after the survey closed)
         status = db.session.execute(
-            select(Survey.status).where(
-                Survey.id == mechanism.survey_id, Survey.slug == mechanism.slug
-            )
+            select(Survey.status).where(Survey.id == shape.survey_id, Survey.slug == shape.slug)
         ).scalar_one_or_none()
         if status is None:  # deleted since this worker cached it
-            _mechanisms.pop(slug, None)
+            _shapes.pop(slug, None)
             raise SubmissionRejected("no such survey", 404, "not_found")
         if status != SurveyStatus.OPEN:
             raise _not_open(status)
@@ -349,7 +348,7 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
                 "this submission_id was already used with other answers", 409, "already_used"
             )
         if code is not None:
-            state = code_state(mechanism.survey_id, code)
+            state = code_state(shape.survey_id, code)
             if state == "unknown":
                 raise SubmissionRejected(
                     "that is not a one-time code of this survey", 403, "code_invalid"
@@ -360,13 +359,13 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
                     409,
                     "code_used",
                 )
-    raise RuntimeError(f"tallies missing for survey {mechanism.survey_id}")
+    raise RuntimeError(f"tallies missing for survey {shape.survey_id}")
 
 
 def _already_recorded(survey_id: int, submission_id: str, encoded: str) -> bool:
     """True when the stored submission with this id holds these answers for this survey."""
     # End the session's transaction first: on SQLite a read transaction keeps the snapshot of
-    # its first read (mechanism_of, on a cache miss), from before the concurrent twin's commit,
+    # its first read (shape_of, on a cache miss), from before the concurrent twin's commit,
     # and would not see its row: an identical retry would be refused as a conflict (409).
     db.session.rollback()
     # Loaded as an entity: a conflict check after this finds it in the session, not by a query.

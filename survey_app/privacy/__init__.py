@@ -3,19 +3,25 @@
 This package is the only place in the project that does this math. It imports NumPy and SciPy
 and nothing of Flask or the database, so it can be read, tested and reused on its own.
 
-- :mod:`~survey_app.privacy.parameters`: p, epsilon and the browser's integer thresholds;
-- :mod:`~survey_app.privacy.estimates`: the unbiased estimates, Chebyshev intervals and their
-  planning figures, the projection onto the simplex, and simulation;
-- :mod:`~survey_app.privacy.exact`: exact guaranteed intervals (inverting the exact law of a
-  noisy count) and the margins they reach;
-- :mod:`~survey_app.privacy.live`: live ranges (confidence sequences) for shares and numeric
-  averages, valid however often they are looked at;
-- :mod:`~survey_app.privacy.mechanisms`: :class:`RandomizedResponse`, one type per mechanism,
-  which owns all of the above for a question, so that callers never branch on its kind;
-- :mod:`~survey_app.privacy.numeric`: numeric questions on a grid of [lo, hi]
-  (:mod:`~survey_app.privacy.numeric_grid`, :mod:`~survey_app.privacy.numeric_base`), with
-  :class:`GridLaplace` (:mod:`~survey_app.privacy.laplace`) and :class:`HybridNumeric`
-  (:mod:`~survey_app.privacy.hybrid`), and :func:`numeric_mechanism` to pick one.
+What callers use is small (this module's ``__all__``):
+
+- the interface every mechanism implements from counts, :class:`Mechanism`
+  (:mod:`~survey_app.privacy.interface`, whose docstring gives its shape): ``tell(counts)``
+  gives :class:`Shares` or :class:`Average`, each with ``n``, ``headline`` and ``rows()``
+  (estimates with exact, simultaneous and live ranges); ``half_width(n)`` and
+  ``respondents_for(margin)`` plan. :class:`RandomizedResponse` (yes/no, k options) and each
+  numeric mechanism (:class:`GridLaplace`, :class:`HybridNumeric`, :class:`OneBitNumeric`,
+  chosen by :func:`numeric_mechanism`) implement it;
+- :mod:`~survey_app.privacy.parameters`: p, epsilon, deniability and the browser's integer
+  thresholds;
+- planning a survey: :func:`suggest_flip_probability`; a numeric question's bounds
+  (:func:`check_numeric_bounds`) and why its mechanism (:func:`mechanism_choice_reason`).
+
+The math behind them sits in modules of its own, imported from there by tests and lessons:
+:mod:`~survey_app.privacy.estimates` (Chebyshev intervals, the reference estimates at ideal
+probabilities), :mod:`~survey_app.privacy.exact` (exact intervals), :mod:`~survey_app.privacy.live`
+(live ranges, valid however often they are looked at), :mod:`~survey_app.privacy.numeric_grid`,
+:mod:`~survey_app.privacy.numeric_base` and one module per numeric mechanism.
 
 Conventions
 -----------
@@ -39,7 +45,7 @@ threshold, so the probabilities it really uses are multiples of ``2**-32``. Its 
 rounded in the direction that never raises epsilon: it flips a yes/no answer when the word is
 below ``T = ceil(p * 2**32)`` (:func:`flip_threshold`), and keeps a choice when the word is below
 ``K = floor(2**32 (2**32 - T) / (2**32 + (k - 2) T))`` (:func:`keep_threshold`), so its epsilon
-(:func:`browser_epsilon`) is at most the stated one. :func:`estimate_browser_frequencies`
+(:func:`browser_epsilon`) is at most the stated one. :class:`RandomizedResponse`
 debiases answers that came from the browser with exactly those probabilities.
 
 References
@@ -49,17 +55,79 @@ JASA 60 (1965). P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local 
 privacy", NeurIPS 2014 (k-RR). Chebyshev's inequality: Pr[|X - mu| >= k sigma] <= 1 / k^2.
 """
 
-from survey_app.privacy.estimates import *  # noqa: F403
-from survey_app.privacy.estimates import __all__ as _estimates
-from survey_app.privacy.exact import *  # noqa: F403
-from survey_app.privacy.exact import __all__ as _exact
-from survey_app.privacy.live import *  # noqa: F403
-from survey_app.privacy.live import __all__ as _live
-from survey_app.privacy.mechanisms import *  # noqa: F403
-from survey_app.privacy.mechanisms import __all__ as _mechanisms
-from survey_app.privacy.numeric import *  # noqa: F403
-from survey_app.privacy.numeric import __all__ as _numeric
+from survey_app.privacy.estimates import Estimate
+from survey_app.privacy.interface import (
+    HISTOGRAM_BARS,
+    Average,
+    Counts,
+    Mechanism,
+    Row,
+    Shares,
+    Told,
+)
+from survey_app.privacy.mechanisms import (
+    MAX_PLANNED_RESPONDENTS,
+    MAX_SUGGESTED_FLIP_PROBABILITY,
+    MIN_SUGGESTED_FLIP_PROBABILITY,
+    PLANNING_SHARES,
+    RandomizedResponse,
+    suggest_flip_probability,
+)
+from survey_app.privacy.numeric import (
+    MECHANISM_NAMES,
+    NUMERIC_MECHANISMS,
+    PLANNED_RESPONDENTS,
+    GridLaplace,
+    HybridNumeric,
+    NumericMechanism,
+    OneBitNumeric,
+    mechanism_choice_reason,
+    numeric_mechanism,
+)
+from survey_app.privacy.numeric_grid import (
+    MAX_NUMERIC_MAGNITUDE,
+    MIN_NUMERIC_EPSILON,
+    NumericEstimate,
+    NumericHistogram,
+    check_numeric_bounds,
+    smallest_numeric_range,
+)
 from survey_app.privacy.parameters import *  # noqa: F403
 from survey_app.privacy.parameters import __all__ as _parameters
 
-__all__ = sorted([*_parameters, *_estimates, *_exact, *_live, *_mechanisms, *_numeric])
+__all__ = [
+    *_parameters,
+    # the interface, and what counts tell
+    "HISTOGRAM_BARS",
+    "Average",
+    "Counts",
+    "Estimate",
+    "Mechanism",
+    "NumericEstimate",
+    "NumericHistogram",
+    "Row",
+    "Shares",
+    "Told",
+    # the mechanisms, and choosing a numeric one
+    "MECHANISM_NAMES",
+    "NUMERIC_MECHANISMS",
+    "PLANNED_RESPONDENTS",
+    "GridLaplace",
+    "HybridNumeric",
+    "NumericMechanism",
+    "OneBitNumeric",
+    "RandomizedResponse",
+    "mechanism_choice_reason",
+    "numeric_mechanism",
+    # planning a survey
+    "MAX_PLANNED_RESPONDENTS",
+    "MAX_SUGGESTED_FLIP_PROBABILITY",
+    "MIN_SUGGESTED_FLIP_PROBABILITY",
+    "PLANNING_SHARES",
+    "suggest_flip_probability",
+    # a numeric question's bounds
+    "MAX_NUMERIC_MAGNITUDE",
+    "MIN_NUMERIC_EPSILON",
+    "check_numeric_bounds",
+    "smallest_numeric_range",
+]

@@ -1,7 +1,15 @@
-"""Debiased estimates with Chebyshev intervals, their planning figures, and simulation.
+"""Debiased shares with Chebyshev intervals: :class:`Estimate` and the math behind it.
 
-The formulas are in each function's docstring; :mod:`survey_app.privacy.exact` adds the exact
-intervals and :mod:`survey_app.privacy.mechanisms` puts both behind one type per mechanism.
+Public here is :class:`Estimate` alone (and :func:`estimate_proportion`, Warner's yes/no
+estimate at the ideal flip probability, for lessons). Callers estimate through a mechanism
+(:class:`~survey_app.privacy.mechanisms.RandomizedResponse`, the
+:class:`~survey_app.privacy.interface.Mechanism` interface), which uses the probabilities the
+browser really uses. The functions with a leading underscore are this module's internals and
+the reference forms the tests check the mechanism against: the estimates and planning figures
+at the *ideal* probabilities (``_estimate_frequencies`` debiases with ``keep_probabilities(eps,
+k)``, not the browser's: not for answers that came from a browser), and NumPy samplers. The
+formulas are in each function's docstring; :mod:`survey_app.privacy.exact` adds the exact
+intervals.
 """
 
 from __future__ import annotations
@@ -28,20 +36,7 @@ from survey_app.privacy.parameters import (
     keep_threshold,
 )
 
-__all__ = [
-    "Estimate",
-    "estimate_browser_frequencies",
-    "estimate_frequencies",
-    "estimate_proportion",
-    "estimate_yes_no",
-    "half_width_for_choices",
-    "half_width_for_yes_no",
-    "project_to_simplex",
-    "randomize_bits",
-    "randomize_choices",
-    "required_sample_size",
-    "required_sample_size_for_choices",
-]
+__all__ = ["Estimate"]
 
 # --------------------------------------------------------------------------- estimates
 
@@ -225,7 +220,7 @@ def estimate_proportion(
     return _debias(ones, total, 1.0 - p, p, level, epsilon_from_flip_probability(p))
 
 
-def estimate_yes_no(
+def _estimate_yes_no(
     noisy_yes: int, n: int, flip_probability: float, confidence: float = 0.95
 ) -> list[Estimate]:
     """Estimates for both answers of a yes/no question: ``[no, yes]`` (values 0 and 1).
@@ -253,7 +248,7 @@ def _check_counts(noisy_counts: Sequence[int]) -> list[int]:
     return counts
 
 
-def estimate_frequencies(
+def _estimate_frequencies(
     noisy_counts: Sequence[int], epsilon: float, confidence: float = 0.95
 ) -> list[Estimate]:
     """Debiased share of each option from answers randomized by k-option randomized response.
@@ -293,18 +288,18 @@ def estimate_frequencies(
     return [_debias(count, n, keep, other, level, eps) for count in counts]
 
 
-def estimate_browser_frequencies(
+def _estimate_browser_frequencies(
     noisy_counts: Sequence[int], flip_probability: float, confidence: float = 0.95
 ) -> list[Estimate]:
     """Debiased share of each value of a question answered in the browser at flip probability p.
 
     A yes/no question (counts ``[no, yes]``) is the case ``k = 2``. The estimator and interval
-    are those of :func:`estimate_frequencies`, with the probabilities the browser really used,
+    are those of :func:`_estimate_frequencies`, with the probabilities the browser really used,
     ``(P', Q')`` of :func:`browser_keep_probabilities`, in place of ``(P, Q)``; each estimate's
     epsilon is :func:`browser_epsilon`. For ``k = 2`` the "yes" entry equals
     ``estimate_proportion(noisy_yes, n, browser_flip_probability(p))``.
 
-    The parameters and the result are those of :func:`estimate_frequencies`, with the survey's
+    The parameters and the result are those of :func:`_estimate_frequencies`, with the survey's
     ``flip_probability`` in place of ``epsilon``; it must leave ``P' > Q'`` (any p in
     (0, 0.499999] does).
     """
@@ -322,7 +317,7 @@ def estimate_browser_frequencies(
     return [_debias(count, n, keep, other, level, epsilon) for count in counts]
 
 
-def project_to_simplex(values: Sequence[float]) -> list[float]:
+def _project_to_simplex(values: Sequence[float]) -> list[float]:
     """The shares closest to ``values`` (in squared distance) that are >= 0 and sum to 1.
 
     The unbiased estimates of a choice question sum to 1 but can fall below 0 or above 1; this
@@ -346,7 +341,7 @@ def project_to_simplex(values: Sequence[float]) -> list[float]:
 # --------------------------------------------------------------------------- planning
 
 
-def half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 0.95) -> float:
+def _half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 0.95) -> float:
     """The Chebyshev half-width :func:`estimate_proportion` reaches with n answers.
 
     ``h = sqrt(p (1 - p) / (n delta)) / (1 - 2p)``; n must be at least 1.
@@ -359,8 +354,8 @@ def half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 0
     return _chebyshev_half_width(p * (1.0 - p), total, level, 1.0 - 2.0 * p)
 
 
-def half_width_for_choices(n: int, epsilon: float, k: int, confidence: float = 0.95) -> float:
-    """The Chebyshev half-width :func:`estimate_frequencies` reaches with n answers."""
+def _half_width_for_choices(n: int, epsilon: float, k: int, confidence: float = 0.95) -> float:
+    """The Chebyshev half-width :func:`_estimate_frequencies` reaches with n answers."""
     keep, other = keep_probabilities(epsilon, k)
     level = _check_confidence(confidence)
     total = _count("n", n)
@@ -383,7 +378,7 @@ def _smallest_n(variance: float, scale: float, margin: float, confidence: float)
     return n
 
 
-def required_sample_size(margin: float, flip_probability: float, confidence: float = 0.95) -> int:
+def _required_sample_size(margin: float, flip_probability: float, confidence: float = 0.95) -> int:
     """Fewest yes/no answers whose Chebyshev half-width is at most ``margin``.
 
     From ``h = sqrt(p (1 - p) / (n delta)) / (1 - 2p) <= margin``:
@@ -410,13 +405,13 @@ def required_sample_size(margin: float, flip_probability: float, confidence: flo
     return _smallest_n(p * (1.0 - p), 1.0 - 2.0 * p, size, level)
 
 
-def required_sample_size_for_choices(
+def _required_sample_size_for_choices(
     margin: float, epsilon: float, k: int, confidence: float = 0.95
 ) -> int:
     """Fewest k-option answers whose Chebyshev half-width is at most ``margin``.
 
     ``n >= max(P(1 - P), Q(1 - Q)) / (delta margin^2 (P - Q)^2)``, the counterpart of
-    :func:`required_sample_size` for :func:`estimate_frequencies`.
+    :func:`_required_sample_size` for :func:`_estimate_frequencies`.
     """
     size = _check_margin(margin)
     keep, other = keep_probabilities(epsilon, k)
@@ -428,7 +423,7 @@ def required_sample_size_for_choices(
 # --------------------------------------------------------------------------- simulation
 
 
-def randomize_bits(
+def _randomize_bits(
     true_bits: np.typing.ArrayLike, flip_probability: float, rng: np.random.Generator
 ) -> np.ndarray:
     """Randomize yes/no answers as the browser does: flip each with probability p.
@@ -459,7 +454,7 @@ def randomize_bits(
     return (bits.astype(np.int8) ^ flips.astype(np.int8)).astype(np.int8)
 
 
-def randomize_choices(
+def _randomize_choices(
     true_indices: np.typing.ArrayLike, epsilon: float, k: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Randomize multiple-choice answers with k-option generalized randomized response.

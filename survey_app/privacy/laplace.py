@@ -241,6 +241,24 @@ class GridLaplace(NumericMechanism):
         m = summed_noise_quantile(n, self._log_a, delta_noise)
         return m / n + rounding_deviation(n, delta_round) + self._bias_bound, "exact"
 
+    @property
+    def cumulant_reach(self) -> float:
+        """``-ln a``: the summed noise's cumulant function is finite for ``|lambda|`` below it."""
+        return self.scale_denominator / self.scale_numerator
+
+    def cumulant_bound(self, lambdas: np.ndarray) -> np.ndarray:
+        """A bound on ``ln E[e^(lambda (report - k)) | k]`` for every k: the clamped noise
+        (for the live ranges, :mod:`~survey_app.privacy.live`).
+
+        ``ln((1 - a)^2 / ((1 - a e^l)(1 - a e^-l)))``, written as ``-ln(1 - a (e^l - 1) / (1 - a))
+        - ln(1 - a (e^-l - 1) / (1 - a))`` to keep its small values exact, plus the clamp's tau.
+        """
+        a = self.decay
+        one_minus_a = -math.expm1(-self.scale_denominator / self.scale_numerator)
+        ratio = a / one_minus_a
+        noise = -np.log1p(-ratio * np.expm1(lambdas)) - np.log1p(-ratio * np.expm1(-lambdas))
+        return noise + LAPLACE_TAIL_PROBABILITY
+
     def estimate_of_output(self, outputs: ArrayLike) -> np.ndarray:
         """The report itself estimates k."""
         return np.asarray(outputs, dtype=float)

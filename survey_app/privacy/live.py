@@ -81,8 +81,8 @@ from numpy.typing import ArrayLike
 # scipy.special alone: scipy.stats would add some 45 MB to every worker.
 from scipy import special
 
-from survey_app.privacy.laplace import LAPLACE_TAIL_PROBABILITY, GridLaplace
-from survey_app.privacy.numeric_base import NumericMechanism
+# Not numeric_base nor laplace: NumericMechanism's interface (tell) is built on this module.
+from survey_app.privacy.interface import Mechanism as NumericMechanism
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
@@ -292,19 +292,6 @@ def live_share_interval(
 # --------------------------------------------------------------------------- numeric averages
 
 
-def _laplace_cgf(mechanism: GridLaplace, lambdas: np.ndarray) -> np.ndarray:
-    """A bound on ``ln E[e^(lambda (report - k)) | k]`` for every k: the clamped noise.
-
-    ``ln((1 - a)^2 / ((1 - a e^l)(1 - a e^-l)))``, written as ``-ln(1 - a (e^l - 1) / (1 - a))
-    - ln(1 - a (e^-l - 1) / (1 - a))`` to keep its small values exact, plus the clamp's tau.
-    """
-    a = mechanism.decay
-    one_minus_a = -math.expm1(-mechanism.scale_denominator / mechanism.scale_numerator)
-    ratio = a / one_minus_a
-    noise = -np.log1p(-ratio * np.expm1(lambdas)) - np.log1p(-ratio * np.expm1(-lambdas))
-    return noise + LAPLACE_TAIL_PROBABILITY
-
-
 def _tabulated_cgf(mechanism: NumericMechanism, lambdas: np.ndarray) -> np.ndarray:
     """``max_k ln E[e^(lambda (E - k)) | k]`` from the exact law of every grid index k."""
     low, high = mechanism.output_range
@@ -332,12 +319,12 @@ def _mean_terms(mechanism: NumericMechanism, confidence: float) -> tuple[np.ndar
     x, log_weights = _mixture(confidence)
     sigma = math.sqrt(mechanism.worst_case_variance) / mechanism.step
     lambdas = x / sigma
-    if isinstance(mechanism, GridLaplace):
-        reach = mechanism.scale_denominator / mechanism.scale_numerator
+    reach = mechanism.cumulant_reach
+    if reach is not None:  # Laplace's: finite inside its reach, in closed form there
         inside = np.abs(lambdas) < 0.999 * reach
         lambdas, log_weights = lambdas[inside], log_weights[inside]
         log_weights = log_weights - special.logsumexp(log_weights)
-        cgf = _laplace_cgf(mechanism, lambdas)
+        cgf = mechanism.cumulant_bound(lambdas)
     else:
         cgf = _tabulated_cgf(mechanism, lambdas)
     bound = cgf + np.abs(lambdas) * NUMERIC_ROUNDING_BIAS + lambdas**2 / 8.0

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from survey_app.privacy.estimates import (
     Estimate,
     _chebyshev_half_width,
     _check_counts,
     _debias,
+    _project_to_simplex,
     _smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
+from survey_app.privacy.interface import Counts, Shares
 from survey_app.privacy.live import live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
@@ -80,6 +83,9 @@ class RandomizedResponse:
     flip_probability: float
     options: int = 2
 
+    #: The name the interface gives it (:class:`~survey_app.privacy.interface.Mechanism`).
+    name: ClassVar[str] = "randomized_response"
+
     def __post_init__(self) -> None:
         p = _check_flip_probability(self.flip_probability)
         k = _check_option_count(self.options)
@@ -120,7 +126,33 @@ class RandomizedResponse:
         keep, other = self.probabilities
         return max(keep * (1.0 - keep), other * (1.0 - other))
 
+    @property
+    def report_range(self) -> tuple[int, int]:
+        """The smallest and largest report a browser sends: an option's value, 0 .. k - 1."""
+        return 0, self.options - 1
+
+    def report_value(self, report: int) -> float:
+        """What one report says of its respondent's answer: the option it names."""
+        return report
+
     # ---------------------------------------------------------------- estimates
+
+    def tell(self, noisy_counts: Counts, confidence: float = 0.95) -> Shares:
+        """What the counts tell (the interface's): :meth:`estimate`, and the shares shown.
+
+        ``noisy_counts``: a list by value, or a dict of value to count (values left out
+        counted 0). The shares shown are the estimates projected onto shares that are >= 0
+        and add up to 1 (:func:`~survey_app.privacy.estimates._project_to_simplex`).
+        """
+        if isinstance(noisy_counts, Mapping):
+            unknown = set(noisy_counts) - set(range(self.options))
+            if unknown:
+                raise ValueError(f"noisy_counts has no option {sorted(unknown)[0]!r}")
+            noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
+        estimates = tuple(self.estimate(noisy_counts, confidence))
+        if estimates[0].n == 0:
+            return Shares(estimates, (None,) * len(estimates))
+        return Shares(estimates, tuple(_project_to_simplex([e.estimate for e in estimates])))
 
     def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
         """The debiased share of each value, with its Chebyshev and exact intervals.
@@ -168,6 +200,10 @@ class RandomizedResponse:
         return _chebyshev_half_width(
             self._variance, respondents, _check_confidence(confidence), keep - other
         )
+
+    def half_width(self, n: int, confidence: float = 0.95) -> float:
+        """The interface's planned half-width: :meth:`planned_half_width`."""
+        return self.planned_half_width(n, confidence)
 
     def planned_half_width(self, n: int, confidence: float = 0.95) -> float:
         """The margin n answers will reach: half the exact interval's expected width.

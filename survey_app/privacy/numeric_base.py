@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -35,6 +35,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from survey_app.privacy.interface import HISTOGRAM_BARS, Average
+from survey_app.privacy.live import estimate_mean_with_live_range
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
@@ -128,6 +130,14 @@ class NumericMechanism:
     def _randomize_indices(self, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError
 
+    #: For the live ranges (:mod:`~survey_app.privacy.live`): None, or a mechanism whose
+    #: cumulant function is known in closed form gives ``|lambda|`` below which it is finite,
+    #: and :meth:`cumulant_bound` gives it there (else the live range tabulates the exact law).
+    cumulant_reach: ClassVar[float | None] = None
+
+    def cumulant_bound(self, lambdas: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
     @property
     def _bias_bound(self) -> float:
         """Bound on |E[estimate | x] - u| in grid steps (rounding, clamping)."""
@@ -141,6 +151,34 @@ class NumericMechanism:
         rows = self._probabilities(k, np.arange(low, high + 1, dtype=np.int64))
         cumulative = np.concatenate([np.zeros((len(k), 1)), np.cumsum(rows, axis=1)], axis=1)
         return cumulative[:, ends - low + 1] - cumulative[:, starts - low]
+
+    # ---------------------------------------------------------------- the interface
+
+    @property
+    def report_range(self) -> tuple[int, int]:
+        """The interface's name for :attr:`output_range`."""
+        return self.output_range
+
+    def report_value(self, report: int) -> float:
+        """What one report says of its respondent's number: its unbiased estimate, in units."""
+        estimate = self.estimate_of_output(np.array([int(report)]))[0]
+        return float(value_of_grid_index(estimate, self.lo, self.hi))
+
+    def tell(self, counts: Mapping[int, int] | Sequence[int], confidence: float = 0.95) -> Average:
+        """What the counts of each report tell (the interface's): the mean with its fixed-size
+        and live ranges, and the histogram (:data:`~survey_app.privacy.interface.HISTOGRAM_BARS`
+        bars) unless :attr:`shows_spread` is False.
+
+        ``counts``: a dict of report to count, or a list by report from 0.
+        """
+        if not isinstance(counts, Mapping):
+            counts = dict(enumerate(counts))
+        values = sorted(counts)
+        reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
+        return Average(
+            estimate=estimate_mean_with_live_range(self, reports, confidence),
+            histogram=self.histogram(reports, HISTOGRAM_BARS) if self.shows_spread else None,
+        )
 
     # ---------------------------------------------------------------- the law
 

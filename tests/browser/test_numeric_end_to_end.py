@@ -51,7 +51,7 @@ HOURS = {
 def report_from_noise(value: float, lo: float, hi: float, params: dict, noise: dict) -> int:
     """The hybrid mechanism's report of ``value`` with the page's noise, worked out in Python."""
     steps, width = params["steps"], params["width"]
-    position = float(privacy.grid_position(value, lo, hi))
+    position = float(privacy.numeric_grid.grid_position(value, lo, hi))
     floor = math.floor(position)
     k = min(steps, floor + (noise["rounding"] < math.floor((position - floor) * WORDS)))
     if noise["part"] < params["piecewise_threshold"]:

@@ -187,7 +187,7 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
     slug, (yes_no, choice) = survey
     url = f"/api/v1/surveys/{slug}/responses"
     body = json.dumps({"submission_id": str(uuid.uuid4()), "answers": {yes_no: 1, choice: 2}})
-    submissions._mechanisms.clear()  # as in a fresh worker: the survey is read from the database
+    submissions._shapes.clear()  # as in a fresh worker: the survey is read from the database
     twin: dict[str, int] = {}
 
     def post_twin():

@@ -20,16 +20,10 @@ import math
 import numpy as np
 import pytest
 
-from survey_app.privacy import (
-    GridLaplace,
-    HybridNumeric,
-    RandomizedResponse,
-    exact_interval,
-    live_mean_interval,
-    live_mean_margins,
-    live_share_interval,
-    value_of_grid_index,
-)
+from survey_app.privacy import GridLaplace, HybridNumeric, RandomizedResponse
+from survey_app.privacy.exact import exact_interval
+from survey_app.privacy.live import live_mean_interval, live_mean_margins, live_share_interval
+from survey_app.privacy.numeric_grid import value_of_grid_index
 
 pytestmark = pytest.mark.statistical
 

@@ -71,7 +71,7 @@ def test_the_range_covers_the_class_average_at_the_worst_cases(browser_classes, 
     truth = float(np.mean(WORST_CASES[case]))
     fixed = live = 0
     for reports in browser_classes[(name, case)]:
-        estimate = privacy.estimate_mean_with_live_range(mechanism, reports, 0.95)
+        estimate = privacy.live.estimate_mean_with_live_range(mechanism, reports, 0.95)
         fixed += estimate.ci_low - 1e-9 <= truth <= estimate.ci_high + 1e-9
         live += estimate.live_low - 1e-9 <= truth <= estimate.live_high + 1e-9
     assert fixed / CLASSES >= 0.95 - TOLERANCE, (fixed / CLASSES, name, case)

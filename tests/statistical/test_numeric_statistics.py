@@ -12,13 +12,8 @@ import functools
 import numpy as np
 import pytest
 
-from survey_app.privacy import (
-    GridLaplace,
-    HybridNumeric,
-    OneBitNumeric,
-    grid_position,
-    value_of_grid_index,
-)
+from survey_app.privacy import GridLaplace, HybridNumeric, OneBitNumeric
+from survey_app.privacy.numeric_grid import grid_position, value_of_grid_index
 
 pytestmark = pytest.mark.statistical
 

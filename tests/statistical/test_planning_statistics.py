@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from survey_app.privacy import PLANNING_SHARES, RandomizedResponse, exact_interval
+from survey_app.privacy import PLANNING_SHARES, RandomizedResponse
+from survey_app.privacy.exact import exact_interval
 
 CLASSES = 4000
 SEED = 20261123

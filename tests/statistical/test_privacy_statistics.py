@@ -42,7 +42,7 @@ def _noisy_yes_counts(flip_probability: float) -> np.ndarray:
     """Noisy "yes" count of each of REPETITIONS surveys of the same population."""
     rng = np.random.default_rng([2024, 6, round(flip_probability * 1000)])
     true_bits = np.broadcast_to(_population_bits(), (REPETITIONS, N))
-    noisy = privacy.randomize_bits(true_bits, flip_probability, rng)
+    noisy = privacy.estimates._randomize_bits(true_bits, flip_probability, rng)
     return noisy.sum(axis=1, dtype=np.int64)
 
 
@@ -51,7 +51,7 @@ def _noisy_choice_counts(k: int, epsilon: float) -> np.ndarray:
     """Noisy counts, shape (REPETITIONS, k), of surveys of the same population."""
     rng = np.random.default_rng([2024, 7, k, round(epsilon * 1000)])
     true_indices = np.broadcast_to(_population_choices(k), (REPETITIONS, N))
-    noisy = privacy.randomize_choices(true_indices, epsilon, k, rng)
+    noisy = privacy.estimates._randomize_choices(true_indices, epsilon, k, rng)
     # Count option v in each row: one bincount over row-offset labels.
     labels = noisy + k * np.arange(REPETITIONS)[:, None]
     return np.bincount(labels.ravel(), minlength=REPETITIONS * k).reshape(REPETITIONS, k)
@@ -69,7 +69,10 @@ def _binomial_slack(level: float) -> float:
 def test_yes_no_estimate_is_unbiased(flip_probability):
     counts = _noisy_yes_counts(flip_probability)
     estimates = np.array(
-        [privacy.estimate_proportion(int(c), N, flip_probability).estimate for c in counts]
+        [
+            privacy.estimates.estimate_proportion(int(c), N, flip_probability).estimate
+            for c in counts
+        ]
     )
     # Every reported bit has variance p(1 - p) whatever the true answer, so the estimator
     # (count / N - p) / (1 - 2p) has variance exactly p(1 - p) / (N (1 - 2p)^2).
@@ -91,7 +94,7 @@ def test_choice_estimates_are_unbiased(k, epsilon):
     counts = _noisy_choice_counts(k, epsilon)
     estimates = np.array(
         [
-            [r.estimate for r in privacy.estimate_frequencies(row.tolist(), epsilon)]
+            [r.estimate for r in privacy.estimates._estimate_frequencies(row.tolist(), epsilon)]
             for row in counts
         ]
     )
@@ -117,7 +120,7 @@ def test_choice_estimates_are_unbiased(k, epsilon):
 @pytest.mark.parametrize("flip_probability", FLIP_PROBABILITIES)
 def test_yes_no_interval_covers_the_truth(flip_probability, confidence):
     results = [
-        privacy.estimate_proportion(int(c), N, flip_probability, confidence)
+        privacy.estimates.estimate_proportion(int(c), N, flip_probability, confidence)
         for c in _noisy_yes_counts(flip_probability)
     ]
     covered = np.mean([r.ci_low <= YES_SHARE <= r.ci_high for r in results])
@@ -128,14 +131,16 @@ def test_yes_no_interval_covers_the_truth(flip_probability, confidence):
     # the real coverage is above 0.998 and the observed one is nearly always 1.)
     assert covered >= confidence - _binomial_slack(confidence)
     # The half-width the intervals use is the one promised by the planning function.
-    assert results[0].half_width == privacy.half_width_for_yes_no(N, flip_probability, confidence)
+    assert results[0].half_width == privacy.estimates._half_width_for_yes_no(
+        N, flip_probability, confidence
+    )
 
 
 @pytest.mark.parametrize("confidence", CONFIDENCES)
 @pytest.mark.parametrize(("k", "epsilon"), CHOICE_CASES)
 def test_choice_intervals_cover_the_truth(k, epsilon, confidence):
     results = [
-        privacy.estimate_frequencies(row.tolist(), epsilon, confidence)
+        privacy.estimates._estimate_frequencies(row.tolist(), epsilon, confidence)
         for row in _noisy_choice_counts(k, epsilon)
     ]
     for option, share in enumerate(CHOICE_SHARES[k]):
@@ -181,7 +186,9 @@ def test_yes_no_likelihood_ratio_is_at_most_e_to_the_epsilon(flip_probability):
     # rates[answer][output] = empirical Pr[output | answer]
     rates = {}
     for answer in (0, 1):
-        noisy = privacy.randomize_bits(np.full(DRAWS, answer, dtype=np.int8), flip_probability, rng)
+        noisy = privacy.estimates._randomize_bits(
+            np.full(DRAWS, answer, dtype=np.int8), flip_probability, rng
+        )
         share_of_ones = noisy.mean()
         rates[answer] = {0: 1 - share_of_ones, 1: share_of_ones}
     for output in (0, 1):
@@ -203,7 +210,7 @@ def test_choice_likelihood_ratio_is_at_most_e_to_the_epsilon(k, epsilon):
     # rates[answer, output] = empirical Pr[output | answer]
     rates = np.empty((k, k))
     for answer in range(k):
-        noisy = privacy.randomize_choices(np.full(DRAWS, answer), epsilon, k, rng)
+        noisy = privacy.estimates._randomize_choices(np.full(DRAWS, answer), epsilon, k, rng)
         rates[answer] = np.bincount(noisy, minlength=k) / DRAWS
     for output in range(k):
         for answer in range(k):
@@ -271,7 +278,8 @@ def test_browser_draws_are_debiased_and_covered(k, flip_probability):
     labels = noisy + k * np.arange(REPETITIONS)[:, None]
     counts = np.bincount(labels.ravel(), minlength=REPETITIONS * k).reshape(REPETITIONS, k)
     results = [
-        privacy.estimate_browser_frequencies(row.tolist(), flip_probability) for row in counts
+        privacy.estimates._estimate_browser_frequencies(row.tolist(), flip_probability)
+        for row in counts
     ]
     keep, other = privacy.browser_keep_probabilities(flip_probability, k)
     for option, share in enumerate(shares):

@@ -40,7 +40,7 @@ def simulated_joint_coverage(mechanism, truth, confidence, simultaneous: bool, s
     held = np.ones(CLASSES, dtype=bool)
     for option, t in enumerate(truth):
         ranges = {
-            count: privacy.exact_interval(count, N, mechanism.keep, mechanism.other, level)
+            count: privacy.exact.exact_interval(count, N, mechanism.keep, mechanism.other, level)
             for count in np.unique(counts[:, option]).tolist()
         }
         covers = {

@@ -14,8 +14,9 @@ import pytest
 from scipy import stats
 
 from survey_app import privacy
-from survey_app.privacy import RandomizedResponse, exact_interval, project_to_simplex
-from survey_app.privacy.exact import EXACT_LIMIT, TABLE_LIMIT, uses_exact_law
+from survey_app.privacy import RandomizedResponse
+from survey_app.privacy.estimates import _project_to_simplex as project_to_simplex
+from survey_app.privacy.exact import EXACT_LIMIT, TABLE_LIMIT, exact_interval, uses_exact_law
 
 ROUNDING = 1e-9
 
@@ -172,7 +173,7 @@ def test_the_expected_width_at_40_is_narrower_than_equal_tails():
     """The issue's figure: n = 40, p = 0.25, 95%, true share 0.3: 0.486 against the equal-tailed
     construction's 0.517 (brute force here)."""
     keep, other = RandomizedResponse(0.25).probabilities
-    width = 2 * privacy.expected_exact_half_width(40, 0.3, keep, other, 0.95)
+    width = 2 * privacy.exact.expected_exact_half_width(40, 0.3, keep, other, 0.95)
     equal_tails = brute_force_expected_width(equal_tailed_table, 40, 0.3, keep, other)
     assert equal_tails == pytest.approx(0.5170, abs=5e-5)
     assert width == pytest.approx(0.4864, abs=5e-5)
@@ -210,7 +211,7 @@ def test_expected_widths_at_p_one_quarter(n, width):
     """p = 0.25, 95%, true share 0.3: expected full widths 0.559 / 0.333 / 0.200 (equal tails:
     0.58 / 0.348 / 0.200), against Chebyshev's 1.41 / 0.78 / 0.45 (its full width)."""
     keep, other = RandomizedResponse(0.25).probabilities
-    half = privacy.expected_exact_half_width(n, 0.3, keep, other, 0.95)
+    half = privacy.exact.expected_exact_half_width(n, 0.3, keep, other, 0.95)
     if n <= TABLE_LIMIT:  # the brute force is O(n^2) laws: kept to the table's sizes
         brute = brute_force_expected_width(feldman_cousins_table, n, 0.3, keep, other)
         assert 2 * half == pytest.approx(brute, 1e-9)
@@ -222,7 +223,9 @@ def test_expected_widths_at_p_one_quarter(n, width):
 def test_the_chebyshev_figures_are_unchanged():
     mechanism = RandomizedResponse(0.25)
     (no, yes) = mechanism.estimate([12, 28], 0.95)
-    old = privacy.estimate_proportion(28, 40, privacy.browser_flip_probability(0.25), 0.95)
+    old = privacy.estimates.estimate_proportion(
+        28, 40, privacy.browser_flip_probability(0.25), 0.95
+    )
     assert (yes.estimate, yes.ci_low, yes.ci_high, yes.half_width) == (
         old.estimate,
         old.ci_low,
@@ -357,7 +360,8 @@ def test_the_planned_margin_is_the_widest_expected_half_width():
     mechanism = RandomizedResponse(0.25)
     keep, other = mechanism.probabilities
     expected = max(
-        privacy.expected_exact_half_width(40, share, keep, other, 0.95) for share in (0.3, 0.5, 0.7)
+        privacy.exact.expected_exact_half_width(40, share, keep, other, 0.95)
+        for share in (0.3, 0.5, 0.7)
     )
     assert mechanism.planned_half_width(40) == expected
     assert mechanism.planned_half_width(40) < mechanism.chebyshev_half_width(40) / 2

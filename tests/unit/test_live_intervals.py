@@ -10,16 +10,14 @@ import numpy as np
 import pytest
 from scipy import special
 
-from survey_app.privacy import (
-    GridLaplace,
-    HybridNumeric,
-    RandomizedResponse,
+from survey_app.privacy import GridLaplace, HybridNumeric, RandomizedResponse
+from survey_app.privacy import live as live_module
+from survey_app.privacy.live import (
     live_mean_interval,
     live_mean_interval_from_sum,
     live_mean_margins,
     live_share_interval,
 )
-from survey_app.privacy import live as live_module
 
 KEEP, OTHER = RandomizedResponse(0.25).probabilities  # 0.75 and 0.25, to 2**-32
 

@@ -18,7 +18,7 @@ from survey_app.privacy import GridLaplace, HybridNumeric, numeric_mechanism
 from survey_app.privacy.hybrid import piecewise_variance
 from survey_app.privacy.numeric_grid import _rounding_channel
 
-G = privacy.NUMERIC_GRID_STEPS
+G = privacy.numeric_grid.NUMERIC_GRID_STEPS
 WORDS = 2**32
 
 # Round values, the textbook ln 2 and ln 3, the allowed range's ends, and 40 spread over it.
@@ -197,7 +197,7 @@ def test_laplace_bound_is_the_smallest_with_a_negligible_tail(epsilon):
     def tail(m):
         return 2 * stats.dlaplace.pmf(m + 1, rate) / -math.expm1(-rate)
 
-    assert tail(bound) < privacy.LAPLACE_TAIL_PROBABILITY <= tail(bound - 1)
+    assert tail(bound) < privacy.laplace.LAPLACE_TAIL_PROBABILITY <= tail(bound - 1)
     assert mechanism.output_range == (-bound, G + bound)
 
 
@@ -434,7 +434,7 @@ def test_the_choice_in_words():
     # the words say so.
     hybrid = numeric_mechanism(0, 40, 1.0, "hybrid")
     narrowest = min(others_than(hybrid), key=lambda m: m.half_width(1000))
-    ratio = privacy.range_width_ratio(hybrid, narrowest, 1000)
+    ratio = privacy.numeric.range_width_ratio(hybrid, narrowest, 1000)
     assert narrowest.name == "one_bit" and ratio > 1.0
     assert privacy.mechanism_choice_reason(hybrid, named=False, respondents=1000) == (
         "Chosen because its guaranteed range is the narrowest at this privacy level for the "
@@ -453,7 +453,7 @@ def test_the_choice_in_words():
 def test_the_choices_ratio_is_the_shown_ranges(epsilon, n, name):
     mechanism = numeric_mechanism(0, 40, epsilon, name)
     best = min(others_than(mechanism), key=lambda other: other.half_width(n, 0.9))
-    ratio = privacy.range_width_ratio(mechanism, best, n, 0.9)
+    ratio = privacy.numeric.range_width_ratio(mechanism, best, n, 0.9)
     assert ratio == mechanism.half_width(n, 0.9) / best.half_width(n, 0.9)
     words = privacy.mechanism_choice_reason(mechanism, False, n, 0.9)
     assert f"{ratio:.0%} as wide as {privacy.MECHANISM_NAMES[best.name]}’s" in words
@@ -464,7 +464,7 @@ def test_half_widths_follow_their_formulas():
     n, confidence = 40, 0.95
     variance = mechanism._noise_variance + 0.25
     delta = 1 - confidence
-    bias = privacy.NUMERIC_ROUNDING_BIAS
+    bias = privacy.numeric_grid.NUMERIC_ROUNDING_BIAS
     chebyshev = (math.sqrt(variance / (n * delta)) + bias) * 0.02
     log_term = math.log(2 / delta)
     low, high = mechanism.output_range
@@ -546,16 +546,22 @@ def test_reports_all_at_one_end_are_inconsistent_with_the_randomization():
 
 
 def test_grid_mapping_and_its_inverse():
-    assert privacy.grid_position([2.5, -1, 11, 0, 10], 0, 10).tolist() == [250, 0, 1000, 0, 1000]
-    assert privacy.value_of_grid_index(250, 0, 10) == 2.5
-    assert privacy.value_of_grid_index(np.array([0, 1000]), -4, 6).tolist() == [-4, 6]
+    assert privacy.numeric_grid.grid_position([2.5, -1, 11, 0, 10], 0, 10).tolist() == [
+        250,
+        0,
+        1000,
+        0,
+        1000,
+    ]
+    assert privacy.numeric_grid.value_of_grid_index(250, 0, 10) == 2.5
+    assert privacy.numeric_grid.value_of_grid_index(np.array([0, 1000]), -4, 6).tolist() == [-4, 6]
     # Estimates may leave the grid: the map is affine everywhere.
-    assert privacy.value_of_grid_index(-100, 0, 10) == pytest.approx(-1.0)
+    assert privacy.numeric_grid.value_of_grid_index(-100, 0, 10) == pytest.approx(-1.0)
 
 
 def test_randomized_rounding_has_the_right_mean():
     rng = np.random.default_rng(20_260_115)
-    indices = privacy.randomized_grid_indices(np.full(100_000, 0.12345), 0, 1, rng)
+    indices = privacy.numeric_grid.randomized_grid_indices(np.full(100_000, 0.12345), 0, 1, rng)
     assert set(np.unique(indices)) == {123, 124}
     # u = 123.45: Pr[124] = 0.45, standard error sqrt(0.45 * 0.55 / 1e5) = 0.0016; 0.01 is
     # over six of them, which a correct sampler misses with probability below 1e-9.
@@ -693,7 +699,7 @@ def test_bad_mechanism_name():
     ],
 )
 def test_histogram_bars_hold_whole_answers(lo, hi, expected):
-    edges, step = privacy.histogram_edges(lo, hi, 10)
+    edges, step = privacy.numeric_grid.histogram_edges(lo, hi, 10)
     assert edges[0] == lo and edges[-1] == hi
     histogram = HybridNumeric(lo, hi, 1.0).histogram([], bins=10)
     assert histogram.edges == edges and histogram.answer_step == step

@@ -22,7 +22,7 @@ from survey_app.privacy.one_bit import OneBitNumeric
 from tests.browser.conftest import seeded_words
 from tests.unit.test_randomized_response_node import STUB, run_node
 
-G = privacy.NUMERIC_GRID_STEPS
+G = privacy.numeric_grid.NUMERIC_GRID_STEPS
 WORDS = 2**32
 SEED = 20_261_214
 # A correct sampler fed uniform words gives a p-value below this with probability 1e-4 per
@@ -41,7 +41,7 @@ def value_law(mechanism, value: float, lo: float, hi: float) -> np.ndarray:
     The rounding goes up with probability floor(frac 2^32) / 2^32, the browser's threshold;
     the grid position is computed with the same floating-point operations as the browser's.
     """
-    position = float(privacy.grid_position(value, lo, hi))
+    position = float(privacy.numeric_grid.grid_position(value, lo, hi))
     floor = math.floor(position)
     up = math.floor((position - floor) * WORDS) / WORDS
     law = (1 - up) * mechanism.pmf(floor)
@@ -211,7 +211,10 @@ def test_the_parameters_of_the_chosen_word_cases():
     assert 1155094648 + 251 * 1984778 == 1653273926
     assert 1155094648 + 1000 * 1984778 == WORDS - 1155094648 == 3139872648
     # 2.50037 on [0, 10] is at 250.037 on the grid: rounding goes up below floor(0.037 * 2^32).
-    assert math.floor((float(privacy.grid_position(2.50037, 0, 10)) - 250) * WORDS) == ROUND_UP
+    assert (
+        math.floor((float(privacy.numeric_grid.grid_position(2.50037, 0, 10)) - 250) * WORDS)
+        == ROUND_UP
+    )
     # uniformBelow(708) rejects words from 2^32 - 2^32 % 708 = 4294966596 on.
     assert WORDS - WORDS % 708 == 4294966596
 

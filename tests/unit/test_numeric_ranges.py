@@ -11,16 +11,12 @@ import numpy as np
 import pytest
 
 from survey_app import privacy
-from survey_app.privacy import (
-    GridLaplace,
-    HybridNumeric,
-    OneBitNumeric,
-    summed_noise_quantile,
-    worst_binomial_deviation,
-)
+from survey_app.privacy import GridLaplace, HybridNumeric, OneBitNumeric
 from survey_app.privacy.hybrid import _LAMBDAS
+from survey_app.privacy.laplace import summed_noise_quantile
+from survey_app.privacy.one_bit import worst_binomial_deviation
 
-G = privacy.NUMERIC_GRID_STEPS
+G = privacy.numeric_grid.NUMERIC_GRID_STEPS
 LN3 = math.log(3)
 
 
@@ -56,11 +52,11 @@ def test_laplace_half_width_adds_rounding_and_bias_to_the_quantile():
     n, delta = 40, 0.05
     tail = n * math.exp(mechanism._log_tail(mechanism.bound))
     m = summed_noise_quantile(n, mechanism._log_a, delta - delta / 1000 - tail)
-    rounding = privacy.rounding_deviation(n, delta / 1000)
+    rounding = privacy.numeric_base.rounding_deviation(n, delta / 1000)
     assert rounding == pytest.approx(math.sqrt(math.log(2000 / delta) / (2 * n)))
     expected = (m / n + rounding + mechanism._bias_bound) * mechanism.step
     assert mechanism.tail_half_width(n) == pytest.approx(expected, rel=1e-12)
-    assert privacy.rounding_deviation(1, 1e-6) == 1.0  # |k - u| < 1 always
+    assert privacy.numeric_base.rounding_deviation(1, 1e-6) == 1.0  # |k - u| < 1 always
 
 
 @pytest.mark.parametrize("epsilon", [0.5, LN3, 3.0])
@@ -84,7 +80,7 @@ def test_hybrid_chernoff_follows_its_formula_and_is_symmetric():
     n = 40
     h = np.min((upper + _LAMBDAS**2 / 8 + math.log(2 / 0.05) / n) / _LAMBDAS)
     assert mechanism.tail_half_width(n) == pytest.approx(
-        (h + privacy.NUMERIC_ROUNDING_BIAS) * mechanism.step, rel=1e-12
+        (h + privacy.numeric_grid.NUMERIC_ROUNDING_BIAS) * mechanism.step, rel=1e-12
     )
 
 

@@ -82,7 +82,7 @@ def test_the_dashboard_says_the_average_the_mechanism_and_why(
         close(slug)
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
-    estimate = privacy.estimate_mean_with_live_range(mechanism, reports, 0.95)
+    estimate = privacy.live.estimate_mean_with_live_range(mechanism, reports, 0.95)
     # Range 40: one decimal; the mean to nearest, the range outward: while open the live one
     # (the page is read again and again), once closed the narrowest fixed-size one.
     mean = f"{estimate.mean:.1f}".rstrip("0").rstrip(".")
@@ -211,7 +211,7 @@ def test_responses_csv_gives_each_randomized_number_in_its_unit(
     assert rows[0][2:4] == ["Q1 (randomized, hours): Hours a week on this course?", "Q1 report"]
     assert sorted(int(row[3]) for row in rows[1:]) == sorted(reports)
     for row in rows[1:]:
-        expected = privacy.value_of_grid_index(
+        expected = privacy.numeric_grid.value_of_grid_index(
             mechanism.estimate_of_output([int(row[3])])[0], 0.0, 40.0
         )
         assert float(row[2]) == pytest.approx(expected, abs=0.5e-4)
@@ -230,7 +230,7 @@ def test_results_csv_gives_the_average_its_ranges_and_the_spread(
     header = rows[0]
     numeric = [dict(zip(header, row, strict=True)) for row in rows[1:] if row[0] == "1"]
     average, bins = numeric[0], numeric[1:]
-    estimate = privacy.estimate_mean_with_live_range(mechanism, reports, 0.9)
+    estimate = privacy.live.estimate_mean_with_live_range(mechanism, reports, 0.9)
     assert average["option"] == "average hours" and average["option_value"] == ""
     assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=0.5e-4)
     # The exact columns hold the narrowest range the mechanism proves; then its live range.

@@ -102,11 +102,11 @@ def expected_document(app, slug: str, rows, confidence: float) -> dict:
             counts = [sum(1 for row in rows if row[index] == value) for value in range(k)]
             n = len(rows)
             if question.kind.value == "yes_no":
-                estimates = privacy.estimate_yes_no(
+                estimates = privacy.estimates._estimate_yes_no(
                     counts[1], n, privacy.browser_flip_probability(p), confidence
                 )
             else:
-                estimates = privacy.estimate_browser_frequencies(counts, p, confidence)
+                estimates = privacy.estimates._estimate_browser_frequencies(counts, p, confidence)
             questions.append(
                 {
                     "id": question.id,
@@ -537,11 +537,11 @@ def test_every_option_has_its_live_and_simultaneous_ranges(app, client, make_sur
         mechanism = privacy.RandomizedResponse(document["flip_probability"], k)
         keep, other = mechanism.probabilities
         for option in question["options"]:
-            live = privacy.live_share_interval(option["noisy_count"], n, keep, other, 0.9)
+            live = privacy.live.live_share_interval(option["noisy_count"], n, keep, other, 0.9)
             assert (option["live_ci_low"], option["live_ci_high"]) == live
             # All k ranges at once at 90%: each at 1 - 0.1 / k (two options: one range).
             level = 0.9 if k == 2 else 1 - 0.1 / k
-            both = privacy.exact_interval(option["noisy_count"], n, keep, other, level)
+            both = privacy.exact.exact_interval(option["noisy_count"], n, keep, other, level)
             assert (option["simultaneous_ci_low"], option["simultaneous_ci_high"]) == both
             assert option["simultaneous_ci_low"] <= option["exact_ci_low"]
             assert option["exact_ci_high"] <= option["simultaneous_ci_high"]
