@@ -159,7 +159,7 @@ class RandomizedResponse:
 
         ``noisy_counts`` holds how many reports gave each value, in value order (``[no, yes]``
         for yes/no). The estimate is ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the
-        Chebyshev interval is that of :func:`~survey_app.privacy.estimates.estimate_frequencies`
+        Chebyshev interval is that of :func:`~survey_app.privacy.estimates._estimate_frequencies`
         and the exact one that of :func:`~survey_app.privacy.exact.exact_interval`.
         """
         counts = _check_counts(noisy_counts)
