@@ -13,7 +13,6 @@ from markupsafe import Markup
 
 from survey_app import privacy, rounding
 from survey_app.models import Question, QuestionKind, Survey
-from survey_app.privacy.mechanisms import MAX_PLANNED_RESPONDENTS
 from survey_app.results import NumericResult, SurveyResults
 
 
@@ -125,10 +124,10 @@ def format_points(margin: float) -> str:
 def format_count(respondents: int) -> str:
     """A number of respondents for people: 1234 -> '1,234'; the planner's ceiling -> 'over ...'.
 
-    Planning searches stop at privacy's MAX_PLANNED_RESPONDENTS, which then means "at least".
+    Planning searches stop at privacy.MAX_PLANNED_RESPONDENTS, which then means "at least".
     """
-    if respondents >= MAX_PLANNED_RESPONDENTS:
-        return f"over {MAX_PLANNED_RESPONDENTS:,}"
+    if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
+        return f"over {privacy.MAX_PLANNED_RESPONDENTS:,}"
     return f"{respondents:,}"
 
 
