@@ -245,3 +245,35 @@ def live_app(app) -> Iterator[LiveApp]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def driver(chromium, live_app):
+    """The session's Chromium with nothing kept for this test's origin (no cookies, no storage),
+    as a fresh profile would be; the window size it had is restored afterwards."""
+    chromium.get("about:blank")
+    chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    chromium.execute_cdp_cmd(
+        "Storage.clearDataForOrigin", {"origin": live_app.base_url, "storageTypes": "all"}
+    )
+    size = chromium.get_window_size()
+    yield chromium
+    chromium.get("about:blank")
+    chromium.set_window_size(size["width"], size["height"])
+
+
+@pytest.fixture
+def before_page_scripts(driver):
+    """``add(source)``: run ``source`` in every page ``driver`` opens, before the page's own
+    scripts; removed when the test ends, so the shared Chromium is left as it was."""
+    identifiers: list[str] = []
+
+    def add(source: str) -> None:
+        added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+        identifiers.append(added["identifier"])
+
+    yield add
+    for identifier in identifiers:
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier}
+        )

@@ -23,8 +23,8 @@ from survey_app.extensions import db
 from survey_app.models import Submission
 from survey_app.submissions import record_submission
 from survey_app.surveys import find_survey
+from tests.browser.respondent_helpers import saved_state
 from tests.browser.test_accessibility import signed_in
-from tests.browser.test_respondent_browser import saved_state
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,7 @@ HOURS = {
             "max": 40,
             "unit": "hours",
             # Named: this test works out the hybrid's report from the page's noise and reads
-            # its spread (the default is chosen per class size: tests/unit/test_numeric_questions).
+            # its spread (the default is chosen per class size: test_numeric_definitions.py).
             "mechanism": "hybrid",
         },
         {"text": "Used the forum?", "type": "yes_no"},
