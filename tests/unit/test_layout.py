@@ -1,5 +1,5 @@
-"""The package's shape holds: no import circle between its modules, none of them too long to read,
-and nothing of the benchmark inside it."""
+"""The package's shape holds: no import circle between its modules, none of them (nor any of their
+functions, nor any test file) too long to read, and nothing of the benchmark inside it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "survey_app"
+TESTS = Path(__file__).resolve().parents[1]
 MAX_LINES = 600
+#: The longest a function of the package may be, decorators and docstring included.
+MAX_FUNCTION_LINES = 60
+#: The longest a file under tests/ may be: split by what its tests test beyond that.
+MAX_TEST_FILE_LINES = 800
 
 
 def module_name(path: Path) -> str:
@@ -63,6 +68,61 @@ def test_no_module_is_longer_than_a_newcomer_reads():
         name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()
     }
     assert {name: n for name, n in lengths.items() if n > MAX_LINES} == {}
+
+
+def function_lengths(source: str) -> dict[str, int]:
+    """Each function (nested ones and methods too) by its line and name, and its length in
+    lines from its first decorator to its last line."""
+    lengths = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            lengths[f"{node.name} (line {node.lineno})"] = node.end_lineno - first + 1
+    return lengths
+
+
+def test_function_lengths_count_decorators_and_nested_functions():
+    source = "@a\n@b\ndef outer():\n    def inner():\n        pass\n    return inner\n"
+    assert function_lengths(source) == {"outer (line 3)": 6, "inner (line 4)": 2}
+
+
+def test_no_function_is_longer_than_a_screen():
+    """Every function in survey_app/, migrations included, fits in MAX_FUNCTION_LINES lines."""
+    too_long = {
+        f"{path.relative_to(PACKAGE.parent)}: {name}": length
+        for path in PACKAGE.rglob("*.py")
+        for name, length in function_lengths(path.read_text(encoding="utf-8")).items()
+        if length > MAX_FUNCTION_LINES
+    }
+    assert too_long == {}
+
+
+def files_under(root: Path) -> dict[str, int]:
+    """Each text file under ``root`` (not node_modules or caches) by its path, and its lines."""
+    lengths = {}
+    for path in root.rglob("*"):
+        parts = set(path.relative_to(root).parts)
+        if not path.is_file() or parts & {"node_modules", "__pycache__", ".pytest_cache"}:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # a binary file has no lines to read
+            continue
+        lengths[str(path.relative_to(root))] = len(text.splitlines())
+    return lengths
+
+
+def test_files_under_counts_lines_and_skips_node_modules(tmp_path):
+    (tmp_path / "unit").mkdir()
+    (tmp_path / "unit" / "test_a.py").write_text("x = 1\n" * 801, encoding="utf-8")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "big.js").write_text("x\n" * 5000, encoding="utf-8")
+    assert files_under(tmp_path) == {str(Path("unit") / "test_a.py"): 801}
+
+
+def test_no_test_file_is_longer_than_a_newcomer_reads():
+    too_long = {name: n for name, n in files_under(TESTS).items() if n > MAX_TEST_FILE_LINES}
+    assert too_long == {}
 
 
 def test_the_package_holds_no_benchmark():
