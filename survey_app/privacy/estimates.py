@@ -1,7 +1,10 @@
 """Debiased shares with Chebyshev intervals: :class:`Estimate` and the math behind it.
 
-Public here is :class:`Estimate` alone (and :func:`estimate_proportion`, Warner's yes/no
-estimate at the ideal flip probability, for lessons). Callers estimate through a mechanism
+Public here is :class:`Estimate` (the package exports it), :func:`estimate_proportion`
+(Warner's yes/no estimate at the ideal flip probability, for lessons), and the math
+:class:`~survey_app.privacy.mechanisms.RandomizedResponse` is built on (:func:`debias`,
+:func:`chebyshev_half_width`, :func:`smallest_n`, :func:`check_counts`,
+:func:`project_to_simplex`). Callers estimate through a mechanism
 (:class:`~survey_app.privacy.mechanisms.RandomizedResponse`, the
 :class:`~survey_app.privacy.interface.Mechanism` interface), which uses the probabilities the
 browser really uses. The functions with a leading underscore are this module's internals and
@@ -139,7 +142,7 @@ class Estimate:
         return self.estimate + self.half_width >= 0.0 and self.estimate - self.half_width <= 1.0
 
 
-def _chebyshev_half_width(variance: float, n: int, confidence: float, scale: float) -> float:
+def chebyshev_half_width(variance: float, n: int, confidence: float, scale: float) -> float:
     """Half-width h with Pr[|estimate - truth| >= h] <= 1 - confidence.
 
     The estimate is ``(share - Q) / scale`` where ``share`` averages n independent indicators
@@ -150,7 +153,7 @@ def _chebyshev_half_width(variance: float, n: int, confidence: float, scale: flo
     return math.sqrt(variance / (n * delta)) / scale
 
 
-def _debias(
+def debias(
     noisy_count: int,
     n: int,
     keep: float,
@@ -158,12 +161,14 @@ def _debias(
     confidence: float,
     epsilon: float,
 ) -> Estimate:
+    """The estimate ``(c / n - Q) / (P - Q)`` of one value reported ``noisy_count`` times of n,
+    with its Chebyshev interval clipped to [0, 1], at keep and other probabilities (P, Q)."""
     if n == 0:
         return Estimate(0, 0, None, None, None, None, confidence, epsilon)
     scale = keep - other
     estimate = (noisy_count / n - other) / scale
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
-    half_width = _chebyshev_half_width(variance, n, confidence, scale)
+    half_width = chebyshev_half_width(variance, n, confidence, scale)
     return Estimate(
         n=n,
         noisy_count=noisy_count,
@@ -217,7 +222,7 @@ def estimate_proportion(
     if ones > total:
         raise ValueError(f"noisy_ones must be at most n = {total}, got {noisy_ones!r}")
     # Yes/no is k-RR with k = 2: keep with 1 - p, report the other answer with p.
-    return _debias(ones, total, 1.0 - p, p, level, epsilon_from_flip_probability(p))
+    return debias(ones, total, 1.0 - p, p, level, epsilon_from_flip_probability(p))
 
 
 def _estimate_yes_no(
@@ -238,7 +243,7 @@ def _estimate_yes_no(
     ]
 
 
-def _check_counts(noisy_counts: Sequence[int]) -> list[int]:
+def check_counts(noisy_counts: Sequence[int]) -> list[int]:
     if isinstance(noisy_counts, (str, bytes)) or not isinstance(
         noisy_counts, (Sequence, np.ndarray)
     ):
@@ -280,12 +285,12 @@ def _estimate_frequencies(
     list of Estimate
         One per option, in the order of ``noisy_counts``.
     """
-    counts = _check_counts(noisy_counts)
+    counts = check_counts(noisy_counts)
     eps = _check_epsilon(epsilon)
     level = _check_confidence(confidence)
     keep, other = keep_probabilities(eps, len(counts))
     n = sum(counts)
-    return [_debias(count, n, keep, other, level, eps) for count in counts]
+    return [debias(count, n, keep, other, level, eps) for count in counts]
 
 
 def _estimate_browser_frequencies(
@@ -303,7 +308,7 @@ def _estimate_browser_frequencies(
     ``flip_probability`` in place of ``epsilon``; it must leave ``P' > Q'`` (any p in
     (0, 0.499999] does).
     """
-    counts = _check_counts(noisy_counts)
+    counts = check_counts(noisy_counts)
     level = _check_confidence(confidence)
     options = len(counts)
     if keep_threshold(flip_probability, options) * options <= BROWSER_RANDOM_WORDS:
@@ -314,10 +319,10 @@ def _estimate_browser_frequencies(
     keep, other = browser_keep_probabilities(flip_probability, options)
     epsilon = browser_epsilon(flip_probability, options)
     n = sum(counts)
-    return [_debias(count, n, keep, other, level, epsilon) for count in counts]
+    return [debias(count, n, keep, other, level, epsilon) for count in counts]
 
 
-def _project_to_simplex(values: Sequence[float]) -> list[float]:
+def project_to_simplex(values: Sequence[float]) -> list[float]:
     """The shares closest to ``values`` (in squared distance) that are >= 0 and sum to 1.
 
     The unbiased estimates of a choice question sum to 1 but can fall below 0 or above 1; this
@@ -351,7 +356,7 @@ def _half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 
     total = _count("n", n)
     if total == 0:
         raise ValueError("n must be at least 1 to have a margin")
-    return _chebyshev_half_width(p * (1.0 - p), total, level, 1.0 - 2.0 * p)
+    return chebyshev_half_width(p * (1.0 - p), total, level, 1.0 - 2.0 * p)
 
 
 def _half_width_for_choices(n: int, epsilon: float, k: int, confidence: float = 0.95) -> float:
@@ -362,18 +367,18 @@ def _half_width_for_choices(n: int, epsilon: float, k: int, confidence: float = 
     if total == 0:
         raise ValueError("n must be at least 1 to have a margin")
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
-    return _chebyshev_half_width(variance, total, level, keep - other)
+    return chebyshev_half_width(variance, total, level, keep - other)
 
 
-def _smallest_n(variance: float, scale: float, margin: float, confidence: float) -> int:
+def smallest_n(variance: float, scale: float, margin: float, confidence: float) -> int:
     """Smallest n with sqrt(variance / (n delta)) / scale <= margin."""
     delta = 1.0 - confidence
     bound = variance / (delta * (margin * scale) ** 2)
     n = max(1, math.ceil(bound))
     # ceil of a float quotient can land one off either way; settle it on the half-width itself.
-    while n > 1 and _chebyshev_half_width(variance, n - 1, confidence, scale) <= margin:
+    while n > 1 and chebyshev_half_width(variance, n - 1, confidence, scale) <= margin:
         n -= 1
-    while _chebyshev_half_width(variance, n, confidence, scale) > margin:
+    while chebyshev_half_width(variance, n, confidence, scale) > margin:
         n += 1
     return n
 
@@ -402,7 +407,7 @@ def _required_sample_size(margin: float, flip_probability: float, confidence: fl
     size = _check_margin(margin)
     p = _check_flip_probability(flip_probability)
     level = _check_confidence(confidence)
-    return _smallest_n(p * (1.0 - p), 1.0 - 2.0 * p, size, level)
+    return smallest_n(p * (1.0 - p), 1.0 - 2.0 * p, size, level)
 
 
 def _required_sample_size_for_choices(
@@ -417,7 +422,7 @@ def _required_sample_size_for_choices(
     keep, other = keep_probabilities(epsilon, k)
     level = _check_confidence(confidence)
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
-    return _smallest_n(variance, keep - other, size, level)
+    return smallest_n(variance, keep - other, size, level)
 
 
 # --------------------------------------------------------------------------- simulation

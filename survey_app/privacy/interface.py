@@ -80,7 +80,7 @@ class Shares:
     """What a k-option question's counts tell: each option's debiased share and ranges.
 
     ``shown_shares``: the estimates projected onto shares that are >= 0 and add up to 1
-    (:func:`~survey_app.privacy.estimates._project_to_simplex`), for words and charts; None
+    (:func:`~survey_app.privacy.estimates.project_to_simplex`), for words and charts; None
     each before any answer. The estimates themselves stay unbiased and unclipped.
     """
 

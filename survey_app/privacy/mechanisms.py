@@ -17,11 +17,11 @@ from typing import ClassVar
 
 from survey_app.privacy.estimates import (
     Estimate,
-    _chebyshev_half_width,
-    _check_counts,
-    _debias,
-    _project_to_simplex,
-    _smallest_n,
+    chebyshev_half_width,
+    check_counts,
+    debias,
+    project_to_simplex,
+    smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
 from survey_app.privacy.interface import Counts, Shares
@@ -142,7 +142,7 @@ class RandomizedResponse:
 
         ``noisy_counts``: a list by value, or a dict of value to count (values left out
         counted 0). The shares shown are the estimates projected onto shares that are >= 0
-        and add up to 1 (:func:`~survey_app.privacy.estimates._project_to_simplex`).
+        and add up to 1 (:func:`~survey_app.privacy.estimates.project_to_simplex`).
         """
         if isinstance(noisy_counts, Mapping):
             unknown = set(noisy_counts) - set(range(self.options))
@@ -152,7 +152,7 @@ class RandomizedResponse:
         estimates = tuple(self.estimate(noisy_counts, confidence))
         if estimates[0].n == 0:
             return Shares(estimates, (None,) * len(estimates))
-        return Shares(estimates, tuple(_project_to_simplex([e.estimate for e in estimates])))
+        return Shares(estimates, tuple(project_to_simplex([e.estimate for e in estimates])))
 
     def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
         """The debiased share of each value, with its Chebyshev and exact intervals.
@@ -162,7 +162,7 @@ class RandomizedResponse:
         Chebyshev interval is that of :func:`~survey_app.privacy.estimates._estimate_frequencies`
         and the exact one that of :func:`~survey_app.privacy.exact.exact_interval`.
         """
-        counts = _check_counts(noisy_counts)
+        counts = check_counts(noisy_counts)
         if len(counts) != self.options:
             raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
         level = _check_confidence(confidence)
@@ -173,7 +173,7 @@ class RandomizedResponse:
         all_at_once = level if self.options == 2 else 1.0 - (1.0 - level) / self.options
         estimates = []
         for count in counts:
-            estimate = _debias(count, n, keep, other, level, self.browser_epsilon)
+            estimate = debias(count, n, keep, other, level, self.browser_epsilon)
             if n > 0:
                 interval = exact_interval(count, n, keep, other, level)
                 estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
@@ -197,7 +197,7 @@ class RandomizedResponse:
         if respondents == 0:
             raise ValueError("n must be at least 1 to have a margin")
         keep, other = self.probabilities
-        return _chebyshev_half_width(
+        return chebyshev_half_width(
             self._variance, respondents, _check_confidence(confidence), keep - other
         )
 
@@ -263,7 +263,7 @@ class RandomizedResponse:
     def respondents_for_chebyshev(self, margin: float, confidence: float = 0.95) -> int:
         """The fewest answers whose Chebyshev half-width is at most ``margin``."""
         keep, other = self.probabilities
-        return _smallest_n(
+        return smallest_n(
             self._variance, keep - other, _check_margin(margin), _check_confidence(confidence)
         )
 

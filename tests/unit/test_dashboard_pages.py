@@ -232,7 +232,7 @@ def test_choice_shares_add_up_to_100_percent(app, signed_in, survey):
     yes_no, choice = results_of(app, slug)["questions"]
     estimates = [e.estimate for _, _, e in choice["options"]]
     assert estimates[0] < 0 and sum(e.clipped_estimate for _, _, e in choice["options"]) > 1.2
-    assert choice["shown"] == privacy.estimates._project_to_simplex(estimates)
+    assert choice["shown"] == privacy.estimates.project_to_simplex(estimates)
     assert math.isclose(sum(choice["shown"]), 1.0) and min(choice["shown"]) >= 0.0
     part = flat(section(page, choice["id"]))
     for label, _, share in worded_options(choice):

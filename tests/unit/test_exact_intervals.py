@@ -15,7 +15,7 @@ from scipy import stats
 
 from survey_app import privacy
 from survey_app.privacy import RandomizedResponse
-from survey_app.privacy.estimates import _project_to_simplex as project_to_simplex
+from survey_app.privacy.estimates import project_to_simplex as project_to_simplex
 from survey_app.privacy.exact import EXACT_LIMIT, TABLE_LIMIT, exact_interval, uses_exact_law
 
 ROUNDING = 1e-9
