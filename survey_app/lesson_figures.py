@@ -58,12 +58,12 @@ def times(first: str, second: str) -> str:
 ONE_MINUS_TWO_P = minus(mn("1"), mn("2") + mi("p"))
 
 
-def formula(body: str, alternative: str) -> Markup:
+def formula(body: str, alternative: str, name: str) -> Markup:
     """A block formula with its text alternative (read aloud, shown where MathML is not), in
-    a box that scrolls sideways on a narrow screen (reachable with the keyboard)."""
+    a box named ``name`` that scrolls sideways on a narrow screen (reachable with the keyboard)."""
     alt = escape(alternative)
     return Markup(
-        '<div class="lesson-formula" role="region" tabindex="0" aria-label="Formula">'
+        f'<div class="lesson-formula" role="region" tabindex="0" aria-label="{escape(name)}">'
         f'<math display="block" alttext="{alt}" aria-label="{alt}"><mrow>{body}</mrow></math>'
         "</div>"
     )

@@ -94,7 +94,9 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
         "question_count": question_count,
-        "formula": formula(body, f"epsilon = ln({keep} / {p}) = ln {figures.odds:g}, about {eps}"),
+        "formula": formula(
+            body, f"epsilon = ln({keep} / {p}) = ln {figures.odds:g}, about {eps}", "Epsilon"
+        ),
     }
 
 
@@ -111,7 +113,7 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
         "other_percent": percent(figures.other_probability),
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
-        "formula": formula(body, f"epsilon = ln({keep} / {other}), about {eps}"),
+        "formula": formula(body, f"epsilon = ln({keep} / {other}), about {eps}", "Epsilon"),
     }
 
 
@@ -169,9 +171,12 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
         "formula": formula(
             body,
             f"(raw - p) / (1 - 2p) = ({raw} - {pp}) / (1 - 2 x {pp}) = {top} / {bottom} = {result}",
+            "The estimate, worked out",
         ),
         "expectation": formula(
-            expectation, "E[raw] = b (1 - p) + (1 - b) p = p + (1 - 2p) b, for the true share b"
+            expectation,
+            "E[raw] = b (1 - p) + (1 - b) p = p + (1 - 2p) b, for the true share b",
+            "Why it is unbiased",
         ),
     }
 
@@ -182,7 +187,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
     keep, other = number(figures.keep_probability), number(figures.other_probability)
     body = frac(mi("raw") + mo("−") + mi("Q"), mi("P") + mo("−") + mi("Q"))
     return {
-        "formula": formula(body, "(raw - Q) / (P - Q)"),
+        "formula": formula(body, "(raw - Q) / (P - Q)", "The estimate"),
         "keep": keep,
         "other": other,
         "rows": [
@@ -232,6 +237,7 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
             _theorem_5(n, p, delta, notes),
             f"h = sqrt(1 / delta) / (2 (1 - 2p) sqrt(n)) = sqrt(1 / {delta}) / "
             f"(2 x (1 - 2 x {p}) x sqrt({n})) = {notes}",
+            "Chebyshev’s bound (Theorem 5)",
         ),
         "chart": range_chart(sure),
     }
@@ -296,6 +302,7 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
             f"P(Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
             f"{number(after.yes_kept)} / ({number(after.yes_kept)} + "
             f"{number(after.no_flipped)}) = {number(after.after_yes)}, with b = {b}, p = {p}",
+            "Bayes’ rule",
         ),
     }
 
@@ -365,7 +372,9 @@ def budgets_step(survey: Survey) -> dict:
             for k, one, whole in figures.groups
         ],
         "formula": formula(
-            body, f"epsilon of the survey = {len(epsilons)} x {eps} = {total} (the sum)"
+            body,
+            f"epsilon of the survey = {len(epsilons)} x {eps} = {total} (the sum)",
+            "The survey’s epsilon",
         ),
     }
 

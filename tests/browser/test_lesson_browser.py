@@ -1,0 +1,161 @@
+"""The lesson in a real Chromium: moved through with the arrow keys, a presentation clicker's
+PageUp / PageDown and the buttons; every step on one 1280x720 screen in projector type; axe-core
+finds nothing at 360 and 1280 px; the students' results page too."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from survey_app.surveys import SAMPLE_SURVEY
+from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
+from tests.unit.test_lesson_pages import ROWS
+from tests.unit.test_results_api import submit_and_close
+
+pytestmark = pytest.mark.browser
+
+WAIT_SECONDS = 15
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
+        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
+    return AXE.read_text(encoding="utf-8")
+
+
+def on_screen(driver, width: int = 1280, height: int = 720) -> None:
+    """The screen itself, as a projector in full-screen mode shows it."""
+    driver.set_window_size(width, height + 200)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def step_shown(driver) -> int:
+    return int(driver.find_element(By.ID, "lesson").get_attribute("data-step"))
+
+
+def press(driver, key: str) -> None:
+    """A key pressed with the focus on the page (not in a control), as a clicker sends it."""
+    before = driver.current_url
+    ActionChains(driver).send_keys(key).perform()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.current_url != before)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+@pytest.fixture
+def lesson_url(live_app, make_survey):
+    slug, _ = make_survey()
+    submit_and_close(live_app.app, slug, ROWS)
+    return live_app.url(f"/analyst/surveys/{slug}/lesson")
+
+
+def test_keys_clicker_and_buttons_move_through_the_steps(
+    make_chromium, live_app, analyst, lesson_url
+):
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    driver.get(lesson_url)
+    assert step_shown(driver) == 1
+    press(driver, Keys.ARROW_RIGHT)
+    assert step_shown(driver) == 2
+    press(driver, Keys.PAGE_DOWN)  # a clicker's "next"
+    assert step_shown(driver) == 3
+    press(driver, Keys.PAGE_UP)  # and its "previous"
+    assert step_shown(driver) == 2
+    press(driver, Keys.ARROW_LEFT)
+    assert step_shown(driver) == 1
+    press(driver, Keys.END)
+    assert step_shown(driver) == 8
+    press(driver, Keys.HOME)
+    assert step_shown(driver) == 1
+    driver.find_element(By.ID, "lesson-next").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: step_shown(d) == 2)
+    driver.find_element(By.ID, "lesson-previous").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: step_shown(d) == 1)
+    # Keyboard alone: Tab reaches the Next button, Enter follows it.
+    for _ in range(30):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if driver.switch_to.active_element.get_attribute("id") == "lesson-next":
+            break
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: step_shown(d) == 2)
+    # An arrow key in the question chooser changes the question, not the step.
+    chooser = driver.find_element(By.ID, "question")
+    chooser.send_keys(Keys.ARROW_RIGHT)
+    assert step_shown(driver) == 2 and "step=2" in driver.current_url
+
+
+def test_step_7s_control_shows_the_servers_words_for_each_p(
+    make_chromium, live_app, analyst, lesson_url
+):
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    driver.get(lesson_url + "?step=7")
+    words = driver.find_element(By.ID, "trade-off-words")
+    assert words.text.startswith("At p = 0.25:")
+    slider = driver.find_element(By.ID, "trade-off-p")
+    slider.send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)  # 0.25 -> 0.35
+    assert step_shown(driver) == 7  # the slider keeps its keys
+    row = driver.find_element(By.CSS_SELECTOR, '#trade-off-table tr[data-p="0.35"]')
+    assert words.text == row.get_attribute("data-words") and "picked" in row.get_attribute("class")
+
+
+@pytest.mark.parametrize("question", [1, 2])
+def test_every_step_fits_the_projector_in_large_type(
+    make_chromium, live_app, analyst, lesson_url, question
+):
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    for step in range(1, 9):
+        driver.get(f"{lesson_url}?question={question}&step={step}")
+        assert driver.execute_script("return [innerWidth, innerHeight]") == [1280, 720]
+        where = f"question {question}, step {step}"
+        assert driver.execute_script("return document.documentElement.scrollHeight") <= 720, where
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= 1280, where
+        # The room reads it: every word of the step at least 16 px (the projector's rule).
+        sizes = driver.execute_script(
+            """
+            const sizes = [];
+            for (const element of document.querySelectorAll('.lesson-step *')) {
+              if (element.closest('math, .lesson-control')) continue;
+              const own = [...element.childNodes].some(
+                (n) => n.nodeType === 3 && n.textContent.trim());
+              if (!own) continue;
+              const box = element.getBoundingClientRect();
+              if (box.width === 0) continue;
+              if (element instanceof SVGElement) sizes.push(box.height);
+              else sizes.push(parseFloat(getComputedStyle(element).fontSize));
+            }
+            return sizes;
+            """
+        )
+        assert sizes and min(sizes) >= 16, (where, sorted(sizes)[:5])
+
+
+def test_the_lesson_passes_axe_at_360_and_1280(
+    make_chromium, live_app, analyst, lesson_url, axe_source
+):
+    driver = signed_in(make_chromium, live_app, analyst)
+    for step in range(1, 9):
+        driver.get(f"{lesson_url}?step={step}")
+        check_at_every_width(driver, axe_source)
+    driver.get(f"{lesson_url}?question=2&step=3")
+    check_at_every_width(driver, axe_source)
+
+
+def test_the_students_results_page_passes_axe(chromium, live_app, make_survey, axe_source):
+    slug, _ = make_survey({**copy.deepcopy(SAMPLE_SURVEY), "show_results_after_close": True})
+    submit_and_close(live_app.app, slug, ROWS)
+    chromium.get(live_app.url(f"/s/{slug}/results"))
+    assert chromium.find_element(By.ID, "class-results")
+    check_at_every_width(chromium, axe_source)
