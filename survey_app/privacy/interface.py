@@ -17,8 +17,9 @@ ask which kind it is::
                                     the question's unit)
     mechanism.respondents_for(m, conf)  the fewest answers whose planned half-width is <= m
 
-``counts`` are how many reports gave each value: a list by value (0 .. k - 1) or a dict of
-report to count (reports that never came may be left out); either suits every mechanism.
+``counts`` are how many reports gave each value: a dict of report to count (reports that
+never came may be left out), which suits every mechanism, or a list by report from 0 (as a
+yes/no or choice question's are kept: ``[no, yes]``).
 
 What counts tell (:data:`Told`) is :class:`Shares` (one estimate per option) or
 :class:`Average` (a mean and, where the reports carry it, a histogram). Both have::
