@@ -419,7 +419,10 @@ def _other_figures(key: str, question, survey, headline: str) -> dict:
         labels = [option.label for option in question.options]
         return choice_coin_step(survey.flip_probability, len(labels), labels)
     if key == "coin":
-        return {"mechanism": MECHANISM_WORDS[question.numeric.mechanism.name]}
+        return {
+            "mechanism": MECHANISM_WORDS[question.numeric.mechanism.name],
+            "epsilon": format_epsilon(survey.epsilon_per_question),
+        }
     if key == "arrived":
         return arrived_step(question) if question.options else {"n": f"{question.n:,}"}
     if question.kind == QuestionKind.CHOICE:

@@ -252,3 +252,32 @@ def test_the_dashboard_and_the_projector_link_to_it(client, closed_class):
     assert target in client.get(f"/analyst/surveys/{closed_class}").get_data(as_text=True)
     projector = client.get(f"/analyst/surveys/{closed_class}/present").get_data(as_text=True)
     assert target in projector
+
+
+def test_a_number_question_gets_its_average_and_the_budget(
+    app, client, hours, analyst, sign_in_as, close
+):
+    from tests.numeric_helpers import submit_numbers
+
+    slug, (number_id, yes_no_id) = hours
+    mechanism, reports = submit_numbers(
+        client, slug, number_id, yes_no_id, [10.0] * 20 + [30.0] * 20
+    )
+    close(slug)
+    sign_in_as(client, analyst)
+    pages = {step: client.get(lesson(slug, step, question=1)) for step in range(1, 9)}
+    assert all(page.status_code == 200 for page in pages.values())
+    assert "randomized each number" in pages[1].get_data(as_text=True)
+    epsilon = numbers_in(text_of(pages[1].get_data(as_text=True), "lesson-epsilon"))[0]
+    assert math.log(3) <= epsilon < math.log(3) + 0.01
+    assert text_of(pages[2].get_data(as_text=True), "lesson-n") == "40"
+    expected = mechanism.estimate_mean(reports, 0.95)
+    mean = numbers_in(text_of(pages[3].get_data(as_text=True), "lesson-mean"))[0]
+    assert mean == pytest.approx(min(40.0, max(0.0, expected.mean)), abs=0.05)
+    for step in (4, 5, 6, 7):
+        assert "This step is about a yes/no question" in pages[step].get_data(as_text=True)
+    total = numbers_in(text_of(pages[8].get_data(as_text=True), "lesson-total"))[0]
+    assert 2 * math.log(3) <= total < 2 * math.log(3) + 0.01
+    # Question 2, the yes/no one, is the lesson's subject by default.
+    default = client.get(f"/analyst/surveys/{slug}/lesson").get_data(as_text=True)
+    assert 'id="lesson-p"' in default and '<option value="2" selected' in default
