@@ -35,6 +35,7 @@ from survey_app.planning_numbers import (
 from survey_app.presenters import format_count, format_points, privacy_readout
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.surveys import MAX_QUESTIONS
+from survey_app.typed_numbers import typed_number
 
 #: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10
@@ -127,9 +128,8 @@ def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
     text = (raw or "").strip()
     if not text:
         return None, None
-    try:
-        points = float(text)
-    except ValueError:
+    points = typed_number(text)  # the one rule for typed numbers ("12,5" is 12.5)
+    if points is None:
         return None, f"The margin must be a number of points, like 10; got {text!r}."
     if not MIN_MARGIN_POINTS <= points <= MAX_MARGIN_POINTS:
         return None, (
