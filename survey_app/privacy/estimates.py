@@ -26,14 +26,14 @@ import numpy as np
 
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
-    _check_confidence,
-    _check_epsilon,
-    _check_flip_probability,
-    _check_margin,
-    _check_option_count,
-    _count,
     browser_epsilon,
     browser_keep_probabilities,
+    check_confidence,
+    check_count,
+    check_epsilon,
+    check_flip_probability,
+    check_margin,
+    check_option_count,
     epsilon_from_flip_probability,
     keep_probabilities,
     keep_threshold,
@@ -215,10 +215,10 @@ def estimate_proportion(
     -------
     Estimate
     """
-    p = _check_flip_probability(flip_probability)
-    level = _check_confidence(confidence)
-    total = _count("n", n)
-    ones = _count("noisy_ones", noisy_ones)
+    p = check_flip_probability(flip_probability)
+    level = check_confidence(confidence)
+    total = check_count("n", n)
+    ones = check_count("noisy_ones", noisy_ones)
     if ones > total:
         raise ValueError(f"noisy_ones must be at most n = {total}, got {noisy_ones!r}")
     # Yes/no is k-RR with k = 2: keep with 1 - p, report the other answer with p.
@@ -233,8 +233,8 @@ def _estimate_yes_no(
     The "no" entry is :func:`estimate_proportion` of the ``n - noisy_yes`` randomized "no"s; it
     equals ``1 - `` the "yes" estimate and has the same half-width.
     """
-    total = _count("n", n)
-    yes = _count("noisy_yes", noisy_yes)
+    total = check_count("n", n)
+    yes = check_count("noisy_yes", noisy_yes)
     if yes > total:
         raise ValueError(f"noisy_yes must be at most n = {total}, got {noisy_yes!r}")
     return [
@@ -248,8 +248,8 @@ def check_counts(noisy_counts: Sequence[int]) -> list[int]:
         noisy_counts, (Sequence, np.ndarray)
     ):
         raise ValueError(f"noisy_counts must be a sequence of counts, got {noisy_counts!r}")
-    counts = [_count(f"noisy_counts[{index}]", c) for index, c in enumerate(noisy_counts)]
-    _check_option_count(len(counts))
+    counts = [check_count(f"noisy_counts[{index}]", c) for index, c in enumerate(noisy_counts)]
+    check_option_count(len(counts))
     return counts
 
 
@@ -286,8 +286,8 @@ def _estimate_frequencies(
         One per option, in the order of ``noisy_counts``.
     """
     counts = check_counts(noisy_counts)
-    eps = _check_epsilon(epsilon)
-    level = _check_confidence(confidence)
+    eps = check_epsilon(epsilon)
+    level = check_confidence(confidence)
     keep, other = keep_probabilities(eps, len(counts))
     n = sum(counts)
     return [debias(count, n, keep, other, level, eps) for count in counts]
@@ -309,7 +309,7 @@ def _estimate_browser_frequencies(
     (0, 0.499999] does).
     """
     counts = check_counts(noisy_counts)
-    level = _check_confidence(confidence)
+    level = check_confidence(confidence)
     options = len(counts)
     if keep_threshold(flip_probability, options) * options <= BROWSER_RANDOM_WORDS:
         raise ValueError(
@@ -351,9 +351,9 @@ def _half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 
 
     ``h = sqrt(p (1 - p) / (n delta)) / (1 - 2p)``; n must be at least 1.
     """
-    p = _check_flip_probability(flip_probability)
-    level = _check_confidence(confidence)
-    total = _count("n", n)
+    p = check_flip_probability(flip_probability)
+    level = check_confidence(confidence)
+    total = check_count("n", n)
     if total == 0:
         raise ValueError("n must be at least 1 to have a margin")
     return chebyshev_half_width(p * (1.0 - p), total, level, 1.0 - 2.0 * p)
@@ -362,8 +362,8 @@ def _half_width_for_yes_no(n: int, flip_probability: float, confidence: float = 
 def _half_width_for_choices(n: int, epsilon: float, k: int, confidence: float = 0.95) -> float:
     """The Chebyshev half-width :func:`_estimate_frequencies` reaches with n answers."""
     keep, other = keep_probabilities(epsilon, k)
-    level = _check_confidence(confidence)
-    total = _count("n", n)
+    level = check_confidence(confidence)
+    total = check_count("n", n)
     if total == 0:
         raise ValueError("n must be at least 1 to have a margin")
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
@@ -404,9 +404,9 @@ def _required_sample_size(margin: float, flip_probability: float, confidence: fl
     int
         The smallest such n, at least 1.
     """
-    size = _check_margin(margin)
-    p = _check_flip_probability(flip_probability)
-    level = _check_confidence(confidence)
+    size = check_margin(margin)
+    p = check_flip_probability(flip_probability)
+    level = check_confidence(confidence)
     return smallest_n(p * (1.0 - p), 1.0 - 2.0 * p, size, level)
 
 
@@ -418,9 +418,9 @@ def _required_sample_size_for_choices(
     ``n >= max(P(1 - P), Q(1 - Q)) / (delta margin^2 (P - Q)^2)``, the counterpart of
     :func:`_required_sample_size` for :func:`_estimate_frequencies`.
     """
-    size = _check_margin(margin)
+    size = check_margin(margin)
     keep, other = keep_probabilities(epsilon, k)
-    level = _check_confidence(confidence)
+    level = check_confidence(confidence)
     variance = max(keep * (1.0 - keep), other * (1.0 - other))
     return smallest_n(variance, keep - other, size, level)
 
@@ -449,7 +449,7 @@ def _randomize_bits(
     numpy.ndarray of int8
         The randomized answers, same shape.
     """
-    p = _check_flip_probability(flip_probability)
+    p = check_flip_probability(flip_probability)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {rng!r}")
     bits = np.asarray(true_bits)

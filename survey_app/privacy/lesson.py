@@ -35,10 +35,10 @@ from survey_app.privacy.estimates import Estimate, estimate_proportion
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width
 from survey_app.privacy.mechanisms import PLANNING_AVERAGE_LIMIT, RandomizedResponse
 from survey_app.privacy.parameters import (
-    _check_confidence,
-    _check_flip_probability,
-    _count,
     browser_flip_probability,
+    check_confidence,
+    check_count,
+    check_flip_probability,
     deniability,
     epsilon_from_flip_probability,
     keep_probabilities,
@@ -101,7 +101,7 @@ class Coin:
 
 def coin(flip_probability: float) -> Coin:
     """Step 1: keep with 1 - p, flip with p; ``epsilon = ln((1 - p) / p)``, ``q = 2p``."""
-    p = _check_flip_probability(flip_probability)
+    p = check_flip_probability(flip_probability)
     return Coin(
         flip_probability=p,
         keep_probability=1.0 - p,
@@ -171,9 +171,9 @@ def notes_chebyshev_half_width(n: int, flip_probability: float, confidence: floa
     Chebyshev with each reported bit's variance bounded by 1/4; the app's own Chebyshev
     half-width uses the exact variance ``p (1 - p)`` and is narrower.
     """
-    p = _check_flip_probability(flip_probability)
-    delta = 1.0 - _check_confidence(confidence)
-    respondents = _count("n", n)
+    p = check_flip_probability(flip_probability)
+    delta = 1.0 - check_confidence(confidence)
+    respondents = check_count("n", n)
     if respondents == 0:
         raise ValueError("n must be at least 1 to have a margin")
     return math.sqrt(1.0 / delta) / (2.0 * (1.0 - 2.0 * p) * math.sqrt(respondents))
@@ -271,8 +271,8 @@ def reruns(
     NumPy's generator seeded with ``seed``. The estimate's law has mean ``t / n`` and variance
     ``(t P (1 - P) + (n - t) Q (1 - Q)) / (n (P - Q))^2``.
     """
-    respondents = _count("n", n)
-    if respondents == 0 or _count("runs", runs) < 2:
+    respondents = check_count("n", n)
+    if respondents == 0 or check_count("runs", runs) < 2:
         raise ValueError("n must be at least 1 and runs at least 2")
     keep, other = RandomizedResponse(flip_probability).probabilities
     true_yes = round(min(1.0, max(0.0, float(share))) * respondents)
@@ -379,9 +379,9 @@ def trade_off(
 ) -> list[TradeOffRow]:
     """Step 7: for each p of :data:`TRADE_OFF_FLIP_PROBABILITIES` (and the survey's own), the
     epsilon and the ranges a class of n whose true share is ``share`` would get."""
-    respondents = _count("n", n)
-    level = _check_confidence(confidence)
-    current = _check_flip_probability(flip_probability)
+    respondents = check_count("n", n)
+    level = check_confidence(confidence)
+    current = check_flip_probability(flip_probability)
     clipped = min(1.0, max(0.0, float(share)))
     rows = []
     for p in sorted({*TRADE_OFF_FLIP_PROBABILITIES, current}):
@@ -427,6 +427,6 @@ def budgets(question_epsilons: Sequence[float], group_sizes: Sequence[int] = GRO
     total = total_epsilon(epsilons)
     one = epsilons[0] if epsilons else 0.0
     groups = tuple(
-        (size, size * one, size * total) for size in (_count("k", k) for k in group_sizes)
+        (size, size * one, size * total) for size in (check_count("k", k) for k in group_sizes)
     )
     return Budgets(question_epsilons=epsilons, total=total, groups=groups)

@@ -89,7 +89,7 @@ from survey_app.privacy.numeric_grid import (
     NumericEstimate,
     value_of_grid_index,
 )
-from survey_app.privacy.parameters import _check_confidence, _count, _real
+from survey_app.privacy.parameters import check_confidence, check_count, check_real
 
 __all__ = [
     "LIVE_TUNED_RESPONDENTS",
@@ -275,14 +275,14 @@ def live_share_interval(
         ``(low, high)``, multiples of ``1 / n`` in [0, 1], never empty; ``(0.0, 1.0)`` when
         ``n`` is 0. Cached: the live view asks again for the same counts.
     """
-    respondents = _count("n", n)
-    noisy = _count("count", count)
+    respondents = check_count("n", n)
+    noisy = check_count("count", count)
     if noisy > respondents:
         raise ValueError(f"count must be at most n ({respondents}), got {count!r}")
-    p_keep, p_other = _real("keep", keep), _real("other", other)
+    p_keep, p_other = check_real("keep", keep), check_real("other", other)
     if not 0.0 < p_other < p_keep < 1.0:
         raise ValueError(f"keep and other must have 0 < other < keep < 1, got {keep}, {other}")
-    level = _check_confidence(confidence)
+    level = check_confidence(confidence)
     if respondents == 0:
         return 0.0, 1.0
     low, high = _live_share_people(noisy, respondents, p_keep, p_other, level)
@@ -372,10 +372,10 @@ def live_mean_margins(
     (:meth:`~NumericMechanism.estimate_mean`). They depend on n alone, not on the answers, so
     they are also what a class of n will see (planning). Cached.
     """
-    respondents = _count("n", n)
+    respondents = check_count("n", n)
     if respondents == 0:
         raise ValueError("n must be at least 1 to have a margin")
-    level = _check_confidence(confidence)
+    level = check_confidence(confidence)
     s_low, s_high = _mean_boundary(_on_the_grid(mechanism), respondents, level)
     return s_high / respondents * mechanism.step, -s_low / respondents * mechanism.step
 
@@ -391,9 +391,9 @@ def live_mean_interval_from_sum(
     module's docstring). Returns ``(low, high)`` in the question's units, within [lo, hi] and
     never empty (a single bound when the estimate is far beyond it); ``(lo, hi)`` when n is 0.
     """
-    respondents = _count("n", n)
-    total = _real("estimate_sum", estimate_sum)
-    level = _check_confidence(confidence)
+    respondents = check_count("n", n)
+    total = check_real("estimate_sum", estimate_sum)
+    level = check_confidence(confidence)
     if respondents == 0:
         return mechanism.lo, mechanism.hi
     s_low, s_high = _mean_boundary(_on_the_grid(mechanism), respondents, level)

@@ -29,13 +29,13 @@ from survey_app.privacy.live import live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
-    _check_confidence,
-    _check_flip_probability,
-    _check_margin,
-    _check_option_count,
-    _count,
     browser_epsilon,
     browser_keep_probabilities,
+    check_confidence,
+    check_count,
+    check_flip_probability,
+    check_margin,
+    check_option_count,
     epsilon_from_flip_probability,
     keep_threshold,
 )
@@ -87,8 +87,8 @@ class RandomizedResponse:
     name: ClassVar[str] = "randomized_response"
 
     def __post_init__(self) -> None:
-        p = _check_flip_probability(self.flip_probability)
-        k = _check_option_count(self.options)
+        p = check_flip_probability(self.flip_probability)
+        k = check_option_count(self.options)
         if keep_threshold(p, k) * k <= BROWSER_RANDOM_WORDS:
             raise ValueError(
                 f"flip_probability must leave the browser's keep probability above 1/{k}, "
@@ -165,7 +165,7 @@ class RandomizedResponse:
         counts = check_counts(noisy_counts)
         if len(counts) != self.options:
             raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
-        level = _check_confidence(confidence)
+        level = check_confidence(confidence)
         keep, other = self.probabilities
         n = sum(counts)
         # Bonferroni: each of k ranges at 1 - alpha / k, so all k hold at once with 1 - alpha.
@@ -193,12 +193,12 @@ class RandomizedResponse:
 
     def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:
         """The Chebyshev half-width with n answers (the same for every outcome)."""
-        respondents = _count("n", n)
+        respondents = check_count("n", n)
         if respondents == 0:
             raise ValueError("n must be at least 1 to have a margin")
         keep, other = self.probabilities
         return chebyshev_half_width(
-            self._variance, respondents, _check_confidence(confidence), keep - other
+            self._variance, respondents, check_confidence(confidence), keep - other
         )
 
     def half_width(self, n: int, confidence: float = 0.95) -> float:
@@ -213,13 +213,13 @@ class RandomizedResponse:
         :data:`PLANNING_AVERAGE_LIMIT` answers, the half-width at the expected count stands
         for the average.
         """
-        respondents = _count("n", n)
+        respondents = check_count("n", n)
         if respondents == 0:
             raise ValueError("n must be at least 1 to have a margin")
         if respondents > PLANNING_AVERAGE_LIMIT:
-            return self._typical_half_width(respondents, _check_confidence(confidence))
+            return self._typical_half_width(respondents, check_confidence(confidence))
         return max(
-            self._expected_half_width(respondents, share, _check_confidence(confidence))
+            self._expected_half_width(respondents, share, check_confidence(confidence))
             for share in PLANNING_SHARES
         )
 
@@ -242,8 +242,8 @@ class RandomizedResponse:
 
     def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
         """The fewest answers whose planned (exact) half-width is at most ``margin``."""
-        size = _check_margin(margin)
-        level = _check_confidence(confidence)
+        size = check_margin(margin)
+        level = check_confidence(confidence)
         low, high = 0, 1
         while self._typical_half_width(high, level) > size:
             low, high = high, high * 2
@@ -264,7 +264,7 @@ class RandomizedResponse:
         """The fewest answers whose Chebyshev half-width is at most ``margin``."""
         keep, other = self.probabilities
         return smallest_n(
-            self._variance, keep - other, _check_margin(margin), _check_confidence(confidence)
+            self._variance, keep - other, check_margin(margin), check_confidence(confidence)
         )
 
 
@@ -284,10 +284,10 @@ def suggest_flip_probability(
     p = 0.05: None when even p = 0.05 does not reach the margin (the class is too small for it).
     The result has two decimals, rounded down.
     """
-    size = _check_margin(margin)
-    respondents = _count("n", n)
-    level = _check_confidence(confidence)
-    shapes = sorted({_check_option_count(k) for k in option_counts})
+    size = check_margin(margin)
+    respondents = check_count("n", n)
+    level = check_confidence(confidence)
+    shapes = sorted({check_option_count(k) for k in option_counts})
     if not shapes and not numeric_questions:
         shapes = [2]
     if respondents == 0:

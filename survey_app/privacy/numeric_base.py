@@ -53,7 +53,7 @@ from survey_app.privacy.numeric_grid import (
     randomized_grid_indices,
     value_of_grid_index,
 )
-from survey_app.privacy.parameters import _check_confidence, _check_margin
+from survey_app.privacy.parameters import check_confidence, check_margin
 
 __all__ = ["NumericMechanism", "rounding_deviation"]
 
@@ -305,20 +305,20 @@ class NumericMechanism:
 
     def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:
         """Chebyshev's guaranteed half-width with n answers, in the question's units."""
-        return self._half_widths(_positive_count(n), _check_confidence(confidence))[0] * self.step
+        return self._half_widths(_positive_count(n), check_confidence(confidence))[0] * self.step
 
     def bernstein_half_width(self, n: int, confidence: float = 0.95) -> float:
         """Bernstein's guaranteed half-width with n answers, in the question's units."""
-        return self._half_widths(_positive_count(n), _check_confidence(confidence))[1] * self.step
+        return self._half_widths(_positive_count(n), check_confidence(confidence))[1] * self.step
 
     def tail_half_width(self, n: int, confidence: float = 0.95) -> float | None:
         """The mechanism's own tail bound's half-width (question's units), or None without one."""
-        tail = self._tail_half_width(_positive_count(n), _check_confidence(confidence))
+        tail = self._tail_half_width(_positive_count(n), check_confidence(confidence))
         return None if tail is None else tail[0] * self.step
 
     def interval_bound(self, n: int, confidence: float = 0.95) -> str:
         """Which bound gives :meth:`half_width`: "chebyshev", "bernstein" or the tail bound's."""
-        return self._all_half_widths(_positive_count(n), _check_confidence(confidence))[3]
+        return self._all_half_widths(_positive_count(n), check_confidence(confidence))[3]
 
     def _smallest_half_width(self, n: int, confidence: float) -> float:
         """The smallest guaranteed half-width, in grid steps."""
@@ -330,7 +330,7 @@ class NumericMechanism:
 
         It depends on n and the mechanism only, so it is also the planned margin.
         """
-        n, level = _positive_count(n), _check_confidence(confidence)
+        n, level = _positive_count(n), check_confidence(confidence)
         return self._smallest_half_width(n, level) * self.step
 
     def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
@@ -338,8 +338,8 @@ class NumericMechanism:
 
         Found by doubling, then bisection: the half-widths shrink as n grows.
         """
-        size = _check_margin(margin)
-        level = _check_confidence(confidence)
+        size = check_margin(margin)
+        level = check_confidence(confidence)
 
         def reaches(n: int) -> bool:
             return self._smallest_half_width(n, level) * self.step <= size
@@ -363,7 +363,7 @@ class NumericMechanism:
         guaranteed for every set of true values and independent of the data).
         """
         reports = self._check_outputs(outputs)
-        level = _check_confidence(confidence)
+        level = check_confidence(confidence)
         n = int(reports.size)
         common = {"confidence": level, "epsilon": self.epsilon, "mechanism": self.name}
         if n == 0:

@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from survey_app.privacy.parameters import _count, _real
+from survey_app.privacy.parameters import check_count, check_real
 
 __all__ = [
     "MAX_NUMERIC_EPSILON",
@@ -86,8 +86,8 @@ def check_numeric_bounds(lo: object, hi: object) -> tuple[float, float]:
     least :func:`smallest_numeric_range`: beyond these the mechanisms' variances overflow or
     underflow, or the grid is finer than the floats.
     """
-    low = _real("lo", lo)
-    high = _real("hi", hi)
+    low = check_real("lo", lo)
+    high = check_real("hi", hi)
     if not low < high:
         raise ValueError(f"lo must be below hi, got lo={lo!r}, hi={hi!r}")
     for name, value in (("lo", low), ("hi", high)):
@@ -105,7 +105,7 @@ def check_numeric_bounds(lo: object, hi: object) -> tuple[float, float]:
 
 
 def _check_numeric_epsilon(epsilon: object) -> float:
-    eps = _real("epsilon", epsilon)
+    eps = check_real("epsilon", epsilon)
     if not MIN_NUMERIC_EPSILON <= eps <= MAX_NUMERIC_EPSILON:
         raise ValueError(
             f"epsilon must be in [{MIN_NUMERIC_EPSILON}, {MAX_NUMERIC_EPSILON:g}] for a numeric "
@@ -130,7 +130,7 @@ def _check_grid_indices(indices: object) -> np.ndarray:
 
 
 def _positive_count(n: object) -> int:
-    respondents = _count("n", n)
+    respondents = check_count("n", n)
     if respondents == 0:
         raise ValueError("n must be at least 1 to have a margin")
     return respondents

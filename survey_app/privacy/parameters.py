@@ -36,9 +36,12 @@ MAX_OPTIONS = 12
 
 
 # --------------------------------------------------------------------------- validation
+# Each check returns its value, or raises ValueError naming the parameter and its allowed range:
+# every function of the package checks its parameters with these, once, at its entrance. They
+# are this package's own (the package does not export them).
 
 
-def _real(name: str, value: object) -> float:
+def check_real(name: str, value: object) -> float:
     """Return ``value`` as a finite float, refusing booleans, NaN and infinities."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -48,7 +51,7 @@ def _real(name: str, value: object) -> float:
     return number
 
 
-def _count(name: str, value: object) -> int:
+def check_count(name: str, value: object) -> int:
     """Return ``value`` as a non-negative int, refusing booleans and non-integers."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -58,35 +61,35 @@ def _count(name: str, value: object) -> int:
     return count
 
 
-def _check_flip_probability(flip_probability: object) -> float:
-    p = _real("flip_probability", flip_probability)
+def check_flip_probability(flip_probability: object) -> float:
+    p = check_real("flip_probability", flip_probability)
     if not 0.0 < p < 0.5:
         raise ValueError(f"flip_probability must be in (0, 0.5), got {flip_probability!r}")
     return p
 
 
-def _check_epsilon(epsilon: object) -> float:
-    eps = _real("epsilon", epsilon)
+def check_epsilon(epsilon: object) -> float:
+    eps = check_real("epsilon", epsilon)
     if eps <= 0.0:
         raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
     return eps
 
 
-def _check_option_count(k: object) -> int:
+def check_option_count(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) < 2:
         raise ValueError(f"k (the number of options) must be an integer >= 2, got {k!r}")
     return int(k)
 
 
-def _check_confidence(confidence: object) -> float:
-    level = _real("confidence", confidence)
+def check_confidence(confidence: object) -> float:
+    level = check_real("confidence", confidence)
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     return level
 
 
-def _check_margin(margin: object) -> float:
-    value = _real("margin", margin)
+def check_margin(margin: object) -> float:
+    value = check_real("margin", margin)
     if not 0.0 < value:
         raise ValueError(f"margin must be a number > 0, got {margin!r}")
     return value
@@ -110,7 +113,7 @@ def epsilon_from_flip_probability(flip_probability: float) -> float:
     float
         epsilon > 0.
     """
-    p = _check_flip_probability(flip_probability)
+    p = check_flip_probability(flip_probability)
     return math.log1p(-p) - math.log(p)
 
 
@@ -129,7 +132,7 @@ def flip_probability_from_epsilon(epsilon: float) -> float:
     float
         p in (0, 0.5).
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     return 1.0 / (1.0 + math.exp(eps))
 
 
@@ -152,8 +155,8 @@ def keep_probabilities(epsilon: float, k: int) -> tuple[float, float]:
     tuple of float
         ``(P, Q)``.
     """
-    eps = _check_epsilon(epsilon)
-    options = _check_option_count(k)
+    eps = check_epsilon(epsilon)
+    options = check_option_count(k)
     # Written with e^-eps so that large epsilons do not overflow.
     other_weight = (options - 1) * math.exp(-eps)
     keep = 1.0 / (1.0 + other_weight)
@@ -180,7 +183,7 @@ def flip_threshold(flip_probability: float) -> int:
     int
         T.
     """
-    p = _check_flip_probability(flip_probability)
+    p = check_flip_probability(flip_probability)
     return math.ceil(p * BROWSER_RANDOM_WORDS)
 
 
@@ -209,7 +212,7 @@ def keep_threshold(flip_probability: float, k: int) -> int:
     int
         K.
     """
-    options = _check_option_count(k)
+    options = check_option_count(k)
     flips = flip_threshold(flip_probability)
     words = BROWSER_RANDOM_WORDS
     return words * (words - flips) // (words + (options - 2) * flips)
@@ -231,7 +234,7 @@ def browser_keep_probabilities(flip_probability: float, k: int) -> tuple[float, 
 
     For ``k = 2`` this is ``(1 - p', p')``.
     """
-    options = _check_option_count(k)
+    options = check_option_count(k)
     keep = keep_threshold(flip_probability, options) / BROWSER_RANDOM_WORDS
     return keep, (1.0 - keep) / (options - 1)
 
@@ -243,7 +246,7 @@ def browser_epsilon(flip_probability: float, k: int = 2) -> float:
     it never exceeds the stated :func:`epsilon_from_flip_probability` (see
     :func:`browser_keep_probabilities`).
     """
-    options = _check_option_count(k)
+    options = check_option_count(k)
     keep = keep_threshold(flip_probability, options)
     return math.log((options - 1) * keep) - math.log(BROWSER_RANDOM_WORDS - keep)
 
@@ -264,7 +267,7 @@ def total_epsilon(epsilons: Iterable[float]) -> float:
     float
         The sum; 0.0 for no questions.
     """
-    return math.fsum(_check_epsilon(eps) for eps in epsilons)
+    return math.fsum(check_epsilon(eps) for eps in epsilons)
 
 
 def deniability(flip_probability: float, prior: float = 0.5) -> float:
@@ -285,8 +288,8 @@ def deniability(flip_probability: float, prior: float = 0.5) -> float:
     float
         The observer's belief in "yes" afterwards.
     """
-    p = _check_flip_probability(flip_probability)
-    belief = _real("prior", prior)
+    p = check_flip_probability(flip_probability)
+    belief = check_real("prior", prior)
     if not 0.0 <= belief <= 1.0:
         raise ValueError(f"prior must be in [0, 1], got {prior!r}")
     sent_yes = belief * (1.0 - p) + (1.0 - belief) * p
@@ -299,7 +302,7 @@ def odds_ratio(flip_probability: float) -> float:
     ``Pr[sent | answer] / Pr[sent | other answer] <= (1 - p) / p = e^eps``: "someone who sees
     what your browser sent can't be more than (1 - p) / p times surer of your real answer".
     """
-    p = _check_flip_probability(flip_probability)
+    p = check_flip_probability(flip_probability)
     return (1.0 - p) / p
 
 
@@ -314,10 +317,10 @@ def flip_probability_from_warner_q(warner_q: float) -> float:
     ``q`` outside (0, 1) gives a ``p`` that the flip probability's own check refuses, naming it.
     static/js/warner.js is the same in the browser (tests/warner_coins.json pins both).
     """
-    return _real("warner_q", warner_q) / 2.0
+    return check_real("warner_q", warner_q) / 2.0
 
 
 def warner_q_from_flip_probability(flip_probability: float) -> float:
     """Warner's ``q = 2 p``: the second coin's chance of "the opposite" that reverses an answer
     with probability ``p`` (the inverse of :func:`flip_probability_from_warner_q`)."""
-    return 2.0 * _real("flip_probability", flip_probability)
+    return 2.0 * check_real("flip_probability", flip_probability)
