@@ -34,7 +34,8 @@ def frac(numerator: str, denominator: str) -> str:
 
 
 def paren(body: str) -> str:
-    return f"{mo('(')}{body}{mo(')')}"
+    # Parentheses of text height: in an mrow of their own and not stretched to the formula.
+    return f'<mrow><mo stretchy="false">(</mo>{body}<mo stretchy="false">)</mo></mrow>'
 
 
 def sqrt(body: str) -> str:

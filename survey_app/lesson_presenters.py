@@ -44,6 +44,9 @@ from survey_app.presenters import (
 from survey_app.privacy import lesson
 from survey_app.results import QuestionResult
 
+#: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
+LN = mi("ln") + mo("\u2061")
+
 #: The steps, in order: (key, title).
 STEPS = (
     ("coin", "The coin"),
@@ -81,8 +84,8 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
     keep = number(figures.keep_probability, 6)
     eps = format_epsilon(figures.epsilon)
     body = (
-        f"{mi('ε')}{mo('=')}{mi('ln')}{frac(mn(keep, 6), mn(p, 6))}"
-        f"{mo('=')}{mi('ln')}{mn(format_upper_bound(figures.odds))}{mo('≈')}{mn(eps)}"
+        f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep, 6), mn(p, 6))}"
+        f"{mo('=')}{LN}{mn(format_upper_bound(figures.odds))}{mo('≈')}{mn(eps)}"
     )
     return {
         "p": p,
@@ -105,7 +108,7 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
     figures = lesson.choice_coin(flip_probability, options)
     keep, other = number(figures.keep_probability), number(figures.other_probability)
     eps = format_epsilon(figures.epsilon)
-    body = f"{mi('ε')}{mo('=')}{mi('ln')}{frac(mn(keep), mn(other))}{mo('≈')}{mn(eps)}"
+    body = f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep), mn(other))}{mo('≈')}{mn(eps)}"
     return {
         "options": options,
         "labels": labels,
