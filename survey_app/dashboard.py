@@ -19,10 +19,12 @@ from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
 from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import (
+    have_answered,
     headline_range_kind,
     percent,
     privacy_explanation,
     qr_code_svg,
+    question_views,
     release_words,
 )
 from survey_app.releases import release_batch
@@ -100,6 +102,9 @@ def shown_results(survey: Survey) -> dict:
         "headline": headline,
         "min_answers": MIN_ANSWERS_FOR_SHARES,
         "refresh_seconds": REFRESH_SECONDS,
+        # What each question places, and the count's words (presenters).
+        "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
+        "answered_words": have_answered(results.answered),
     }
 
 

@@ -34,7 +34,13 @@ from survey_app.dashboard import ActionForm, chosen_confidence
 from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
-from survey_app.presenters import headline_range_kind, join_qr_code_svg, release_words
+from survey_app.presenters import (
+    have_answered,
+    headline_range_kind,
+    join_qr_code_svg,
+    question_view,
+    release_words,
+)
 from survey_app.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
 
@@ -86,6 +92,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
     questions = []
     for question in results.questions:
+        shown_now = not hidden and not question.too_early and question.n
         entry = {
             "number": question.number,
             "text": question.text,
@@ -99,9 +106,13 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
                 confidence=confidence,
                 hidden=hidden,
                 min_answers=MIN_ANSWERS_FOR_SHARES,
+                # What it places once shown: the room needs one range, not Chebyshev's too.
+                view=question_view(question, headline, confidence, chebyshev=False)
+                if shown_now
+                else None,
             ),
         }
-        if not hidden and not question.too_early and question.n:
+        if shown_now:
             entry["options"] = [
                 {
                     "label": option.label,
@@ -166,7 +177,7 @@ def status_words(survey: Survey) -> str:
 
 def respondents_words(respondents: int) -> str:
     """The count as the room reads it."""
-    return f"{respondents:,} {'person has' if respondents == 1 else 'people have'} answered"
+    return f"{respondents:,} {have_answered(respondents)}"
 
 
 @bp.get("/present")
