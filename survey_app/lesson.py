@@ -16,7 +16,6 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from flask_login import current_user, login_required
-from werkzeug.routing import BuildError
 
 from survey_app.access import owned_survey_or_404
 from survey_app.dashboard import chosen_confidence
@@ -61,16 +60,6 @@ def _first_yes_no(survey: Survey) -> int:
     return 1
 
 
-def dashboard_url(slug: str) -> str:
-    """The survey's dashboard (its endpoint's name moved with the analyst's pages)."""
-    for endpoint in ("dashboard.dashboard", "analyst.dashboard"):
-        try:
-            return url_for(endpoint, slug=slug)
-        except BuildError:
-            continue
-    return f"/analyst/surveys/{slug}"
-
-
 def lesson_context(survey: Survey) -> dict:
     """Everything the lesson's pages show: the question chosen and its eight steps."""
     if not survey.questions:
@@ -94,7 +83,7 @@ def lesson_context(survey: Survey) -> dict:
             MIN_ANSWERS_FOR_SHARES,
             _chosen_flip_probability(),
         ),
-        "dashboard_url": dashboard_url(survey.slug),
+        "dashboard_url": url_for("dashboard.dashboard", slug=survey.slug),
     }
 
 
