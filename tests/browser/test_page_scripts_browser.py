@@ -1,0 +1,67 @@
+"""The page scripts' modules, wired into their pages, in headless Chromium: the builder's
+Warner's coins (warner.js) and the respondent page's typed numbers (typed-numbers.js), by the
+same rules the Node tests pin (tests/warner_coins.json, tests/typed_numbers.json)."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.browser.test_dashboard_browser import sign_in
+from tests.browser.test_numeric_end_to_end import HOURS, stored
+from tests.browser.test_professor_browser import find, type_into
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_builder_sets_p_from_warners_q_and_q_from_p(live_app, analyst, chromium):
+    sign_in(chromium, live_app, analyst)
+    chromium.get(live_app.url("/analyst/surveys/new"))
+    find(chromium, "#warner summary").click()
+    assert not find(chromium, "#apply-warner").is_displayed()  # the script applies q as typed
+    type_into(chromium, "#warner_q", "0.3")
+    WebDriverWait(chromium, 10).until(
+        lambda d: find(d, "#flip_probability").get_attribute("value") == "0.15"
+    )
+    type_into(chromium, "#flip_probability", "0.2")
+    WebDriverWait(chromium, 10).until(
+        lambda d: find(d, "#warner_q").get_attribute("value") == "0.4"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "outcome"),
+    [("1 000", "sent"), ("\u22123", "sent"), ("1e3", "unanswered"), ("12 5", "unclear")],
+)
+def test_the_respondent_page_reads_a_number_by_the_one_rule(
+    make_chromium, live_app, make_survey, typed, outcome
+):
+    """Spaces grouping thousands and a minus sign are clear (both clipped to the bounds and
+    sent); an exponent is no number, so the question stays unanswered; spaces that group no
+    thousands are unclear, and the note under the field says how to write the number."""
+    slug, (number_id, yes_no_id) = make_survey(HOURS)
+    phone = make_chromium()
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    phone.find_element(By.CSS_SELECTOR, f'input[data-question-id="{yes_no_id}"][value="1"]').click()
+    phone.find_element(By.ID, f"answer-{number_id}").send_keys(typed)
+    phone.find_element(By.ID, "submit-survey").click()
+    if outcome == "sent":
+        WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
+        assert len(stored(live_app, slug)) == 1
+        return
+    status = {"unanswered": "Not answered yet: 1.", "unclear": "Please check the number"}
+    WebDriverWait(phone, 15).until(
+        lambda d: status[outcome] in d.find_element(By.ID, "survey-status").text
+    )
+    notes = phone.find_elements(By.ID, f"answer-{number_id}-error")
+    assert [note.text for note in notes] == (
+        [
+            "Write the number without thousands separators and with at most one decimal point or "
+            "comma, like 1500 or 1.5."
+        ]
+        if outcome == "unclear"
+        else []
+    )
+    assert stored(live_app, slug) == []
