@@ -281,3 +281,21 @@ def test_a_number_question_gets_its_average_and_the_budget(
     # Question 2, the yes/no one, is the lesson's subject by default.
     default = client.get(f"/analyst/surveys/{slug}/lesson").get_data(as_text=True)
     assert 'id="lesson-p"' in default and '<option value="2" selected' in default
+
+
+def test_survey_text_stays_text_on_every_lesson_page(app, client, make_survey, analyst, sign_in_as):
+    from tests.unit.test_analyst_pages_safety import HOSTILE_DEFINITION, assert_escaped
+
+    slug, _ = make_survey({**HOSTILE_DEFINITION, "show_results_after_close": True})
+    submit_and_close(app, slug, ROWS)
+    sign_in_as(client, analyst)
+    for question in (1, 2):
+        for step in range(1, 9):
+            assert_escaped(client.get(lesson(slug, step, question=question)).get_data(as_text=True))
+    download = client.get(f"/analyst/surveys/{slug}/lesson.html")
+    assert_escaped(download.get_data(as_text=True))
+    assert re.fullmatch(
+        r'attachment; filename="[a-z0-9-]+\.html"', download.headers["Content-Disposition"]
+    )
+    assert_escaped(client.get(f"/s/{slug}/results").get_data(as_text=True))
+    assert_escaped(client.get(f"/s/{slug}").get_data(as_text=True))
