@@ -8,6 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.browser import test_respondent_device_browser as device
 from tests.browser.test_dashboard_browser import sign_in
 from tests.browser.test_numeric_end_to_end import HOURS, stored
 from tests.browser.test_professor_browser import find, type_into
@@ -65,3 +66,16 @@ def test_the_respondent_page_reads_a_number_by_the_one_rule(
         else []
     )
     assert stored(live_app, slug) == []
+
+
+@pytest.mark.parametrize(
+    "altered", ["js/answer-table.js", "js/survey-replies.js", "js/typed-numbers.js"]
+)
+def test_each_module_survey_js_imports_is_refused_when_altered(
+    make_chromium, live_app, survey, tmp_path, altered
+):
+    """As survey.js and randomized-response.js are (test_respondent_device_browser.py): each
+    module of the page is preloaded with its integrity, and an altered copy stops the page."""
+    device.test_a_script_changed_after_its_hash_was_published_is_refused(
+        make_chromium, live_app, survey, tmp_path, altered
+    )
