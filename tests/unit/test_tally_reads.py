@@ -63,6 +63,23 @@ def test_one_dashboard_render_reads_the_tallies_once(
     assert f"{len(ROWS)} " in page.get_data(as_text=True)
 
 
+def test_a_pooled_dashboard_reads_each_surveys_tallies_once(
+    app, client, make_survey, analyst, sign_in_as, tally_reads
+):
+    first, _ = make_survey()
+    second, _ = make_survey()
+    submit(app, first, ROWS)
+    submit(app, second, ROWS[:3])
+    sign_in_as(client, analyst)
+    url = f"/analyst/surveys/{first}?pool={second}"
+    client.get(url)  # releases, if due, are made here
+    with tally_reads() as reads:
+        page = client.get(url)
+    assert page.status_code == 200
+    assert 'id="pooled-summary"' in page.get_data(as_text=True)
+    assert len(reads.statements) == 2, reads.statements
+
+
 def test_one_projector_poll_reads_the_tallies_once(
     app, client, make_survey, analyst, sign_in_as, tally_reads
 ):
