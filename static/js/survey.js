@@ -109,7 +109,7 @@ function setupCodeField() {
   if (!field) return null;
   const fromSlip = new URLSearchParams(window.location.hash.slice(1)).get("code");
   if (fromSlip) {
-    field.value = fromSlip.slice(0, 24);
+    field.value = fromSlip.slice(0, field.maxLength); // the field's own limit
     window.history.replaceState(null, "", window.location.pathname + window.location.search);
   }
   field.addEventListener("input", () => showCodeError(field, ""));
