@@ -442,7 +442,7 @@ class Plan:
         return self.margin_now is not None and self.margin_now >= NEXT_TO_NOTHING
 
 
-def survey_shapes(survey: Survey) -> list[int]:
+def distinct_option_counts(survey: Survey) -> list[int]:
     """The distinct option counts of a survey's questions (2 for yes/no), at least [2].
 
     Numeric questions are planned apart (planning_numbers.numeric_plans).
@@ -481,7 +481,7 @@ def make_plan(
     survey's count).
     """
     p = survey.flip_probability
-    shapes = survey_shapes(survey)
+    option_counts = distinct_option_counts(survey)
     n = survey.respondents if respondents is None else respondents
     size = planning_size(n)
     has_shares = any(not question.is_numeric for question in survey.questions)
@@ -500,13 +500,15 @@ def make_plan(
         confidence=confidence,
         respondents=n,
         needed_yes_no=respondents_needed(p, 2, margin, confidence),
-        needed_worst=max(respondents_needed(p, k, margin, confidence) for k in shapes),
+        needed_worst=max(respondents_needed(p, k, margin, confidence) for k in option_counts),
         needed_chebyshev=max(
-            respondents_needed_chebyshev(p, k, margin, confidence) for k in shapes
+            respondents_needed_chebyshev(p, k, margin, confidence) for k in option_counts
         ),
-        margin_now=max(planned_margin(p, k, size, confidence) for k in shapes) if n else None,
+        margin_now=(
+            max(planned_margin(p, k, size, confidence) for k in option_counts) if n else None
+        ),
         margin_now_chebyshev=(
-            max(chebyshev_margin(p, k, n, confidence) for k in shapes) if n else None
+            max(chebyshev_margin(p, k, n, confidence) for k in option_counts) if n else None
         ),
         sizes=TRADE_OFF_SIZES,
         trade_off=[

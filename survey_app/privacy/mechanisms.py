@@ -287,16 +287,17 @@ def suggest_flip_probability(
     size = check_margin(margin)
     respondents = check_count("n", n)
     level = check_confidence(confidence)
-    shapes = sorted({check_option_count(k) for k in option_counts})
-    if not shapes and not numeric_questions:
-        shapes = [2]
+    distinct_options = sorted({check_option_count(k) for k in option_counts})
+    if not distinct_options and not numeric_questions:
+        distinct_options = [2]
     if respondents == 0:
         return None
 
     def reaches(p: float) -> bool:
         epsilon = epsilon_from_flip_probability(p)
         return all(
-            RandomizedResponse(p, k)._typical_half_width(respondents, level) <= size for k in shapes
+            RandomizedResponse(p, k)._typical_half_width(respondents, level) <= size
+            for k in distinct_options
         ) and all(
             numeric_mechanism(lo, hi, epsilon, name).half_width(respondents, level)
             <= size * (hi - lo)
