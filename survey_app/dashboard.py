@@ -19,9 +19,12 @@ from survey_app.links import external_url, has_public_url, is_absolute
 from survey_app.models import Survey, SurveyStatus
 from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import (
+    counted,
     have_answered,
     headline_range_kind,
     percent,
+    plan_words,
+    plural,
     privacy_explanation,
     qr_code_svg,
     question_views,
@@ -123,6 +126,7 @@ def pool_choices(survey: Survey) -> dict:
     )
     return {
         "pool_others": len(others),
+        "pool_others_words": counted(len(others), "other survey"),
         "pool_candidates": [other for other in others if can_pool(survey, other)],
     }
 
@@ -147,15 +151,17 @@ def render_dashboard(
     joinable = bool(survey.join_code) and not survey.is_draft and not join_code_expired(survey)
     # The plan counts this survey's respondents as the results gathered them (not pooled).
     respondents = shown["results"].answered_by_survey[survey.id]
+    plan = planning.plan_for_margin(
+        survey, request.args.get("margin"), shown["confidence"], respondents
+    )
     return render_template(
         "analyst/dashboard.html",
         survey=survey,
         **shown,
         **pool_choices(survey),
         confidence_levels=CONFIDENCE_LEVELS,
-        plan=planning.plan_for_margin(
-            survey, request.args.get("margin"), shown["confidence"], respondents
-        ),
+        plan=plan,
+        plan_words=plan_words(plan),
         explanation=privacy_explanation(survey),
         form=ActionForm(),
         respondent_url=external_url("respondent.survey_page", slug=slug),
@@ -168,6 +174,7 @@ def render_dashboard(
         ),
         public_url_known=has_public_url(),
         codes=counts,
+        codes_noun=plural(counts["issued"], "code"),
         codes_missing=codes_missing(survey, counts),
         code_count=code_count,
         code_count_error=code_count_error,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from survey_app import privacy, rounding
 from survey_app.models import Survey
-from survey_app.presenters import numeric_places
+from survey_app.presenters import join_words, numeric_places
 from survey_app.surveys import (
     MAX_FLIP_PROBABILITY_WITH_NUMBERS,
     SurveyDefinitionError,
@@ -40,11 +40,6 @@ def question_name(text: str, number: int) -> str:
     if len(text) > NAME_LENGTH:
         text = text[: NAME_LENGTH - 1].rstrip() + "…"
     return f"“{text}”"
-
-
-def join_words(parts: Sequence[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,42 @@ def privacy_explanation(survey: Survey) -> dict:
         "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
         "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),
         "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
+        "how": privacy_how(survey.questions, _percent(p)),
+        "questions": counted(len(survey.questions), "question"),
     }
+
+
+def privacy_how(questions, flip_percent: str) -> str:
+    """What each kind of question asked gets, in one sentence: "Each respondent’s browser flips
+    a yes/no answer 25% of the time and adds random noise to each number before sending it,
+    all at the same strength"."""
+    kinds = {question.kind for question in questions}
+    numbers = any(question.is_numeric for question in questions)
+    ways = [f"flips a yes/no answer {flip_percent}% of the time"] * (QuestionKind.YES_NO in kinds)
+    ways += ["swaps a multiple-choice answer for another option at random"] * (
+        QuestionKind.CHOICE in kinds
+    )
+    ways += ["adds random noise to each number"] * numbers
+    how = f"Each respondent’s browser {join_words(ways)} before sending it"
+    if QuestionKind.YES_NO not in kinds:
+        return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
+    return f"{how}, all at the same strength" if len(ways) > 1 else how
+
+
+def join_words(parts) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    parts = list(parts)
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """A count and its noun: "1 question", "3 questions", "1,200 respondents"."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """The noun alone, as the count wants it: "code" for 1, "codes" for any other."""
+    return noun if count == 1 else nouns or noun + "s"
 
 
 def format_epsilon(epsilon: float) -> str:
@@ -785,3 +820,29 @@ def question_views(results: SurveyResults, kind: str, min_answers: int) -> dict[
             view.update(question_view(question, kind, results.confidence))
         views[question.id] = view
     return views
+
+
+def plan_words(plan) -> dict:
+    """The dashboard's planning section in words (a planning.Plan): the respondents so far,
+    the numbers' figures."""
+    respondents = plan.respondents
+    several = len(plan.numbers) > 1
+    first = plan.numbers[0].number if plan.numbers else None
+    return {
+        "so_far": f"With the {counted(respondents, 'respondent')} so far",
+        "answered": (
+            f"{counted(respondents, 'respondent')} "
+            f"{'has' if respondents == 1 else 'have'} answered so far."
+            if respondents
+            else "No one has answered yet."
+        ),
+        "which_average": "each average" if several else "the average",
+        "whose_range": "its question’s" if several else "its",
+        "numbers_needed": (
+            format_count(max(each.needed for each in plan.numbers)) if plan.numbers else None
+        ),
+        # The first number's margin that says next to nothing, in its unit.
+        "next_to_nothing": None
+        if first is None
+        else first.amount(plan.next_to_nothing * (first.hi - first.lo)),
+    }
