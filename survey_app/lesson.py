@@ -60,8 +60,9 @@ def _first_yes_no(survey: Survey) -> int:
     return 1
 
 
-def lesson_context(survey: Survey) -> dict:
-    """Everything the lesson's pages show: the question chosen and its eight steps."""
+def lesson_context(survey: Survey, only: int | None = None) -> dict:
+    """Everything the lesson's pages show: the question chosen and its eight steps (the
+    figures of step ``only`` alone, when given)."""
     if not survey.questions:
         abort(404)
     confidence = chosen_confidence()
@@ -82,6 +83,7 @@ def lesson_context(survey: Survey) -> dict:
             headline,
             MIN_ANSWERS_FOR_SHARES,
             _chosen_flip_probability(),
+            only,
         ),
         "dashboard_url": url_for("dashboard.dashboard", slug=survey.slug),
     }
@@ -100,8 +102,8 @@ def step_url(slug: str, question: int, step: int, confidence: float, **extra) ->
 def lesson_page(slug: str):
     """One step of the lesson, in projector type; the keys and buttons lead to the others."""
     survey = owned_survey_or_404(current_user, slug)
-    context = lesson_context(survey)
     number = _whole_number("step", 1, len(STEPS))
+    context = lesson_context(survey, number)
     question = context["question"].number
     confidence = context["confidence"]
     return render_template(

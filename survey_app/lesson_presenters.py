@@ -440,13 +440,21 @@ def lesson_steps(
     headline: str,
     min_answers: int,
     chosen_p: float | None = None,
+    only: int | None = None,
 ) -> list[Step]:
-    """The eight steps for one question: each with its figures, or a note saying why not."""
+    """The eight steps for one question: each with its figures, or a note saying why not.
+
+    ``only``: the one step whose figures are worked out (a page shows one step; the others
+    need only their titles, and the re-runs and the trade-off take a moment each).
+    """
     yes_no = question.kind == QuestionKind.YES_NO
     waiting = _waiting_note(question, min_answers)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):
         step = Step(position, key, title)
+        steps.append(step)
+        if only is not None and position != only:
+            continue
         if key == "budgets":
             step.figures = budgets_step(survey)
         elif key == "coin" and yes_no:
@@ -462,7 +470,6 @@ def lesson_steps(
             step.figures = _yes_no_figures(key, question, survey, confidence, chosen_p)
         else:
             step.figures = _other_figures(key, question, survey, headline)
-        steps.append(step)
     return steps
 
 
