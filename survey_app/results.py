@@ -65,8 +65,8 @@ class QuestionResult:
     number: int
     text: str
     kind: QuestionKind
-    #: What the question's counts tell (privacy.Shares or privacy.Average): its ``headline``
-    #: says what the page leads with, its ``rows()`` are the CSV's.
+    #: What the question's counts tell (privacy.Shares or privacy.Average): its ``summary``
+    #: says what they sum up as, its ``rows()`` are the CSV's.
     told: privacy.Told
     #: Each option's result, by value (none for a number question).
     options: list[OptionResult]
@@ -80,9 +80,9 @@ class QuestionResult:
         return self.told.n
 
     @property
-    def headline(self) -> str:
-        """What the results lead with: "shares" or "average" (privacy.Told.headline)."""
-        return self.told.headline
+    def summary(self) -> str:
+        """What the results sum up as: "shares" (one per option) or "average" (Told.summary)."""
+        return self.told.summary
 
     @property
     def half_width(self) -> float | None:
@@ -217,7 +217,7 @@ def question_result(
             planned=question.survey.expected_respondents,
             chosen_earlier=question.mechanism_chosen_earlier,
         )
-        if told.headline == "average"
+        if told.summary == "average"
         else None,
     )
 

@@ -7,7 +7,7 @@ What callers use is small (this module's ``__all__``):
 
 - the interface every mechanism implements from counts, :class:`Mechanism`
   (:mod:`~survey_app.privacy.interface`, whose docstring gives its shape): ``tell(counts)``
-  gives :class:`Shares` or :class:`Average`, each with ``n``, ``headline`` and ``rows()``
+  gives :class:`Shares` or :class:`Average`, each with ``n``, ``summary`` and ``rows()``
   (estimates with exact, simultaneous and live ranges); ``half_width(n)`` and
   ``respondents_for(margin)`` plan. :class:`RandomizedResponse` (yes/no, k options) and each
   numeric mechanism (:class:`GridLaplace`, :class:`HybridNumeric`, :class:`OneBitNumeric`,

@@ -28,7 +28,7 @@ What counts tell (:data:`Told`) is :class:`Shares` (one estimate per option) or
     told.estimates, told.shown_shares    each option's Estimate and share shown (none for
                                          an average: its mean is ``told.estimate``)
     told.consistent_with_randomization   False when no randomized answers could give them
-    told.headline                        "shares" or "average": what the page leads with
+    told.summary                         "shares" (one per option) or "average"
     told.rows()                          its rows for a table or CSV (:class:`Row`), each
                                          with the estimate and every range: exact (the
                                          fixed-size guaranteed one), chebyshev, bernstein,
@@ -88,7 +88,7 @@ class Shares:
     estimates: tuple[Estimate, ...]
     shown_shares: tuple[float | None, ...]
 
-    headline: Literal["shares"] = "shares"
+    summary: Literal["shares"] = "shares"
 
     @property
     def n(self) -> int:
@@ -122,7 +122,7 @@ class Average:
     estimate: NumericEstimate
     histogram: NumericHistogram | None
 
-    headline: Literal["average"] = "average"
+    summary: Literal["average"] = "average"
 
     @property
     def n(self) -> int:

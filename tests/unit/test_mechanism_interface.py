@@ -39,12 +39,12 @@ def test_every_mechanism_implements_the_interface(mechanism):
     rng = np.random.default_rng(7)
     told = mechanism.tell(some_counts(mechanism, rng), 0.9)
     assert told.n == 30
-    assert told.headline in ("shares", "average")
+    assert told.summary in ("shares", "average")
     rows = list(told.rows())
     assert rows and all(isinstance(row, privacy.Row) for row in rows)
     assert 0 < mechanism.half_width(40, 0.9) < mechanism.half_width(10, 0.9)
     # The answers a margin needs reach it.
-    margin = 0.25 if told.headline == "shares" else 10.0
+    margin = 0.25 if told.summary == "shares" else 10.0
     assert mechanism.half_width(mechanism.respondents_for(margin, 0.9), 0.9) <= margin
 
 
