@@ -116,3 +116,15 @@ def test_an_average_is_the_mechanisms_mean_with_its_live_range(name):
 def test_a_count_for_an_option_a_question_lacks_is_refused():
     with pytest.raises(ValueError, match="noisy_counts has no option 3"):
         privacy.RandomizedResponse(0.25, 3).tell({0: 1, 3: 2})
+
+
+def test_results_and_exports_never_ask_whether_a_question_is_numeric():
+    """They hold the interface (what counts tell, its summary and rows), not a question's kind:
+    models.Question.mechanism is the one place that picks a mechanism by kind."""
+    from pathlib import Path
+
+    package = Path(privacy.__file__).resolve().parents[1]
+    for module in ("results.py", "exports.py"):
+        source = (package / module).read_text(encoding="utf-8")
+        assert "is_numeric" not in source, module
+        assert "QuestionKind.NUMERIC" not in source, module
