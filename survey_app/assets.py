@@ -1,4 +1,5 @@
-"""Facts about the static files that pages load and publish: their hashes.
+"""Facts about the static files that pages load and publish: their hashes, and the modules
+each page script imports.
 
 Every script tag carries Subresource Integrity (``integrity="sha384-..."``), so a browser runs a
 script only if it is byte for byte the file this server hashed; the respondent page also
