@@ -56,5 +56,7 @@ function setupTradeOff() {
 
 if (root) {
   document.addEventListener("keydown", onKey);
+  const keys = document.getElementById("lesson-keys");
+  if (keys) keys.hidden = false;
   setupTradeOff();
 }

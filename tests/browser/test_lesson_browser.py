@@ -14,6 +14,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.surveys import SAMPLE_SURVEY
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
+from tests.conftest import ANALYST_PASSWORD
 from tests.unit.test_lesson_pages import ROWS
 from tests.unit.test_results_api import submit_and_close
 
@@ -66,6 +67,7 @@ def test_keys_clicker_and_buttons_move_through_the_steps(
     on_screen(driver)
     driver.get(lesson_url)
     assert step_shown(driver) == 1
+    assert driver.find_element(By.ID, "lesson-keys").is_displayed()  # the script said the keys
     press(driver, Keys.ARROW_RIGHT)
     assert step_shown(driver) == 2
     press(driver, Keys.PAGE_DOWN)  # a clicker's "next"
@@ -159,3 +161,19 @@ def test_the_students_results_page_passes_axe(chromium, live_app, make_survey, a
     chromium.get(live_app.url(f"/s/{slug}/results"))
     assert chromium.find_element(By.ID, "class-results")
     check_at_every_width(chromium, axe_source)
+
+
+def test_without_javascript_each_step_is_a_plain_page(make_chromium, live_app, analyst, lesson_url):
+    driver = make_chromium(javascript_enabled=False)
+    driver.get(live_app.url("/analyst/login"))
+    driver.find_element(By.ID, "email").send_keys(analyst)
+    driver.find_element(By.ID, "password").send_keys(ANALYST_PASSWORD, Keys.ENTER)
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: "/analyst/login" not in d.current_url)
+    driver.get(lesson_url)
+    assert not driver.find_element(By.ID, "lesson-keys").is_displayed()  # keys need the script
+    driver.find_element(By.ID, "lesson-next").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: step_shown(d) == 2)
+    driver.get(lesson_url + "?step=7")
+    driver.find_element(By.ID, "trade-off-p")  # the control's form sends ?p=
+    driver.get(lesson_url + "?step=7&p=0.1")
+    assert driver.find_element(By.ID, "trade-off-words").text.startswith("At p = 0.1:")
