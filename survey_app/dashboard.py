@@ -20,14 +20,12 @@ from survey_app.models import Survey, SurveyStatus
 from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import (
     counted,
-    have_answered,
     headline_range_kind,
     percent,
     plan_words,
     plural,
     privacy_explanation,
     qr_code_svg,
-    question_views,
     release_words,
 )
 from survey_app.releases import release_batch
@@ -39,6 +37,7 @@ from survey_app.results import (
     check_poolable,
     survey_results,
 )
+from survey_app.results_presenters import have_answered, question_views
 from survey_app.surveys import join_code_expired
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script

@@ -35,14 +35,13 @@ from survey_app.extensions import db
 from survey_app.links import external_url, is_absolute
 from survey_app.models import Survey
 from survey_app.presenters import (
-    have_answered,
     headline_range_kind,
     join_qr_code_svg,
-    question_view,
     release_words,
 )
 from survey_app.releases import ShownCounts, release_batch, shown_counts
-from survey_app.results import MIN_ANSWERS_FOR_SHARES, survey_results
+from survey_app.results import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
+from survey_app.results_presenters import have_answered, question_view
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -90,41 +89,9 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     results = survey_results(survey, confidence, {survey.id: shown})
     release_note = release_words(results, release_batch(), brief=True)
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
-    questions = []
-    for question in results.questions:
-        shown_now = not hidden and not question.too_early and question.n
-        entry = {
-            "number": question.number,
-            "text": question.text,
-            "n": question.n,
-            "html": render_template(
-                "analyst/_present_question.html",
-                question=question,
-                answered=results.answered,
-                awaiting=results.awaiting_release,
-                headline=headline,
-                confidence=confidence,
-                hidden=hidden,
-                min_answers=MIN_ANSWERS_FOR_SHARES,
-                # What it places once shown: the room needs one range, not Chebyshev's too.
-                view=question_view(question, headline, confidence, chebyshev=False)
-                if shown_now
-                else None,
-            ),
-        }
-        if shown_now:
-            entry["options"] = [
-                {
-                    "label": option.label,
-                    "share": option.shown_share,
-                    "exact_ci_low": option.estimate.exact_low,
-                    "exact_ci_high": option.estimate.exact_high,
-                    "live_ci_low": option.estimate.live_low,
-                    "live_ci_high": option.estimate.live_high,
-                }
-                for option in question.options
-            ]
-        questions.append(entry)
+    questions = [
+        question_entry(question, results, headline, hidden) for question in results.questions
+    ]
     return {
         "version": version,
         "status": survey.status.value,
@@ -141,6 +108,43 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "join_key": join_key(survey),
         "join_html": render_template("analyst/_present_join.html", join=join_panel(survey)),
     }
+
+
+def question_entry(question, results: SurveyResults, headline: str, hidden: bool) -> dict:
+    """One question as the projector's state carries it: its HTML, and its figures once shown."""
+    shown_now = not hidden and not question.too_early and question.n
+    entry = {
+        "number": question.number,
+        "text": question.text,
+        "n": question.n,
+        "html": render_template(
+            "analyst/_present_question.html",
+            question=question,
+            answered=results.answered,
+            awaiting=results.awaiting_release,
+            headline=headline,
+            confidence=results.confidence,
+            hidden=hidden,
+            min_answers=MIN_ANSWERS_FOR_SHARES,
+            # What it places once shown: the room needs one range, not Chebyshev's too.
+            view=question_view(question, headline, results.confidence, chebyshev=False)
+            if shown_now
+            else None,
+        ),
+    }
+    if shown_now:
+        entry["options"] = [
+            {
+                "label": option.label,
+                "share": option.shown_share,
+                "exact_ci_low": option.estimate.exact_low,
+                "exact_ci_high": option.estimate.exact_high,
+                "live_ci_low": option.estimate.live_low,
+                "live_ci_high": option.estimate.live_high,
+            }
+            for option in question.options
+        ]
+    return entry
 
 
 def join_key(survey: Survey) -> str:
