@@ -234,7 +234,7 @@ def test_the_download_is_one_self_contained_file(app, client, closed_class):
     response = client.get(f"/analyst/surveys/{closed_class}/lesson.html")
     disposition = response.headers["Content-Disposition"]
     assert re.fullmatch(
-        r'attachment; filename="unicode-quotes-slashes-more-lesson-\d{4}-\d\d-\d\d\.html"',
+        r'attachment; filename="unicode-quotes-slashes-more-\d{4}-\d\d-\d\d-lesson\.html"',
         disposition,
     )
     page = response.get_data(as_text=True)
@@ -299,3 +299,18 @@ def test_survey_text_stays_text_on_every_lesson_page(app, client, make_survey, a
     )
     assert_escaped(client.get(f"/s/{slug}/results").get_data(as_text=True))
     assert_escaped(client.get(f"/s/{slug}").get_data(as_text=True))
+
+
+@pytest.mark.parametrize("yes", [0, 12, 40])
+def test_lopsided_classes_get_every_step(app, client, make_survey, analyst, sign_in_as, yes):
+    """All "No", all "Yes" or in between (the estimate then strays outside 0-100%): every step
+    still draws, the prior of step 6 is the dashboard's share, kept within 0-100%."""
+    slug, _ = make_survey()
+    submit_and_close(app, slug, [(1, 0)] * yes + [(0, 0)] * (40 - yes))
+    sign_in_as(client, analyst)
+    for step in range(1, 9):
+        assert client.get(lesson(slug, step)).status_code == 200
+    page = client.get(lesson(slug, 6)).get_data(as_text=True)
+    raw = yes / 40
+    estimate = min(1.0, max(0.0, (raw - P) / (1 - 2 * P)))
+    assert shown_percent(page, "lesson-prior") == pytest.approx(estimate, abs=0.0005)
