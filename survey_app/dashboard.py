@@ -150,6 +150,7 @@ def render_dashboard(
     joinable = bool(survey.join_code) and not survey.is_draft and not join_code_expired(survey)
     # The plan counts this survey's respondents as the results gathered them (not pooled).
     respondents = shown["results"].answered_by_survey[survey.id]
+    respondent_url = external_url("respondent.survey_page", slug=slug)
     plan = planning.plan_for_margin(
         survey, request.args.get("margin"), shown["confidence"], respondents
     )
@@ -163,7 +164,7 @@ def render_dashboard(
         plan_words=plan_words(plan),
         explanation=privacy_explanation(survey),
         form=ActionForm(),
-        respondent_url=external_url("respondent.survey_page", slug=slug),
+        respondent_url=respondent_url,
         join_url=external_url("respondent.home"),
         join_code_works=joinable,
         join_qr=(
@@ -171,7 +172,8 @@ def render_dashboard(
             if joinable and is_absolute(external_url("respondent.home"))
             else None
         ),
-        public_url_known=has_public_url(),
+        # Without a known public address the link is a path: the page says how to fix that.
+        respondent_link_is_path=not has_public_url() and not is_absolute(respondent_url),
         codes=counts,
         codes_noun=plural(counts["issued"], "code"),
         codes_missing=codes_missing(survey, counts),

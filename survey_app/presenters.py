@@ -562,6 +562,8 @@ def plan_words(plan) -> dict:
             if respondents
             else "No one has answered yet."
         ),
+        # The margin asked for, in points, as the form's field shows it: "10", "2.5".
+        "margin_points": f"{plan.margin * 100:g}",
         "which_average": "each average" if several else "the average",
         "whose_range": "its question’s" if several else "its",
         "numbers_needed": (
