@@ -16,6 +16,7 @@ from survey_app.access import api_analyst, owned_survey_or_404, owned_surveys_or
 from survey_app.errors import json_error
 from survey_app.exports import responses_csv, results_csv
 from survey_app.extensions import csrf
+from survey_app.file_names import attachment
 from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.presenters import public_definition, results_document
 from survey_app.results import PoolingError, survey_results
@@ -74,9 +75,10 @@ def requested_confidence() -> float:
         abort(400, description=str(error))
 
 
-def csv_response(lines, filename: str) -> Response:
+def csv_response(lines, survey, holds: str) -> Response:
+    """A CSV download, named by the survey's title and the day (file_names)."""
     response = Response(stream_with_context(lines), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Content-Disposition"] = attachment(survey.title, holds, "csv")
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -119,7 +121,7 @@ def survey_results_csv(slug: str):
     """One CSV row a question option, with the estimate and its interval."""
     survey = owned_survey_or_404(api_analyst(), slug)
     results = survey_results(survey, requested_confidence())
-    return csv_response(results_csv(results), f"results-{slug}.csv")
+    return csv_response(results_csv(results), survey, "results")
 
 
 @bp.get("/surveys/<slug>/responses.csv")
@@ -145,4 +147,4 @@ def survey_responses_csv(slug: str):
             "results_held",
         )
     # The saved file's name says what its rows are: scrambled answers, not people's own.
-    return csv_response(responses_csv(survey), f"{slug}-randomized-responses.csv")
+    return csv_response(responses_csv(survey), survey, "randomized-responses")

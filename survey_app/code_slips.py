@@ -33,6 +33,7 @@ from survey_app.codes import (
 )
 from survey_app.dashboard import render_dashboard
 from survey_app.extensions import db
+from survey_app.file_names import attachment
 from survey_app.links import external_url, is_absolute
 from survey_app.presenters import qr_code_svg
 from survey_app.surveys import SurveyStateError
@@ -105,11 +106,10 @@ def _remember_batch(batch: str) -> None:
 
 def _codes_download(survey, codes: list[str]) -> Response:
     """The codes as a CSV file to save."""
-    filename = f"one-time-codes-{survey.join_code or survey.slug[:8]}.csv"
     return Response(
         codes_csv(codes),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": attachment(survey.title, "one-time-codes", "csv")},
     )
 
 

@@ -19,7 +19,8 @@ from flask_login import current_user, login_required
 
 from survey_app.access import owned_survey_or_404
 from survey_app.dashboard import chosen_confidence
-from survey_app.lesson_presenters import STEPS, download_name, lesson_steps
+from survey_app.file_names import attachment
+from survey_app.lesson_presenters import STEPS, lesson_steps
 from survey_app.models import QuestionKind, Survey
 from survey_app.presenters import headline_range_kind
 from survey_app.results import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
@@ -131,9 +132,7 @@ def lesson_download(slug: str):
     today = dt.date.today()
     page = render_template("analyst/lesson_download.html", **context, styles=styles, made_on=today)
     response = Response(page, mimetype="text/html")
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="{download_name(survey.title, today)}"'
-    )
+    response.headers["Content-Disposition"] = attachment(survey.title, "lesson", "html", today)
     # Opened from this server, the file may use its own inline styles and nothing else.
     digest = base64.b64encode(hashlib.sha256(styles.encode("utf-8")).digest()).decode("ascii")
     response.headers["Content-Security-Policy"] = (

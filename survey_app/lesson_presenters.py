@@ -7,9 +7,6 @@ or from the results the dashboard shows (survey_app.results).
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from survey_app.lesson_figures import (
@@ -471,10 +468,3 @@ def lesson_steps(
         else:
             step.figures = _other_figures(key, question, survey, headline)
     return steps
-
-
-def download_name(title: str, day: dt.date) -> str:
-    """The downloaded lesson's file name: the title in safe characters, then the date."""
-    plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    words = re.sub(r"[^A-Za-z0-9]+", "-", plain).strip("-").lower()[:60].strip("-")
-    return f"{words or 'survey'}-lesson-{day.isoformat()}.html"

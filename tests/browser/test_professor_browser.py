@@ -288,7 +288,10 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     results = fetch(prof, find(prof, "#download-results").get_attribute("href"))
     assert results["status"] == 200
     assert results["type"].startswith("text/csv")
-    assert results["disposition"].startswith("attachment")
+    assert re.fullmatch(
+        r'attachment; filename="academic-integrity-week-3-\d{4}-\d\d-\d\d-results\.csv"',
+        results["disposition"],
+    ), results["disposition"]
     assert results["head"] == [0xEF, 0xBB, 0xBF]  # the byte-order mark Excel needs
     rows = list(csv.reader(io.StringIO(results["text"], newline="")))
     # The headline (exact) range first; the Chebyshev columns say what they are.
@@ -369,8 +372,11 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     responses = fetch(prof, find(prof, "#download-responses").get_attribute("href"))
     assert responses["status"] == 200
     assert responses["head"] == [0xEF, 0xBB, 0xBF]
-    # Saved, the file's name says its answers are randomized (the address stays responses.csv).
-    assert responses["disposition"] == f'attachment; filename="{slug}-randomized-responses.csv"'
+    # Saved, the file is named by the title and the day, and says its answers are randomized
+    # (the address stays responses.csv).
+    named = r'attachment; filename="academic-integrity-week-3-{day}-randomized-responses\.csv"'
+    day = r"\d{4}-\d\d-\d\d"
+    assert re.fullmatch(named.format(day=day), responses["disposition"]), responses["disposition"]
     rows = list(csv.reader(io.StringIO(responses["text"], newline="")))
     assert rows[0] == [
         "submission_id",

@@ -168,9 +168,8 @@ def test_responses_csv_holds_every_submission_in_words_and_values(app, fetch, su
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
     assert response.mimetype_params.get("charset", "utf-8").lower() == "utf-8"
-    assert response.headers["Content-Disposition"] == (
-        f'attachment; filename="{slug}-randomized-responses.csv"'
-    )
+    named = f"academic-integrity-sample-{dt.date.today()}-randomized-responses.csv"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{named}"'
     assert "no-store" in response.headers["Cache-Control"]
     rows = read_rows(response)
     assert rows[0] == RESPONSES_HEADER
@@ -303,7 +302,8 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
 
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
-    assert response.headers["Content-Disposition"] == f'attachment; filename="results-{slug}.csv"'
+    named = f"academic-integrity-sample-{dt.date.today()}-results.csv"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{named}"'
     rows = read_rows(response)
     assert rows[0] == RESULTS_HEADER
     options = [

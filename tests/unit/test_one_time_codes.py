@@ -5,6 +5,7 @@ Runs on SQLite, and on PostgreSQL in CI's second pass (the submission statement 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -268,6 +269,10 @@ def test_the_professor_requires_codes_issues_slips_and_csv(app, client, sign_in_
     assert html.count('class="slip"') == 3
     sheet = post_form(client, f"/analyst/surveys/{slug}/codes", count="2", format="csv")
     assert sheet.mimetype == "text/csv"
+    # Named by the survey's title and the day (survey_app.file_names), never by its slug.
+    assert sheet.headers["Content-Disposition"] == (
+        f'attachment; filename="academic-integrity-sample-{dt.date.today()}-one-time-codes.csv"'
+    )
     lines = sheet.get_data(as_text=True).splitlines()
     assert lines[0] == "\ufeffcode" and len(lines) == 3
     with app.app_context():
