@@ -21,6 +21,10 @@ function setupCopyLink() {
   });
 }
 
+function focusable(element) {
+  return [...element.querySelectorAll("a[href], button, summary, input, select, [tabindex]")];
+}
+
 /** While open, the results panel is fetched again when it changed, and swapped in. */
 function setupRefresh() {
   const results = document.getElementById("results");
@@ -33,7 +37,12 @@ function setupRefresh() {
       const holder = document.createElement("div");
       holder.innerHTML = await response.text(); // our own server-rendered, escaped fragment
       const fresh = holder.querySelector("#results");
-      if (fresh) document.getElementById("results").replaceWith(fresh);
+      if (!fresh) return;
+      const shown = document.getElementById("results");
+      // Focus stays where it was: on the same control (or scrolling table) of the fresh results.
+      const focused = focusable(shown).indexOf(document.activeElement);
+      shown.replaceWith(fresh);
+      if (focused >= 0) focusable(fresh)[focused]?.focus({ preventScroll: true });
     },
   });
 }

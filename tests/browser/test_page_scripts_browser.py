@@ -4,10 +4,14 @@ same rules the Node tests pin (tests/warner_coins.json, tests/typed_numbers.json
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from survey_app import dashboard
+from tests.analyst_helpers import ROWS, submit
 from tests.browser import test_respondent_device_browser as device
 from tests.browser.test_dashboard_browser import sign_in
 from tests.browser.test_numeric_end_to_end import HOURS, stored
@@ -79,3 +83,48 @@ def test_each_module_survey_js_imports_is_refused_when_altered(
     device.test_a_script_changed_after_its_hash_was_published_is_refused(
         make_chromium, live_app, survey, tmp_path, altered
     )
+
+
+FOCUS_FIRST_TABLE = """
+const table = document.querySelector("#results .table-scroll");
+table.focus();
+document.getElementById("results").dataset.shown = "before";
+"""
+STATE = """
+const results = document.getElementById("results");
+const active = document.activeElement;
+return {marked: results.dataset.shown || null,
+        focusedFirstTable: active === results.querySelector(".table-scroll"),
+        count: document.getElementById("respondent-count").textContent};
+"""
+
+
+def test_the_open_dashboard_redraws_only_what_changed_and_keeps_focus(
+    live_app, analyst, make_survey, chromium, monkeypatch
+):
+    """live-updates.js: the results panel is asked for every second here; while nothing
+    changed the answer is a 304 and the page keeps its results (marked in the page); a new
+    release is swapped in, and focus stays on the table it was on."""
+    monkeypatch.setattr(dashboard, "REFRESH_SECONDS", 1)
+    monkeypatch.setitem(live_app.app.config, "RELEASE_BATCH", 1)
+    slug, _ = make_survey()
+    submit(live_app.app, slug, ROWS)
+    sign_in(chromium, live_app, analyst)
+    chromium.get(live_app.url(f"/analyst/surveys/{slug}"))
+    assert find(chromium, "#results").get_attribute("data-refresh-seconds") == "1"
+    chromium.execute_script(FOCUS_FIRST_TABLE)
+    # The first answer carries no ETag to compare with: it is swapped in, focus kept.
+    wait = WebDriverWait(chromium, 10)
+    wait.until(lambda d: d.execute_script(STATE)["marked"] is None)
+    assert chromium.execute_script(STATE)["focusedFirstTable"] is True
+    chromium.execute_script('document.getElementById("results").dataset.shown = "kept";')
+    time.sleep(3.5)  # three more asks, each a 304
+    state = chromium.execute_script(STATE)
+    assert state == {"marked": "kept", "focusedFirstTable": True, "count": str(len(ROWS))}
+    submit(live_app.app, slug, ROWS[:1])  # a release of one: the results change
+    wait.until(lambda d: d.execute_script(STATE)["count"] == str(len(ROWS) + 1))
+    assert chromium.execute_script(STATE) == {
+        "marked": None,
+        "focusedFirstTable": True,
+        "count": str(len(ROWS) + 1),
+    }
