@@ -32,7 +32,7 @@ from sqlalchemy import String, select, type_coerce
 from survey_app import privacy, rounding
 from survey_app.extensions import db
 from survey_app.models import Question, Submission, Survey, split_answers
-from survey_app.presenters import bar_label
+from survey_app.presenters import bar_label, format_number
 from survey_app.results import QuestionResult, SurveyResults
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -175,9 +175,17 @@ def response_columns(number: int, question: Question) -> tuple[list[str], Callab
     """
     labels = question.option_labels
     unit = f", {question.unit}" if question.unit else ""
+    # A number's randomized estimate often falls outside the question's bounds (a
+    # sleep of -14.2 hours): the header says so, where whoever opens the file reads first.
+    said = (
+        "randomized"
+        if labels
+        else f"randomized estimate{unit}; can fall outside "
+        f"{format_number(question.minimum)} to {format_number(question.maximum)}"
+    )
     # The header begins with "Q", so it can never start a formula, whatever the text.
     headers = [
-        f"Q{number} (randomized{unit}): {question.text}",
+        f"Q{number} ({said}): {question.text}",
         f"Q{number} {'value' if labels else 'report'}",
     ]
     mechanism = question.mechanism

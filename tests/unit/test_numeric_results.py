@@ -208,7 +208,11 @@ def test_responses_csv_gives_each_randomized_number_in_its_unit(
     close(slug)  # responses.csv waits for it
     sign_in_as(client, analyst)
     rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/responses.csv"))
-    assert rows[0][2:4] == ["Q1 (randomized, hours): Hours a week on this course?", "Q1 report"]
+    # The header says why a cell may read -14.2 hours: a randomized estimate, not an answer.
+    assert rows[0][2:4] == [
+        "Q1 (randomized estimate, hours; can fall outside 0 to 40): Hours a week on this course?",
+        "Q1 report",
+    ]
     assert sorted(int(row[3]) for row in rows[1:]) == sorted(reports)
     for row in rows[1:]:
         expected = privacy.numeric_grid.value_of_grid_index(
