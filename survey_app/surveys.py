@@ -13,7 +13,6 @@ import json
 import math
 import numbers
 import tomllib
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +25,8 @@ from sqlalchemy import (
 
 from survey_app import privacy, releases, strictjson
 from survey_app.database import after_commit, forget_arrival_order
+from survey_app.definition_checks import SurveyDefinitionError, refused
+from survey_app.definition_checks import checked_text as _text
 from survey_app.extensions import db
 from survey_app.models import (
     TALLY_SHARDS,
@@ -71,10 +72,6 @@ SAMPLE_SURVEY = {
 }
 
 
-class SurveyDefinitionError(ValueError):
-    """A survey definition is invalid; the message names the field and what is wrong."""
-
-
 class SurveyStateError(ValueError):
     """The survey's status does not allow what was asked."""
 
@@ -106,72 +103,22 @@ class SurveyDefinition:
     show_results_after_close: bool = False
 
 
-#: Characters that draw nothing yet are not control or format characters.
-_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f")
-_ZERO_WIDTH_JOINER = "\u200d"
-
-
-def _hidden_character(text: str, line_breaks: bool) -> tuple[int, str] | None:
-    """The first control or invisible character of ``text`` (position and code), if any.
-
-    Such characters make two options that look the same differ, hide text from the page or
-    turn it around (bidirectional overrides), and can break the CSV. Refused: control
-    characters (line breaks only where ``line_breaks``), format characters (zero-width spaces,
-    bidirectional controls, the byte-order mark...), surrogates, private-use and unassigned
-    code points, line and paragraph separators, and blank letters. A zero-width joiner is let
-    through between two pictographs, where it joins an emoji ("👩‍💻").
-    """
-    for position, char in enumerate(text):
-        if line_breaks and char in "\r\n":
-            continue
-        category = unicodedata.category(char)
-        if char == _ZERO_WIDTH_JOINER and 0 < position < len(text) - 1:
-            before, after = text[position - 1], text[position + 1]
-            if unicodedata.category(after) == "So" and (
-                unicodedata.category(before) in ("So", "Sk") or before == "\ufe0f"
-            ):
-                continue
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or char in _INVISIBLE:
-            return position, f"U+{ord(char):04X}"
-    return None
-
-
-def _text(
-    field: str, value: object, max_length: int, required: bool = True, line_breaks: bool = False
-) -> str:
-    if not isinstance(value, str):
-        raise SurveyDefinitionError(f"{field}: must be text, got {type(value).__name__}")
-    hidden = _hidden_character(value, line_breaks)
-    if hidden is not None:
-        position, code = hidden
-        raise SurveyDefinitionError(
-            f"{field}: contains an invisible or control character ({code}, character "
-            f"{position + 1}); type the text again without it"
-        )
-    text = value.strip()
-    if required and not text:
-        raise SurveyDefinitionError(f"{field}: must not be empty")
-    if len(text) > max_length:
-        raise SurveyDefinitionError(f"{field}: must be at most {max_length} characters")
-    return text
-
-
 def parse_flip_probability(value: object, field: str = "flip_probability") -> float:
     """A flip probability in (0, 0.5), or :class:`SurveyDefinitionError` saying why not."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SurveyDefinitionError(f"{field}: must be a number in (0, 0.5), got {value!r}")
+        raise refused(field, "not_probability", f"must be a number in (0, 0.5), got {value!r}")
     try:
         privacy.epsilon_from_flip_probability(value)
     except ValueError as error:
-        raise SurveyDefinitionError(
-            f"{field}: must be a number in (0, 0.5), got {value!r}"
-        ) from error
+        detail = f"must be a number in (0, 0.5), got {value!r}"
+        raise refused(field, "not_probability", detail) from error
     if not MIN_FLIP_PROBABILITY <= value <= MAX_FLIP_PROBABILITY:
         # Closer to 0 or 0.5 the browser's 32-bit draws round the flip away (answers sent as
         # they are) or to a coin toss (nothing can be estimated); either way it is no survey.
-        raise SurveyDefinitionError(
-            f"{field}: must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, "
-            f"got {value!r}"
+        raise refused(
+            field,
+            "probability_limits",
+            f"must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, got {value!r}",
         )
     return float(value)
 
@@ -183,25 +130,27 @@ _NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
 def _bound(field: str, raw: dict, name: str) -> float:
     """A numeric question's ``min`` or ``max``: a finite number."""
     if name not in raw:
-        raise SurveyDefinitionError(
-            f"{field}.{name}: missing (a numeric question needs min and max, e.g. 0 and 40)"
-        )
+        detail = "missing (a numeric question needs min and max, e.g. 0 and 40)"
+        raise refused(f"{field}.{name}", "missing", detail)
     value = raw[name]
     # The builder passes on a bound it could not read as typed: say so if it is a number whose
     # meaning is unclear ("1,000", "1.000,5"; survey_app.typed_numbers).
     if isinstance(value, str) and is_unclear_number(value):
-        raise SurveyDefinitionError(
-            f"{field}.{name}: {value.strip()!r} is not clear: write 1000 without a thousands "
-            "separator, or 1.5 with one decimal point or comma"
+        raise refused(
+            f"{field}.{name}",
+            "unclear_number",
+            f"{value.strip()!r} is not clear: write 1000 without a thousands "
+            "separator, or 1.5 with one decimal point or comma",
         )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SurveyDefinitionError(f"{field}.{name}: must be a number, got {value!r}")
+        raise refused(f"{field}.{name}", "not_number", f"must be a number, got {value!r}")
     try:
         number = float(value)
     except OverflowError:  # an integer beyond any float
         number = math.inf
     if not math.isfinite(number):
-        raise SurveyDefinitionError(f"{field}.{name}: must be a finite number, got {value!r}")
+        detail = f"must be a finite number, got {value!r}"
+        raise refused(f"{field}.{name}", "not_number", detail)
     return number
 
 
@@ -220,42 +169,43 @@ def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
     limit = privacy.MAX_NUMERIC_MAGNITUDE
     for name, value in (("min", minimum), ("max", maximum)):
         if abs(value) > limit:
-            raise SurveyDefinitionError(
-                f"{field}.{name}: must be between -{limit:,.0f} and {limit:,.0f}, got {value!r}"
-            )
+            detail = f"must be between -{limit:,.0f} and {limit:,.0f}, got {value!r}"
+            raise refused(f"{field}.{name}", "magnitude", detail, limit=limit)
     smallest = privacy.smallest_numeric_range(minimum, maximum)
     if maximum - minimum < smallest:
-        raise SurveyDefinitionError(
-            f"{field}.max: must be at least {smallest:g} above min (a millionth, and a "
-            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}"
+        raise refused(
+            f"{field}.max",
+            "range_too_small",
+            f"must be at least {smallest:g} above min (a millionth, and a "
+            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}",
+            smallest=smallest,
         )
     for name, value in (("min", minimum), ("max", maximum)):
         if round(value, MAX_BOUND_DECIMALS) != value:
-            raise SurveyDefinitionError(
-                f"{field}.{name}: must have at most {MAX_BOUND_DECIMALS} decimals, got {value!r}"
-            )
+            detail = f"must have at most {MAX_BOUND_DECIMALS} decimals, got {value!r}"
+            raise refused(f"{field}.{name}", "decimals", detail, limit=MAX_BOUND_DECIMALS)
     try:
         privacy.check_numeric_bounds(minimum, maximum)
     except ValueError as error:  # the checks above are the same: a safety net
-        raise SurveyDefinitionError(f"{field}: {error}") from error
+        raise refused(field, "bounds", str(error)) from error
 
 
 def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefinition:
     """A numeric question: finite ``min`` below ``max``, optional ``unit`` and ``mechanism``."""
     if "options" in raw:
-        raise SurveyDefinitionError(f"{field}.options: a numeric question has no options")
+        raise refused(f"{field}.options", "no_options", "a numeric question has no options")
     minimum = _bound(field, raw, "min")
     maximum = _bound(field, raw, "max")
     if not minimum < maximum:
-        raise SurveyDefinitionError(
-            f"{field}.max: must be above min ({minimum:g}), got {maximum:g}"
-        )
+        detail = f"must be above min ({minimum:g}), got {maximum:g}"
+        raise refused(f"{field}.max", "max_not_above_min", detail, minimum=minimum)
     check_numeric_bounds(field, minimum, maximum)
     unit = _text(f"{field}.unit", raw.get("unit", ""), MAX_UNIT_LENGTH, required=False)
     mechanism = raw.get("mechanism")
     if mechanism is not None and mechanism not in NUMERIC_MECHANISM_NAMES:
         names = " or ".join(repr(name) for name in NUMERIC_MECHANISM_NAMES)
-        raise SurveyDefinitionError(f"{field}.mechanism: must be {names}, got {mechanism!r}")
+        detail = f"must be {names}, got {mechanism!r}"
+        raise refused(f"{field}.mechanism", "mechanism", detail)
     return QuestionDefinition(
         text, QuestionKind.NUMERIC, minimum=minimum, maximum=maximum, unit=unit, mechanism=mechanism
     )
@@ -265,41 +215,44 @@ def parse_question(index: int, raw: object) -> QuestionDefinition:
     """One question of a definition; ``index`` counts from 0 and names it in errors."""
     field = f"questions[{index}]"
     if not isinstance(raw, dict):
-        raise SurveyDefinitionError(f"{field}: must be an object with text and type")
+        raise refused(field, "not_object", "must be an object with text and type")
     unknown = set(raw) - {"text", "type", "options", *_NUMERIC_FIELDS}
     if unknown:
-        raise SurveyDefinitionError(f"{field}: unknown field {sorted(unknown)[0]!r}")
+        raise refused(field, "unknown_field", f"unknown field {sorted(unknown)[0]!r}")
     text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
     kind = raw.get("type")
     if kind == QuestionKind.NUMERIC.value:
         return parse_numeric_question(field, text, raw)
     numeric_only = [name for name in _NUMERIC_FIELDS if name in raw]
     if numeric_only and kind in (QuestionKind.YES_NO.value, QuestionKind.CHOICE.value):
-        raise SurveyDefinitionError(
-            f"{field}.{numeric_only[0]}: only a numeric question has {numeric_only[0]}"
-        )
+        name = numeric_only[0]
+        raise refused(f"{field}.{name}", "numeric_only", f"only a numeric question has {name}")
     if kind == QuestionKind.YES_NO.value:
         if "options" in raw:
-            raise SurveyDefinitionError(f"{field}.options: a yes_no question has no options")
+            raise refused(f"{field}.options", "no_options", "a yes_no question has no options")
         return QuestionDefinition(text, QuestionKind.YES_NO)
     if kind != QuestionKind.CHOICE.value:
-        raise SurveyDefinitionError(
-            f"{field}.type: must be 'yes_no', 'choice' or 'numeric', got {kind!r}"
-        )
+        detail = f"must be 'yes_no', 'choice' or 'numeric', got {kind!r}"
+        raise refused(f"{field}.type", "type", detail)
     options = raw.get("options")
     if not isinstance(options, list):
-        raise SurveyDefinitionError(f"{field}.options: a choice question needs a list of options")
+        detail = "a choice question needs a list of options"
+        raise refused(f"{field}.options", "options_list", detail)
     if not MIN_OPTIONS <= len(options) <= privacy.MAX_OPTIONS:
-        raise SurveyDefinitionError(
-            f"{field}.options: must have {MIN_OPTIONS} to {privacy.MAX_OPTIONS} options, "
-            f"got {len(options)}"
+        raise refused(
+            f"{field}.options",
+            "option_count",
+            f"must have {MIN_OPTIONS} to {privacy.MAX_OPTIONS} options, got {len(options)}",
+            count=len(options),
+            low=MIN_OPTIONS,
+            high=privacy.MAX_OPTIONS,
         )
     labels = tuple(
         _text(f"{field}.options[{number}]", option, MAX_OPTION_LENGTH)
         for number, option in enumerate(options)
     )
     if len(set(labels)) != len(labels):
-        raise SurveyDefinitionError(f"{field}.options: options must all differ")
+        raise refused(f"{field}.options", "options_differ", "options must all differ")
     return QuestionDefinition(text, QuestionKind.CHOICE, labels)
 
 
@@ -319,25 +272,30 @@ def parse_definition(raw: object) -> SurveyDefinition:
         "show_results_after_close",
     }
     if unknown:
-        raise SurveyDefinitionError(f"{sorted(unknown)[0]}: unknown field")
+        raise refused(sorted(unknown)[0], "unknown_field", "unknown field")
     title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
     intro = _text("intro", raw.get("intro", ""), MAX_INTRO_LENGTH, required=False, line_breaks=True)
     if "flip_probability" not in raw:
-        raise SurveyDefinitionError("flip_probability: missing (a number in (0, 0.5), e.g. 0.25)")
+        detail = "missing (a number in (0, 0.5), e.g. 0.25)"
+        raise refused("flip_probability", "missing", detail)
     flip_probability = parse_flip_probability(raw["flip_probability"])
     questions = raw.get("questions")
     if not isinstance(questions, list) or not questions:
-        raise SurveyDefinitionError("questions: must be a non-empty list")
+        raise refused("questions", "no_questions", "must be a non-empty list")
     if len(questions) > MAX_QUESTIONS:
-        raise SurveyDefinitionError(f"questions: at most {MAX_QUESTIONS} questions")
+        detail = f"at most {MAX_QUESTIONS} questions"
+        raise refused("questions", "too_many_questions", detail, limit=MAX_QUESTIONS)
     parsed = tuple(parse_question(index, q) for index, q in enumerate(questions))
     if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS and any(
         q.kind == QuestionKind.NUMERIC for q in parsed
     ):
-        raise SurveyDefinitionError(
-            f"flip_probability: must be at most {MAX_FLIP_PROBABILITY_WITH_NUMBERS} in a survey "
+        raise refused(
+            "flip_probability",
+            "probability_with_numbers",
+            f"must be at most {MAX_FLIP_PROBABILITY_WITH_NUMBERS} in a survey "
             f"with a numeric question (closer to 0.5 a number would carry no information), "
-            f"got {flip_probability!r}"
+            f"got {flip_probability!r}",
+            limit=MAX_FLIP_PROBABILITY_WITH_NUMBERS,
         )
     return SurveyDefinition(
         title=title,
