@@ -37,7 +37,7 @@ from survey_app.results import (
     check_poolable,
     survey_results,
 )
-from survey_app.results_presenters import have_answered, question_views
+from survey_app.results_presenters import have_answered, pooled_words, question_views
 from survey_app.surveys import join_code_expired
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script
@@ -97,7 +97,6 @@ def shown_results(survey: Survey) -> dict:
         "confidence_error": confidence_error,
         "pool": ",".join(each.slug for each in results.surveys[1:]) or None,
         "pool_error": pool_error,
-        "answered": results.answered_by_survey if results.pooled else {},
         "release_note": release_words(results, release_batch()),
         # The ranges the words and charts lead with (presenters.headline_range_kind).
         "together": together,
@@ -106,7 +105,10 @@ def shown_results(survey: Survey) -> dict:
         "refresh_seconds": REFRESH_SECONDS,
         # What each question places, and the count's words (presenters).
         "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
-        "answered_words": have_answered(results.answered),
+        "answered_words": have_answered(results.answered)
+        + (" in all" if results.pooled else " so far"),
+        "pooled_words": pooled_words(results, survey.id) if results.pooled else None,
+        "pooled_slugs": ",".join(each.slug for each in results.surveys),
     }
 
 

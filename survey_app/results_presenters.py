@@ -38,6 +38,21 @@ def have_answered(count: int) -> str:
     return "person has answered" if count == 1 else "people have answered"
 
 
+def pooled_words(results: SurveyResults, survey_id: int) -> str:
+    """The surveys pooled, each with its date and how many answered: "“A” (created 2026-03-02,
+    this survey: 40 answered); “B” (created 2026-03-09: 38 answered)."
+    """
+    answered = results.answered_by_survey or {}
+    return (
+        "; ".join(
+            f"“{each.title}” (created {each.created_at.strftime('%Y-%m-%d')}"
+            f"{', this survey' if each.id == survey_id else ''}: {answered[each.id]} answered)"
+            for each in results.surveys
+        )
+        + "."
+    )
+
+
 def worded_options(question) -> list:
     """The options a question's words name: every option of a choice question; of a yes/no
     question only “Yes” (its “No” is the rest)."""
