@@ -98,3 +98,25 @@ def test_a_confidence_offered_shows_no_notice(client, sign_in_as, analyst, surve
     assert 'id="confidence-error"' not in page
     assert figures_at(page) == "0.99"
     assert 'id="confidence-error"' not in client.get(f"/analyst/surveys/{slug}").text
+
+
+@pytest.mark.parametrize("raw", ["abc", "1.5", ""])
+def test_the_api_and_the_dashboard_give_the_same_words(
+    app, client, sign_in_as, analyst, survey, raw
+):
+    from tests.unit.test_results_api import bearer, new_token
+
+    slug, _ = survey
+    response = client.get(
+        f"/api/v1/surveys/{slug}/results",
+        query_string={"confidence": raw},
+        headers=bearer(new_token(app, analyst)),
+    )
+    assert response.status_code == 400
+    words = response.get_json()["error"]
+    with pytest.raises(QueryError) as refused:
+        parse_confidence(raw)
+    assert words == str(refused.value)
+    sign_in_as(client, analyst)
+    page = client.get(f"/analyst/surveys/{slug}", query_string={"confidence": raw}).text
+    assert f"({words})" in html.unescape(page)
