@@ -177,3 +177,37 @@ def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
         "actual_x": _x(actual, low, high),
         "ticks": _ticks(low, high, axis_y + 26),
     }
+
+
+def options_chart(shown: list[tuple[str, lesson.Sureness]]) -> dict:
+    """Step 4 for a choice: a row per option on one axis from 0% to 100%, its exact range as
+    a band, its live range as a thinner band under it, its estimate as a short line."""
+    rows = []
+    for index, (label, sure) in enumerate(shown):
+        y = 8 + RANGE_ROW * index
+        exact, live = sure.exact_range, sure.live_range
+        estimate = _x(min(1.0, max(0.0, sure.estimate)))
+        rows.append(
+            {
+                "label": label,
+                "words": f"{percent_low(exact[0])} to {percent_high(exact[1])}",
+                "x": _x(exact[0]),
+                "width": round(_x(exact[1]) - _x(exact[0]), 2),
+                "live_x": _x(live[0]),
+                "live_width": round(_x(live[1]) - _x(live[0]), 2),
+                "estimate_x": estimate,
+                "text_y": y + 16,
+                "bar_y": y + 22,
+                "live_y": y + 36,
+                "mark_top": y + 19,
+                "mark_bottom": y + 42,
+            }
+        )
+    height = 8 + RANGE_ROW * len(rows) + 28
+    return {
+        "width": CHART_WIDTH,
+        "height": height,
+        "rows": rows,
+        "axis_y": height - 26,
+        "ticks": _ticks(0.0, 1.0, height - 6),
+    }

@@ -21,6 +21,7 @@ from survey_app.lesson_figures import (
     msub,
     mtext,
     number,
+    options_chart,
     paren,
     range_chart,
     rerun_chart,
@@ -55,8 +56,11 @@ STEPS = (
     ("trade_off", "The trade-off"),
     ("budgets", "Budgets"),
 )
-#: The steps a choice or numeric question has (the others are about yes/no questions).
-OTHER_KIND_STEPS = ("coin", "arrived", "estimate", "budgets")
+#: The steps a choice or a number question has (the others are about yes/no questions).
+OTHER_KIND_STEPS = {
+    QuestionKind.CHOICE: ("coin", "arrived", "estimate", "sure", "budgets"),
+    QuestionKind.NUMERIC: ("coin", "arrived", "estimate", "budgets"),
+}
 
 
 @dataclass
@@ -210,6 +214,11 @@ def numeric_estimate_step(question: QuestionResult, headline: str) -> dict:
 # --------------------------------------------------------------------------- step 4
 
 
+def _range_words(ends: tuple[float, float]) -> str:
+    """A range's ends, rounded outward as the dashboard rounds them: '0% to 45%'."""
+    return f"{_signed(percent_low(ends[0]))} to {_signed(percent_high(ends[1]))}"
+
+
 def _theorem_5(n: int, p: str, delta: str, half_width: str) -> str:
     """``h = sqrt(1/delta) / (2 (1 - 2p) sqrt(n))``, then with the numbers."""
     general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + paren(ONE_MINUS_TWO_P) + sqrt(mi("n")))
@@ -231,8 +240,8 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "confidence": percent(sure.confidence),
         "notes_points": percent_high(sure.notes_half_width),
         "chebyshev_points": percent_high(sure.chebyshev_half_width),
-        "exact_words": f"{percent_low(sure.exact_range[0])} to {percent_high(sure.exact_range[1])}",
-        "live_words": f"{percent_low(sure.live_range[0])} to {percent_high(sure.live_range[1])}",
+        "exact_words": _range_words(sure.exact_range),
+        "live_words": _range_words(sure.live_range),
         "formula": formula(
             _theorem_5(n, p, delta, notes),
             f"h = sqrt(1 / delta) / (2 (1 - 2p) sqrt(n)) = sqrt(1 / {delta}) / "
@@ -243,7 +252,59 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
     }
 
 
+def _theorem_5_options(n: int, keep: str, other: str, delta: str, half_width: str) -> str:
+    """``h = sqrt(1/delta) / (2 (P - Q) sqrt(n))``, then with the numbers."""
+    gap = paren(minus(mi("P"), mi("Q")))
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + gap + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn(keep), mn(other)))) + sqrt(mn(str(n))),
+    )
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
+
+
+def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
+    """Theorem 5's argument for each option (``P - Q`` for ``1 - 2p``), beside each option's
+    exact and live ranges as the dashboard shows them, on one axis."""
+    options = len(question.options)
+    shown = [
+        (option.label, lesson.sureness(option.estimate, flip_probability, options))
+        for option in question.options
+    ]
+    first = shown[0][1]
+    coin = lesson.choice_coin(flip_probability, options)
+    keep, other = number(coin.keep_probability), number(coin.other_probability)
+    n, delta, notes = question.n, number(1.0 - first.confidence, 6), number(first.notes_half_width)
+    return {
+        "n": f"{n:,}",
+        "options": options,
+        "confidence": percent(first.confidence),
+        "notes_points": percent_high(first.notes_half_width),
+        "rows": [
+            {
+                "label": label,
+                "estimate": _signed(percent(sure.estimate)),
+                "exact": _range_words(sure.exact_range),
+                "live": _range_words(sure.live_range),
+            }
+            for label, sure in shown
+        ],
+        "formula": formula(
+            _theorem_5_options(n, keep, other, delta, notes),
+            f"h = sqrt(1 / delta) / (2 (P - Q) sqrt(n)) = sqrt(1 / {delta}) / "
+            f"(2 x ({keep} - {other}) x sqrt({n})) = {notes}",
+            "Chebyshev’s bound (Theorem 5), for one option",
+        ),
+        "chart": options_chart(shown),
+    }
+
+
 # --------------------------------------------------------------------------- step 5
+
+
+def _signed(words: str) -> str:
+    """A figure below zero with a true minus sign, as the chart's axis writes it."""
+    return words.replace("-", "−")
 
 
 def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
@@ -256,12 +317,14 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
         "n": f"{runs.n:,}",
         "true_yes": f"{runs.true_yes:,}",
         "true_share": percent(runs.true_share),
-        "mean": percent(runs.mean),
+        "mean": _signed(percent(runs.mean)),
         "std": percent(runs.std),
         "expected_std": percent(runs.expected_std),
-        "middle_low": percent(low),
-        "middle_high": percent(high),
-        "actual": percent(yes.estimate),
+        # A range: its ends round outward, as the dashboard's do.
+        "middle_low": _signed(percent_low(low)),
+        "middle_high": _signed(percent_high(high)),
+        "actual": _signed(percent(yes.estimate)),
+        "below_zero": bool(runs.estimates.min() < 0.0),
         "chart": rerun_chart(runs, yes.estimate),
     }
 
@@ -269,17 +332,19 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
 # --------------------------------------------------------------------------- step 6
 
 
-def _bayes(after: lesson.Posterior, p: str) -> str:
+def _bayes(after: lesson.Posterior, flip_probability: float) -> str:
     """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
     kept = mi("b") + paren(minus(mn("1"), mi("p")))
     flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
-    given = mi("P") + paren(mi("Yes") + mo("|") + mtext("sent Yes"))
+    given = mi("P") + paren(mtext("truly Yes") + mo("|") + mtext("sent Yes"))
+    kept_numbers = times(mn(after.prior), mn(1.0 - flip_probability, 6))
+    flipped_numbers = times(mn(1.0 - after.prior), mn(flip_probability, 6))
     return mrow(
         given,
         mo("="),
         frac(kept, kept + mo("+") + flipped),
         mo("="),
-        frac(mn(after.yes_kept), mn(after.yes_kept) + mo("+") + mn(after.no_flipped)),
+        frac(kept_numbers, kept_numbers + mo("+") + flipped_numbers),
         mo("="),
         mn(after.after_yes),
     )
@@ -289,19 +354,27 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
     """Bayes' rule with the class's estimate as the prior; the ceiling e^eps x prior odds."""
     after = lesson.posterior(question.options[1].shown_share, flip_probability)
     b, p = number(after.prior), number(flip_probability, 6)
+    keep, others = number(1.0 - flip_probability, 6), number(1.0 - after.prior)
+    certain = after.prior in (0.0, 1.0)
     return {
         "prior": percent(after.prior),
+        "prior_against": percent(1.0 - after.prior),
+        "b": b,
+        "p": p,
         "after_yes": percent(after.after_yes),
         "after_no": percent(after.after_no),
+        # Odds of a certain prior are infinite: the page then says there is nothing to learn.
+        "prior_odds": None if certain else number(after.prior_odds),
+        "ceiling_odds": None if certain else number(after.ceiling_odds),
         "ceiling": percent(after.ceiling),
         "floor": percent(after.floor),
         "odds": format_upper_bound(lesson.coin(flip_probability).odds),
-        "certain": after.prior in (0.0, 1.0),
+        "certain": certain,
         "formula": formula(
-            _bayes(after, p),
-            f"P(Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
-            f"{number(after.yes_kept)} / ({number(after.yes_kept)} + "
-            f"{number(after.no_flipped)}) = {number(after.after_yes)}, with b = {b}, p = {p}",
+            _bayes(after, flip_probability),
+            f"P(truly Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
+            f"{b} x {keep} / ({b} x {keep} + {others} x {p}) = {number(after.after_yes)}, "
+            f"with the prior b = {b} and p = {p}",
             "Bayes’ rule",
         ),
     }
@@ -425,6 +498,8 @@ def _other_figures(key: str, question, survey, headline: str) -> dict:
         }
     if key == "arrived":
         return arrived_step(question) if question.options else {"n": f"{question.n:,}"}
+    if key == "sure":
+        return choice_sure_step(question, survey.flip_probability)
     if question.kind == QuestionKind.CHOICE:
         return choice_estimate_step(question, survey.flip_probability)
     return numeric_estimate_step(question, headline)
@@ -456,7 +531,7 @@ def lesson_steps(
             step.figures = budgets_step(survey)
         elif key == "coin" and yes_no:
             step.figures = coin_step(survey.flip_probability, len(survey.questions))
-        elif not yes_no and key not in OTHER_KIND_STEPS:
+        elif not yes_no and key not in OTHER_KIND_STEPS[question.kind]:
             step.shown = False
             step.note = (
                 "This step is about a yes/no question: choose one above to see it worked out."

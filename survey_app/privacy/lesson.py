@@ -165,18 +165,28 @@ def estimate_working(noisy_yes: int, n: int, flip_probability: float) -> Estimat
 # --------------------------------------------------------------------------- step 4
 
 
-def notes_chebyshev_half_width(n: int, flip_probability: float, confidence: float) -> float:
+def notes_chebyshev_half_width(
+    n: int, flip_probability: float, confidence: float, options: int = 2
+) -> float:
     """Theorem 5 of the notes: ``sqrt(1 / delta) / (2 (1 - 2p) sqrt(n))``, delta = 1 - confidence.
 
     Chebyshev with each reported bit's variance bounded by 1/4; the app's own Chebyshev
-    half-width uses the exact variance ``p (1 - p)`` and is narrower.
+    half-width uses the exact variance ``p (1 - p)`` and is narrower. For an option of a
+    k-option question the same argument gives ``sqrt(1 / delta) / (2 (P - Q) sqrt(n))``: each
+    phone's "sent this option" is a bit of variance at most 1/4, and the estimate divides by
+    ``P - Q`` (``P = e^eps / (e^eps + k - 1)``, ``Q = 1 / (e^eps + k - 1)``; 1 - 2p for k = 2).
     """
     p = check_flip_probability(flip_probability)
     delta = 1.0 - check_confidence(confidence)
     respondents = check_count("n", n)
     if respondents == 0:
         raise ValueError("n must be at least 1 to have a margin")
-    return math.sqrt(1.0 / delta) / (2.0 * (1.0 - 2.0 * p) * math.sqrt(respondents))
+    if options == 2:
+        gap = 1.0 - 2.0 * p
+    else:
+        keep, other = keep_probabilities(epsilon_from_flip_probability(p), options)
+        gap = keep - other
+    return math.sqrt(1.0 / delta) / (2.0 * gap * math.sqrt(respondents))
 
 
 @dataclass(frozen=True)
@@ -196,12 +206,13 @@ class Sureness:
     live_range: tuple[float, float]
 
 
-def sureness(estimate: Estimate, flip_probability: float) -> Sureness:
+def sureness(estimate: Estimate, flip_probability: float, options: int = 2) -> Sureness:
     """Step 4 from the Estimate the dashboard shows (its exact and live ranges are taken as
-    they are, not re-derived) and the notes' bound at its n and the survey's p."""
+    they are, not re-derived) and the notes' bound at its n and the survey's p (for one option
+    of a question of ``options``)."""
     if estimate.estimate is None or estimate.exact_low is None or estimate.live_low is None:
         raise ValueError("estimate must have answers and its exact and live ranges")
-    notes = notes_chebyshev_half_width(estimate.n, flip_probability, estimate.confidence)
+    notes = notes_chebyshev_half_width(estimate.n, flip_probability, estimate.confidence, options)
     return Sureness(
         estimate=estimate.estimate,
         confidence=estimate.confidence,
@@ -318,6 +329,9 @@ class Posterior:
     after_yes: float
     after_no: float
     epsilon: float
+    #: The prior odds of "Yes", ``b / (1 - b)``, and e^eps times them (inf for a prior of 1).
+    prior_odds: float
+    ceiling_odds: float
     #: e^eps times the prior odds, as a probability: the most a "Yes" can raise the belief.
     ceiling: float
     #: e^-eps times the prior odds, as a probability: the most a "No" can lower it.
@@ -345,6 +359,8 @@ def posterior(prior: float, flip_probability: float) -> Posterior:
         after_yes=deniability(flip_probability, belief),
         after_no=1.0 - deniability(flip_probability, 1.0 - belief),
         epsilon=epsilon,
+        prior_odds=prior_odds,
+        ceiling_odds=math.exp(epsilon) * prior_odds,
         ceiling=_odds_to_probability(math.exp(epsilon) * prior_odds),
         floor=_odds_to_probability(math.exp(-epsilon) * prior_odds),
     )

@@ -57,6 +57,14 @@ def test_theorem_5_of_the_notes():
         lesson.notes_chebyshev_half_width(0, 0.25, 0.95)
 
 
+def test_theorem_5_for_one_option_of_a_choice():
+    # k = 3 at p = 0.25 (eps = ln 3): P = 3 / 5, Q = 1 / 5, so P - Q = 0.4 replaces 1 - 2p.
+    expected = math.sqrt(1 / 0.05) / (2 * 0.4 * math.sqrt(40))
+    assert lesson.notes_chebyshev_half_width(40, 0.25, 0.95, 3) == pytest.approx(expected)
+    # With two options it is the yes/no bound.
+    assert lesson.notes_chebyshev_half_width(40, 0.25, 0.95, 2) == pytest.approx(1 / math.sqrt(2))
+
+
 def test_the_sureness_takes_the_dashboards_ranges_as_they_are():
     estimate = privacy.RandomizedResponse(0.25).estimate([26, 14])[1]
     sure = lesson.sureness(estimate, 0.25)
@@ -116,6 +124,7 @@ def test_the_posterior_by_bayes_rule():
     # 0.3 x 0.25 / (0.3 x 0.25 + 0.7 x 0.75) = 0.075 / 0.6.
     assert after.after_no == pytest.approx(0.125)
     # Ceiling: 3 x (3 / 7) = 9 / 7 odds, 9 / 16; floor: (1 / 3) x (3 / 7) = 1 / 7 odds, 1 / 8.
+    assert after.prior_odds == pytest.approx(3 / 7) and after.ceiling_odds == pytest.approx(9 / 7)
     assert after.ceiling == pytest.approx(9 / 16)
     assert after.floor == pytest.approx(1 / 8)
     assert lesson.posterior(0.0, 0.25).after_yes == 0.0

@@ -12,11 +12,14 @@ import re
 
 import pytest
 
+from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.surveys import find_survey
+from tests.unit.test_exact_intervals import feldman_cousins_table
 from tests.unit.test_results_api import submit, submit_and_close
 
 P = 0.25  # the sample survey's flip probability
+BROWSER_P = math.ceil(P * 2**32) / 2**32  # the flip probability the browser really uses
 #: 40 students: 14 phones sent "Yes" to question 1; question 2's options got 10, 12 and 18.
 ROWS = [(1, 0)] * 10 + [(1, 1)] * 4 + [(0, 1)] * 8 + [(0, 2)] * 18
 
@@ -65,6 +68,13 @@ def dashboard_ranges(client, slug: str, label: str) -> dict[str, tuple[float, fl
     return dict(zip(("exact", "live", "chebyshev"), ranges, strict=True))
 
 
+def exact_range_by_brute_force(count: int, n: int, keep: float, other: float) -> tuple:
+    """The exact 95% range of a noisy count, from the likelihood-ratio construction written
+    plainly in test_exact_intervals (not the app's), its ends rounded outward as shown."""
+    low, high = feldman_cousins_table(n, keep, other, 0.95)[count]
+    return (math.floor(low * 1000 + 1e-9) / 1000, math.ceil(high * 1000 - 1e-9) / 1000)
+
+
 def test_the_coin_says_epsilon_and_the_odds(client, closed_class):
     page = client.get(lesson(closed_class, 1)).get_data(as_text=True)
     assert numbers_in(text_of(page, "lesson-p")) == [P]
@@ -98,6 +108,8 @@ def test_how_sure_matches_the_notes_and_the_dashboard(client, closed_class):
     assert notes <= shown <= notes + 0.001  # rounded up to a tenth of a point
     ranges = dashboard_ranges(client, closed_class, "Yes")
     assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-exact"))) == ranges["exact"]
+    # The exact range worked out again by brute force (every share tested against every count).
+    assert ranges["exact"] == exact_range_by_brute_force(14, 40, 1 - BROWSER_P, BROWSER_P)
     assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-live"))) == ranges["live"]
     chebyshev = shown_percent(page, "lesson-chebyshev")
     flip = math.ceil(P * 2**32) / 2**32  # the browser's p
@@ -127,6 +139,13 @@ def test_the_reruns_are_what_the_law_of_the_estimate_says(client, closed_class):
     assert shown_percent(page, "lesson-rerun-std") == pytest.approx(std, rel=0.10)
     assert shown_percent(page, "lesson-rerun-expected-std") == pytest.approx(std, abs=0.0005)
     assert shown_percent(page, "lesson-rerun-actual") == pytest.approx(0.2, abs=0.0005)
+    # The middle 95% of the re-runs: about 1.96 standard deviations either side of the mean
+    # (the estimate's law is close to normal at n = 40); its ends are whole noisy counts, so
+    # half a bar's width (1 / (n (1 - 2p)) = 5 points) plus a tenth's rounding is the slack.
+    low, high = (v / 100 for v in numbers_in(text_of(page, "lesson-rerun-middle")))
+    slack = 1 / (n * (1 - 2 * P)) + 0.001
+    assert low == pytest.approx(true_yes / n - 1.96 * std, abs=slack)
+    assert high == pytest.approx(true_yes / n + 1.96 * std, abs=slack)
     assert page.count('class="lesson-bar"') >= 5
 
 
@@ -138,8 +157,15 @@ def test_bayes_with_the_class_as_the_prior(client, closed_class):
     after_no = prior * P / (prior * P + (1 - prior) * (1 - P))
     assert shown_percent(page, "lesson-after-yes") == pytest.approx(after_yes, abs=0.0005)
     assert shown_percent(page, "lesson-after-no") == pytest.approx(after_no, abs=0.0005)
-    odds = (1 - P) / P * prior / (1 - prior)
+    prior_odds = prior / (1 - prior)
+    odds = (1 - P) / P * prior_odds
+    assert numbers_in(text_of(page, "lesson-prior-odds")) == [pytest.approx(prior_odds, abs=5e-4)]
+    assert numbers_in(text_of(page, "lesson-ceiling-odds")) == [pytest.approx(odds, abs=5e-4)]
     assert shown_percent(page, "lesson-ceiling") == pytest.approx(odds / (1 + odds), abs=0.0005)
+    floor = P / (1 - P) * prior_odds
+    assert shown_percent(page, "lesson-floor") == pytest.approx(floor / (1 + floor), abs=0.0005)
+    # The formula with the class's numbers: b (1 - p) over b (1 - p) + (1 - b) p.
+    assert "0.2 x 0.75 / (0.2 x 0.75 + 0.8 x 0.25) = 0.429" in html.unescape(page)
 
 
 def test_the_trade_off_gives_epsilon_for_each_p(client, closed_class):
@@ -152,6 +178,10 @@ def test_the_trade_off_gives_epsilon_for_each_p(client, closed_class):
         cells = re.findall(r'<td class="num">([^<]*)</td>', whole)
         epsilon = math.log((1 - float(p)) / float(p))
         assert epsilon <= float(cells[0]) < epsilon + 0.01
+        # Chebyshev with the exact variance at the browser's p, n = 40: rounded up to a tenth.
+        flip = math.ceil(float(p) * 2**32) / 2**32
+        chebyshev = math.sqrt(flip * (1 - flip) / (40 * 0.05)) / (1 - 2 * flip)
+        assert chebyshev <= numbers_in(cells[2])[0] / 100 <= chebyshev + 0.001
     # The control, without JavaScript: ?p= picks a row, whose words show beside it.
     picked = client.get(lesson(closed_class, 7, p="0.4")).get_data(as_text=True)
     assert text_of(picked, "trade-off-words").startswith("At p = 0.4: ε = 0.41;")
@@ -162,6 +192,7 @@ def test_budgets_compose_and_groups_multiply(client, closed_class):
     epsilon = math.log(3)
     total = numbers_in(text_of(page, "lesson-total"))[0]
     assert 2 * epsilon <= total < 2 * epsilon + 0.01  # two questions
+    assert numbers_in(text_of(page, "lesson-total-odds")) == [pytest.approx(9)]  # e^(2 ln 3)
     groups = text_of(page, "lesson-groups")
     for k in (2, 5, 10):
         line = re.search(rf"{k} friends: ε = ([\d.]+) for one question, ([\d.]+)", groups)
@@ -181,9 +212,33 @@ def test_a_choice_question_gets_the_steps_that_apply(client, closed_class):
         assert float(raw) == pytest.approx(count / 40, abs=0.0005)
         expected = (count / 40 - other) / (keep - other)
         assert numbers_in(estimate)[0] / 100 == pytest.approx(expected, abs=0.0006)
-    for step in (4, 5, 6, 7):
+    for step in (5, 6, 7):
         other_step = client.get(lesson(closed_class, step, question=2)).get_data(as_text=True)
         assert "This step is about a yes/no question" in other_step
+
+
+def test_how_sure_for_each_option_of_a_choice(client, closed_class):
+    page = client.get(lesson(closed_class, 4, question=2)).get_data(as_text=True)
+    keep, other = 3 / 5, 1 / 5  # k = 3 at eps = ln 3
+    # Theorem 5's argument with P - Q for 1 - 2p: sqrt(1 / 0.05) / (2 x 0.4 x sqrt(40)).
+    notes = math.sqrt(1 / 0.05) / (2 * (keep - other) * math.sqrt(40))
+    assert notes <= shown_percent(page, "lesson-notes-bound") <= notes + 0.001
+    table = re.search(r'id="lesson-option-ranges".*?</table>', page, re.S).group(0)
+    rows = re.findall(r'<th scope="row">(\w+)</th>(.*?)</tr>', table, re.S)
+    assert [label for label, _ in rows] == ["Never", "Once", "Often"]
+    browser_keep, browser_other = privacy.RandomizedResponse(P, 3).probabilities
+    for (label, cells), count in zip(rows, (10, 12, 18), strict=True):
+        estimate, exact, live = (
+            html.unescape(cell) for cell in re.findall(r'<td class="num">([^<]*)</td>', cells)
+        )
+        expected = (count / 40 - other) / (keep - other)
+        assert numbers_in(estimate)[0] / 100 == pytest.approx(expected, abs=0.0006)
+        ranges = dashboard_ranges(client, closed_class, label)
+        shown = tuple(v / 100 for v in numbers_in(exact))
+        assert shown == ranges["exact"]
+        assert shown == exact_range_by_brute_force(count, 40, browser_keep, browser_other)
+        assert tuple(v / 100 for v in numbers_in(live)) == ranges["live"]
+    assert page.count('class="lesson-band lesson-band-exact"') == 3
 
 
 def test_navigation_is_links_without_javascript(client, closed_class):
