@@ -7,6 +7,7 @@ indices line up) become that definition's questions.
 
 from __future__ import annotations
 
+import json
 import math
 
 from flask import request
@@ -121,3 +122,77 @@ def definition_of(survey: Survey) -> dict:
             for q in survey.questions
         ],
     }
+
+
+# --------------------------------------------------------------------------- undo, wide ranges
+
+#: A removed question's fields, as the builder carries them for its undo.
+_REMOVED_FIELDS = {"text", "type", "options", "min", "max", "unit", "mechanism"}
+#: A range at least this many times wider than the one typed before is asked about first.
+WIDE_RANGE_FACTOR = 100
+
+
+def removed_from_form() -> tuple[int, dict, tuple | None] | None:
+    """The question the last button removed (its place, its fields, its range before), as the
+    page carries it in a hidden field until the next button; None if none (or not readable)."""
+    raw = request.form.get("removed_question", "")
+    if not raw or len(raw) > 100_000:
+        return None
+    try:
+        carried = json.loads(raw)
+        index, question, before = carried["index"], carried["question"], carried.get("before")
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(question, dict):
+        return None
+    if set(question) - _REMOVED_FIELDS or not all(
+        isinstance(value, str | int | float | list) for value in question.values()
+    ):
+        return None
+    return index, question, range_of({"min": before[0], "max": before[1]}) if before else None
+
+
+def removed_field(index: int, question: dict, before: tuple | None) -> str:
+    """The hidden field that carries a removed question until the next button (JSON)."""
+    return json.dumps({"index": index, "question": question, "before": before})
+
+
+def range_of(question: dict) -> tuple[float, float] | None:
+    """A question's bounds if both are numbers, the smallest below the largest; else None."""
+    bounds = (question.get("min"), question.get("max"))
+    if not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds):
+        return None
+    if not all(math.isfinite(b) for b in bounds) or not bounds[0] < bounds[1]:
+        return None
+    return float(bounds[0]), float(bounds[1])
+
+
+def is_much_wider(now: tuple | None, before: tuple | None) -> bool:
+    """Whether the range ``now`` is WIDE_RANGE_FACTOR times as wide as ``before`` or more."""
+    if now is None or before is None:
+        return False
+    return now[1] - now[0] >= WIDE_RANGE_FACTOR * (before[1] - before[0])
+
+
+def ranges_before_from_form(count: int) -> list[tuple[float, float] | None]:
+    """Each question's range as the page last showed it (hidden fields), None where none."""
+    lows = request.form.getlist("question_min_before")
+    highs = request.form.getlist("question_max_before")
+    ranges = []
+    for index in range(count):
+        typed = {
+            "min": typed_number(lows[index]) if index < len(lows) else None,
+            "max": typed_number(highs[index]) if index < len(highs) else None,
+        }
+        ranges.append(range_of(typed))
+    return ranges
+
+
+def ranges_to_carry(definition: dict, before: list) -> list[tuple[float, float] | None]:
+    """The ranges before that the page carries on: each question's range as now typed, unless
+    it has none or is much wider than the one before (then that one stays, to ask on saving)."""
+    carried = []
+    for question, earlier in zip(definition["questions"], before, strict=True):
+        now = range_of(question) if question.get("type") == "numeric" else None
+        carried.append(earlier if now is None or is_much_wider(now, earlier) else now)
+    return carried

@@ -3,6 +3,8 @@ the builder's live privacy readout (JSON). The form -> definition service is sur
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
@@ -13,9 +15,16 @@ from survey_app.analyst_area import analyst_blueprint
 from survey_app.builder import (
     definition_from_form,
     definition_of,
+    is_much_wider,
+    range_of,
+    ranges_before_from_form,
+    ranges_to_carry,
+    removed_field,
+    removed_from_form,
     warner_flip_probability,
     warner_q_shown,
 )
+from survey_app.builder_errors import builder_errors, wide_range_words, worded_error
 from survey_app.dashboard import ActionForm
 from survey_app.exports import date_like_labels
 from survey_app.extensions import db
@@ -59,6 +68,46 @@ BLANK_DEFINITION = {
     "questions": [{"text": "", "type": "yes_no"}],
 }
 
+#: What the builder says when asked for one question more than a survey holds.
+QUESTION_LIMIT_WORDS = f"A survey holds at most {MAX_QUESTIONS} questions."
+#: The new question each "Add" button adds: a number's bounds start empty (placeholders).
+NEW_QUESTIONS = {
+    "add_yes_no": {"text": "", "type": "yes_no"},
+    "add_choice": {"text": "", "type": "choice", "options": ["", ""]},
+    "add_numeric": {"text": "", "type": "numeric", "min": "", "max": "", "unit": ""},
+}
+
+
+@dataclass
+class Draft:
+    """The builder's form as posted: the definition, each question's range as the page last
+    showed it (to ask before saving one much wider), and what the next page shows."""
+
+    definition: dict
+    before: list
+    removed: tuple | None = None  # (place, question, range before): carried for its undo
+    focus: str | None = None  # the id of the field the page puts focus on
+    notice: str | None = None
+
+    @classmethod
+    def from_form(cls) -> Draft:
+        definition = definition_from_form()
+        return cls(definition, ranges_before_from_form(len(definition["questions"])))
+
+    @classmethod
+    def of(cls, definition: dict) -> Draft:
+        return cls(definition, [range_of(q) for q in definition["questions"]])
+
+    def wide_ranges(self) -> list:
+        """The questions whose range is now much wider than the one typed before."""
+        return [
+            wide_range_words(index, range_of(question), earlier)
+            for index, (question, earlier) in enumerate(
+                zip(self.definition["questions"], self.before, strict=True)
+            )
+            if question.get("type") == "numeric" and is_much_wider(range_of(question), earlier)
+        ]
+
 
 def small_count(text: str) -> int | None:
     """A count written in at most four digits, else None.
@@ -69,23 +118,32 @@ def small_count(text: str) -> int | None:
     return int(text) if text.isdecimal() and len(text) <= 4 else None
 
 
-def apply_builder_action(definition: dict) -> bool:
-    """Add or remove a question as the pressed button asks; True if it was such a button."""
+def apply_builder_action(draft: Draft) -> bool:
+    """Add, remove or restore a question as the pressed button asks; True if it was such a
+    button (the page comes back), False for saving."""
+    definition, questions = draft.definition, draft.definition["questions"]
     action = request.form.get("action", "save")
-    if action == "add_yes_no":
-        definition["questions"].append({"text": "", "type": "yes_no"})
-    elif action == "add_choice":
-        definition["questions"].append({"text": "", "type": "choice", "options": ["", ""]})
-    elif action == "add_numeric":
-        definition["questions"].append({"text": "", "type": "numeric", "min": 0, "max": 10})
+    if action in NEW_QUESTIONS:
+        if len(questions) >= MAX_QUESTIONS:
+            draft.notice, draft.focus = QUESTION_LIMIT_WORDS, "builder-notice"
+        else:
+            questions.append(_copy_question(NEW_QUESTIONS[action]))
+            draft.before.append(None)
+            draft.focus = f"question-text-{len(questions) - 1}"
     elif action == "apply_warner":  # Warner's coins: p = q / 2 (pages without JavaScript)
         warner = warner_flip_probability(request.form.get("warner_q", ""))
         if warner is not None:  # else the field's own check says why when the draft is saved
             definition["flip_probability"] = warner
     elif action.startswith("remove_") and small_count(action[7:]) is not None:
         index = small_count(action[7:])
-        if index < len(definition["questions"]):
-            del definition["questions"][index]
+        if index < len(questions):
+            draft.removed = (index, questions.pop(index), draft.before.pop(index))
+            draft.focus = "undo-remove"
+    elif action == "undo_remove":
+        restore(draft)
+    elif action == "review_wide":  # back from "save it anyway?" to the range typed
+        wide = draft.wide_ranges()
+        draft.focus = f"question-max-{wide[0].index}" if wide else None
     elif action == "apply_suggestion":
         suggestion = planning.builder_readout(definition, *planning_fields())["suggestion"]
         if suggestion and suggestion.get("flip_probability") is not None:
@@ -95,6 +153,19 @@ def apply_builder_action(definition: dict) -> bool:
     return True
 
 
+def restore(draft: Draft) -> None:
+    """Put the question the last button removed back at its place (the undo)."""
+    removed = removed_from_form()
+    questions = draft.definition["questions"]
+    if removed is None or len(questions) >= MAX_QUESTIONS:
+        return
+    index, question, earlier = removed
+    index = min(max(index, 0), len(questions))
+    questions.insert(index, question)
+    draft.before.insert(index, earlier)
+    draft.focus = f"question-text-{index}"
+
+
 def planning_fields(planned: int = planning.DEFAULT_CLASS_SIZE) -> tuple[str, str]:
     """The class size (saved with the survey) and the margin wanted (not), as typed in the
     builder; the class size ``planned`` before anything was typed."""
@@ -102,17 +173,32 @@ def planning_fields(planned: int = planning.DEFAULT_CLASS_SIZE) -> tuple[str, st
     return form.get("class_size", str(planned)), form.get("margin", "")
 
 
-def render_builder(definition: dict, survey: Survey | None = None, error: str | None = None):
-    status = 400 if error else 200
+def render_builder(
+    draft: Draft, survey: Survey | None = None, errors: list | None = None, wide: list = ()
+):
+    """The builder page for ``draft``: with its errors beside their fields (400), or asking
+    before saving ranges much wider than before, or as the last button left it."""
+    definition = draft.definition
     class_size, margin = planning_fields(
         definition.get("expected_respondents", planning.DEFAULT_CLASS_SIZE)
     )
+    errors = errors or []
+    focus = errors[0].field_id if errors else "wide-range-ask" if wide else draft.focus
+    removed = draft.removed
     return (
         render_template(
             "analyst/builder.html",
             definition=definition,
             survey=survey,
-            error=error,
+            errors=errors,
+            error_of={error.field_id: error for error in errors},
+            focus=focus,
+            notice=draft.notice,
+            wide=wide,
+            before=ranges_to_carry(definition, draft.before),
+            removed=removed and {"number": removed[0] + 1, "field": removed_field(*removed)},
+            max_questions=MAX_QUESTIONS,
+            question_limit_words=QUESTION_LIMIT_WORDS,
             form=ActionForm(),
             class_size=class_size,
             margin=margin,
@@ -121,8 +207,23 @@ def render_builder(definition: dict, survey: Survey | None = None, error: str | 
             # The same figures and words as the live readout's JSON.
             readout=planning.builder_readout(definition, class_size, margin),
         ),
-        status,
+        400 if errors else 200,
     )
+
+
+def checked_draft(draft: Draft, survey: Survey | None = None):
+    """The posted draft checked for saving: (its definition, None), or (None, the page that
+    says what to change or asks before saving a much wider range)."""
+    errors = builder_errors(draft.definition)
+    if errors:
+        return None, render_builder(draft, survey, errors=errors)
+    wide = draft.wide_ranges()
+    if wide and request.form.get("action") != "save_wide":
+        return None, render_builder(draft, survey, wide=wide)
+    try:
+        return parse_definition(draft.definition), None
+    except SurveyDefinitionError as error:  # builder_errors found none: a safety net
+        return None, render_builder(draft, survey, errors=[worded_error(error)])
 
 
 @bp.route("/surveys/new", methods=["GET", "POST"])
@@ -130,16 +231,15 @@ def render_builder(definition: dict, survey: Survey | None = None, error: str | 
 def new_survey():
     """Build a new survey (it starts as a draft)."""
     if request.method == "GET":
-        return render_builder(_copy(BLANK_DEFINITION))
+        return render_builder(Draft.of(_copy(BLANK_DEFINITION)))
     if not ActionForm().validate_on_submit():
         abort(400)
-    definition = definition_from_form()
-    if apply_builder_action(definition):
-        return render_builder(definition)
-    try:
-        checked = parse_definition(definition)
-    except SurveyDefinitionError as error:
-        return render_builder(definition, error=str(error))
+    draft = Draft.from_form()
+    if apply_builder_action(draft):
+        return render_builder(draft)
+    checked, page = checked_draft(draft)
+    if checked is None:
+        return page
     survey = create_survey(current_user, checked)
     db.session.commit()
     flash("Draft saved. Preview it, then open it to respondents when it is ready.", "success")
@@ -160,16 +260,15 @@ def edit_survey(slug: str):
         )
         return redirect(url_for("dashboard.dashboard", slug=slug))
     if request.method == "GET":
-        return render_builder(definition_of(survey), survey)
+        return render_builder(Draft.of(definition_of(survey)), survey)
     if not ActionForm().validate_on_submit():
         abort(400)
-    definition = definition_from_form()
-    if apply_builder_action(definition):
-        return render_builder(definition, survey)
-    try:
-        checked = parse_definition(definition)
-    except SurveyDefinitionError as error:
-        return render_builder(definition, survey, error=str(error))
+    draft = Draft.from_form()
+    if apply_builder_action(draft):
+        return render_builder(draft, survey)
+    checked, page = checked_draft(draft, survey)
+    if checked is None:
+        return page
     survey.title = checked.title
     survey.intro = checked.intro
     survey.flip_probability = checked.flip_probability
@@ -197,7 +296,13 @@ def note_date_like_labels(definition: SurveyDefinition) -> None:
 
 
 def _copy(definition: dict) -> dict:
-    return {**definition, "questions": [dict(q) for q in definition["questions"]]}
+    return {**definition, "questions": [_copy_question(q) for q in definition["questions"]]}
+
+
+def _copy_question(question: dict) -> dict:
+    return {
+        name: list(value) if isinstance(value, list) else value for name, value in question.items()
+    }
 
 
 @bp.get("/surveys/<slug>/preview")

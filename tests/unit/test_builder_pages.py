@@ -10,6 +10,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from markupsafe import escape
 
 from survey_app import privacy
 from survey_app.models import SurveyStatus
@@ -27,6 +28,30 @@ from tests.analyst_helpers import (
 from tests.conftest import SAMPLE_DEFINITION
 
 # --------------------------------------------------------------------------- the builder
+
+#: What the builder says of a flip probability it cannot use.
+P_WORDS = "The flip probability must be a number between 0 and 0.5"
+
+
+def assert_error_beside_its_field(page: str, field_id: str, words: str) -> None:
+    """The error is said in words in the summary (a link to the field) and beside the field,
+    which is marked invalid, described by its error, and has focus; no JSON path, no repr."""
+    summary = re.search(
+        r'<div class="notice error" role="alert" id="builder-error"[^>]*>(.*?)</div>', page, re.S
+    )
+    assert summary, "no summary of the errors"
+    escaped = str(escape(words))  # as Jinja escapes it
+    assert f'<a href="#{field_id}">{escaped}</a>' in summary.group(1)
+    assert f'<p class="field-error" id="{field_id}-error">{escaped}</p>' in page
+    tag = re.search(rf'<(?:input|textarea|select) id="{field_id}"[^>]*>', page)
+    assert tag, f"no field {field_id}"
+    assert 'aria-invalid="true"' in tag.group(0)
+    described = re.search(r'aria-describedby="([^"]*)"', tag.group(0))
+    assert described and f"{field_id}-error" in described.group(1).split()
+    assert " autofocus" in tag.group(0)
+    assert page.count(" autofocus") == 1
+    assert not re.search(r"questions\[\d|got &#39;|got [\d-]|\.options:|flip_probability:", page)
+
 
 
 def test_builder_page_offers_the_fields(signed_in):
@@ -116,45 +141,64 @@ def test_removing_the_last_question_then_saving_is_refused(app, signed_in):
 
 
 BAD_BUILDER_INPUTS = {
-    "empty title": ({"title": "   "}, "title"),
-    "long title": ({"title": "T" * 201}, "title"),
-    "p = 0.5": ({"flip_probability": "0.5"}, "flip_probability"),
-    "p = 0": ({"flip_probability": "0"}, "flip_probability"),
-    "p negative": ({"flip_probability": "-0.1"}, "flip_probability"),
-    "p above 1": ({"flip_probability": "1.5"}, "flip_probability"),
-    "p not a number": ({"flip_probability": "a lot"}, "flip_probability"),
-    "p empty": ({"flip_probability": ""}, "flip_probability"),
-    "p nan": ({"flip_probability": "nan"}, "flip_probability"),
-    "p inf": ({"flip_probability": "inf"}, "flip_probability"),
+    "empty title": ({"title": "   "}, "title", "The title is empty: type it in"),
+    "long title": (
+        {"title": "T" * 201},
+        "title",
+        "The title can be at most 200 characters long",
+    ),
+    "p = 0.5": ({"flip_probability": "0.5"}, "flip_probability", P_WORDS),
+    "p = 0": ({"flip_probability": "0"}, "flip_probability", P_WORDS),
+    "p negative": ({"flip_probability": "-0.1"}, "flip_probability", P_WORDS),
+    "p above 1": ({"flip_probability": "1.5"}, "flip_probability", P_WORDS),
+    "p not a number": ({"flip_probability": "a lot"}, "flip_probability", P_WORDS),
+    "p abc": ({"flip_probability": "abc"}, "flip_probability", P_WORDS),
+    "p empty": ({"flip_probability": ""}, "flip_probability", P_WORDS),
+    "p nan": ({"flip_probability": "nan"}, "flip_probability", P_WORDS),
+    "p inf": ({"flip_probability": "inf"}, "flip_probability", P_WORDS),
     "empty question": (
         {"questions": [("", "yes_no", ""), ("How often?", "choice", "A\nB")]},
-        "questions[0].text",
+        "question-text-0",
+        "Question 1 is empty: type the question",
     ),
     "one option": (
         {"questions": [("Q", "yes_no", ""), ("How often?", "choice", "Only\n\n")]},
-        "questions[1].options",
+        "question-options-1",
+        "Question 2 needs at least 2 options",
     ),
     "no options": (
         {"questions": [("Q", "yes_no", ""), ("How often?", "choice", "")]},
-        "questions[1].options",
+        "question-options-1",
+        "Question 2 needs at least 2 options",
     ),
     "13 options": (
         {"questions": [("Q", "choice", "\n".join(f"Option {i}" for i in range(13)))]},
-        "questions[0].options",
+        "question-options-0",
+        "Question 1 can have at most 12 options, not 13",
     ),
     "repeated options": (
         {"questions": [("Q", "choice", "Same\nSame")]},
-        "questions[0].options",
+        "question-options-0",
+        "Question 1 has the same option twice: its options must all differ",
     ),
-    "unknown type": ({"questions": [("Q", "free_text", "")]}, "questions[0].type"),
+    "long option": (
+        {"questions": [("Q", "choice", "A\n" + "B" * 201)]},
+        "question-options-0",
+        "Option 2 of question 1 can be at most 200 characters long",
+    ),
+    "unknown type": (
+        {"questions": [("Q", "free_text", "")]},
+        "question-type-0",
+        "Question 1's type is not one the builder offers: choose one from its list",
+    ),
 }
 
 
 @pytest.mark.parametrize(
-    ("changes", "field"), BAD_BUILDER_INPUTS.values(), ids=BAD_BUILDER_INPUTS.keys()
+    ("changes", "field_id", "words"), BAD_BUILDER_INPUTS.values(), ids=BAD_BUILDER_INPUTS.keys()
 )
 def test_invalid_builder_input_rerenders_with_400_and_keeps_what_was_typed(
-    app, signed_in, changes, field
+    app, signed_in, changes, field_id, words
 ):
     fields = builder_fields(**changes)
     fields["csrf_token"] = token_of(signed_in)
@@ -163,10 +207,7 @@ def test_invalid_builder_input_rerenders_with_400_and_keeps_what_was_typed(
     assert response.status_code == 400
     assert survey_count(app) == 0
     page = response.text
-    error = re.search(
-        r'<div class="notice error" role="alert" id="builder-error">(.*?)</div>', page, re.S
-    )
-    assert error and html.escape(field, quote=True) in error.group(1)
+    assert_error_beside_its_field(page, field_id, words)
     # What was typed is still there, to be corrected rather than typed again.
     assert f'value="{html.escape(fields["title"], quote=True)}"' in page
     assert f'value="{html.escape(shown_number(fields["flip_probability"]), quote=True)}"' in page
