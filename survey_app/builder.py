@@ -7,6 +7,7 @@ indices line up) become that definition's questions.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 
@@ -14,6 +15,7 @@ from flask import request
 
 from survey_app import privacy
 from survey_app.models import Survey
+from survey_app.presenters import format_number
 from survey_app.surveys import MAX_EXPECTED_RESPONDENTS
 from survey_app.typed_numbers import typed_number
 
@@ -99,6 +101,17 @@ def numeric_from_form(typed: dict[str, str]) -> dict:
     return question
 
 
+def shown_bound(value: object) -> str:
+    """A bound as its field shows it again: a number without needless decimals and exactly as
+    read (1.1234567 stays so, for its error to be seen), else the text as typed."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "" if value is None else str(value)
+    shown = format_number(value)
+    if float(shown) == value:
+        return shown
+    return format(decimal.Decimal(repr(float(value))).normalize(), "f")
+
+
 def definition_of(survey: Survey) -> dict:
     """A survey as the builder's fields show it (the inverse of definition_from_form)."""
     return {
@@ -141,7 +154,7 @@ def removed_from_form() -> tuple[int, dict, tuple | None] | None:
     try:
         carried = json.loads(raw)
         index, question, before = carried["index"], carried["question"], carried.get("before")
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # deep nesting: no question
         return None
     if not isinstance(index, int) or isinstance(index, bool) or not isinstance(question, dict):
         return None

@@ -21,6 +21,7 @@ from survey_app.builder import (
     ranges_to_carry,
     removed_field,
     removed_from_form,
+    shown_bound,
     warner_flip_probability,
     warner_q_shown,
 )
@@ -198,6 +199,7 @@ def render_builder(
             before=ranges_to_carry(definition, draft.before),
             removed=removed and {"number": removed[0] + 1, "field": removed_field(*removed)},
             max_questions=MAX_QUESTIONS,
+            shown_bound=shown_bound,
             question_limit_words=QUESTION_LIMIT_WORDS,
             form=ActionForm(),
             class_size=class_size,
