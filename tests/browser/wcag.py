@@ -40,8 +40,11 @@ const ring = (style) => [style.outlineStyle !== "none" && parseFloat(style.outli
                          style.boxShadow !== "none" ? style.boxShadow : ""]
                         .filter(Boolean).join(" | ");
 const focused = ring(getComputedStyle(element));
-const label = (element.innerText || element.value || element.getAttribute("aria-label") ||
-               element.id || element.tagName).trim().slice(0, 40);
+const text = (element.innerText || element.value || element.getAttribute("aria-label") ||
+               element.id || element.tagName).trim();
+// By code points: a MathML formula's italic letters lie beyond the BMP, and half of one
+// cannot be sent back to Python.
+const label = Array.from(text).slice(0, 40).join("");
 return {label: label, focused: focused};
 """
 
