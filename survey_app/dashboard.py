@@ -38,7 +38,7 @@ from survey_app.results import (
     survey_results,
 )
 from survey_app.results_presenters import have_answered, pooled_words, question_views
-from survey_app.surveys import join_code_expired
+from survey_app.words import survey_status_words
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script
 #: reads it from the panel's data-refresh-seconds).
@@ -148,8 +148,8 @@ def render_dashboard(
     slug = survey.slug
     counts = code_counts(survey)
     shown = shown_results(survey)
-    # A closed survey's code leads nowhere once its grace has passed: then it is not shown.
-    joinable = bool(survey.join_code) and not survey.is_draft and not join_code_expired(survey)
+    # Only an open survey is joined: a draft is not yet, a closed one says how to reopen.
+    joinable = survey.is_open and bool(survey.join_code)
     # The plan counts this survey's respondents as the results gathered them (not pooled).
     respondents = shown["results"].answered_by_survey[survey.id]
     respondent_url = external_url("respondent.survey_page", slug=slug)
@@ -165,6 +165,7 @@ def render_dashboard(
         plan=plan,
         plan_words=plan_words(plan),
         explanation=privacy_explanation(survey),
+        status=survey_status_words(survey),
         form=ActionForm(),
         respondent_url=respondent_url,
         join_url=external_url("respondent.home"),

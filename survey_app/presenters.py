@@ -15,6 +15,17 @@ from survey_app import privacy, rounding
 from survey_app.models import Question, QuestionKind, Survey
 from survey_app.results import NumericResult, SurveyResults
 
+# The words' one rule for plurals, units and percentage points (survey_app.words), offered here
+# too: pages and other presenters take their words from the presenters.
+from survey_app.words import (  # noqa: F401
+    counted,
+    format_points,
+    join_words,
+    plural,
+    points,
+    with_unit,
+)
+
 
 def public_definition(survey: Survey) -> dict:
     """The survey as a respondent's browser needs it: questions, options and the mechanism."""
@@ -110,22 +121,6 @@ def privacy_how(questions, flip_percent: str) -> str:
     return f"{how}, all at the same strength" if len(ways) > 1 else how
 
 
-def join_words(parts) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    parts = list(parts)
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-
-
-def counted(count: int, noun: str, nouns: str | None = None) -> str:
-    """A count and its noun: "1 question", "3 questions", "1,200 respondents"."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """The noun alone, as the count wants it: "code" for 1, "codes" for any other."""
-    return noun if count == 1 else nouns or noun + "s"
-
-
 def format_epsilon(epsilon: float) -> str:
     """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
 
@@ -143,17 +138,6 @@ def format_upper_bound(value: float) -> str:
         return f"{value:g}"
     step = rounding.significant_step(value, 3)
     return rounding.text(rounding.up(value, step), rounding.places_of(step))
-
-
-def format_points(margin: float) -> str:
-    """A margin in percentage points, rounded up: 0.2781 -> '28', 0.0541 -> '5.5', 0.05 -> '5'.
-
-    Whole points from 10 up, tenths below. Rounding up never promises a narrower margin than
-    the figure.
-    """
-    points = margin * 100
-    step = 1.0 if points >= 10 else 0.1
-    return rounding.text(rounding.up(points, step), rounding.places_of(step))
 
 
 def format_count(respondents: int) -> str:
@@ -452,6 +436,22 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
     }
 
 
+#: A number question's figures that :func:`numeric_words` also says with their unit.
+NUMERIC_FIGURES = (
+    "mean",
+    "raw_mean",
+    "low",
+    "high",
+    "live_low",
+    "live_high",
+    "half_width",
+    "bernstein",
+    "chebyshev",
+    "min",
+    "max",
+)
+
+
 def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
     """A numeric question's figures for people: mean, ranges and bins, in the question's unit.
 
@@ -462,7 +462,7 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
     places = numeric_places(estimate.lo, estimate.hi)
     shown_mean = estimate.clipped_mean
     histogram = result.histogram
-    return {
+    words = {
         "unit": f" {result.unit}" if result.unit else "",
         # The mean in words is clipped to [min, max], as shares are to [0, 1]; the unbiased
         # figure stays in the API and CSV, and ``raw_mean`` says it when it was clipped.
@@ -487,6 +487,13 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
         "mechanism": MECHANISM_WORDS[result.mechanism.name],
         "reason": mechanism_reason(result),
     }
+    # Each figure with its unit, as the figure wants it: "6.5 hours", "1 hour" (words.with_unit).
+    words["said"] = {
+        key: None if words[key] is None else with_unit(words[key], result.unit)
+        for key in NUMERIC_FIGURES
+    }
+    words["bins_said"] = [(with_unit(label, result.unit), share) for label, share in words["bins"]]
+    return words
 
 
 def mechanism_reason(result: NumericResult) -> str:

@@ -10,10 +10,13 @@ from markupsafe import Markup
 
 from survey_app.models import QuestionKind
 from survey_app.presenters import (
+    counted,
     numeric_words,
     percent,
     percent_high,
     percent_low,
+    plural,
+    points,
     range_guarantee,
     shown_range,
     too_wide_half_width,
@@ -35,7 +38,7 @@ RANGE_NAMES = {"live": "live", "together": "all-at-once", "exact": "exact"}
 
 def have_answered(count: int) -> str:
     """ "person has answered" or "people have answered", after the count."""
-    return "person has answered" if count == 1 else "people have answered"
+    return plural(count, "person has", "people have") + " answered"
 
 
 def pooled_words(results: SurveyResults, survey_id: int) -> str:
@@ -115,12 +118,26 @@ def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> M
     )
 
 
+def too_wide_words(question, kind: str) -> str | None:
+    """The caution when a question's ranges of that kind are too wide to say much yet
+    (presenters.too_wide_half_width), its margin in percentage points; else None."""
+    widest = too_wide_half_width(question, kind)
+    if widest is None:
+        return None
+    return (
+        f"These ranges are too wide to say much yet (up to {points(widest, long=True)}): with "
+        f"{counted(question.n, 'respondent')}, the noise that protects them still outweighs "
+        "what they tell. More respondents narrow it."
+    )
+
+
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
     choice = question.kind == QuestionKind.CHOICE
     words = "The shares add up to 100%. " if choice else ""
     words += (
-        f"These ranges cover the {question.n} people who answered, not the whole class: "
+        f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
+        "the whole class: "
         "those who did not answer may differ."
     )
     if kind == "live":
@@ -160,7 +177,7 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
             f"Question {question.number}: the share of each answer, with its {name} "
             f"{percent(confidence)} range (thick band)"
             + (" and the textbook Chebyshev bound (thin line)" if chebyshev else "")
-            + f", for the {question.n} people who answered"
+            + f", for the {counted(question.n, 'person', 'people')} who answered"
         ),
     }
 
@@ -237,15 +254,31 @@ def spread_chart(bins: list[tuple[str, float]]) -> dict:
     }
 
 
-def numeric_view(result: NumericResult, kind: str, confidence: float) -> dict:
-    """A number question's words and spread chart (numeric_words), with their sentences."""
+def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0) -> dict:
+    """A number question's words and spread chart (numeric_words), with their sentences: a
+    plain headline, and the caution when its range is too wide (``n``: the answers counted)."""
     words = numeric_words(result, kind)
-    bound = words["min"] if words["clipped"] == "below" else words["max"]
+    said = words["said"]
+    clipped_bound = "min" if words["clipped"] == "below" else "max"
     step = words["answer_step"]
+    guarantee = range_guarantee("live" if kind == "live" else "exact", confidence)
     return {
         **words,
-        "guarantee": range_guarantee("live" if kind == "live" else "exact", confidence),
-        "clipped_bound": bound,
+        "guarantee": guarantee,
+        "headline": Markup(
+            "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
+            "<strong>{}</strong>: {}."
+        ).format(said["mean"], words["low"], said["high"], guarantee),
+        "too_wide_words": None
+        if not words["too_wide"]
+        else (
+            f"This range is too wide to say much yet (±{said['half_width']} on a scale of "
+            f"{words['min']} to {said['max']}): with {counted(n, 'respondent')}, the noise "
+            "that protects them still outweighs what they tell. More respondents narrow it."
+        ),
+        "counted_people": counted(n, "person", "people"),
+        "clipped_bound": words[clipped_bound],
+        "clipped_bound_said": said[clipped_bound],
         "clipped_than": "less" if words["clipped"] == "below" else "more",
         "answer_step_words": None
         if step is None
@@ -258,7 +291,7 @@ def question_view(question, kind: str, confidence: float, chebyshev: bool = True
     """Everything a results page places for a question once it shows results: the sentences,
     the caution when its ranges are too wide, and its charts."""
     if question.numeric is not None:
-        return {"numeric": numeric_view(question.numeric, kind, confidence)}
+        return {"numeric": numeric_view(question.numeric, kind, confidence, question.n)}
     berry_esseen = (
         question.options and question.options[0].estimate.exact_method == "Berry-Esseen bound"
     )
@@ -282,7 +315,11 @@ def question_view(question, kind: str, confidence: float, chebyshev: bool = True
             for option in worded
         ],
         "scope": scope_words(question, kind),
-        "too_wide": too_wide_half_width(question, kind),
+        "too_wide": too_wide_words(question, kind),
+        # The textbook Chebyshev bound's half-width, the same for every option.
+        "chebyshev_points": None
+        if question.half_width is None
+        else points(question.half_width, long=True),
         "chart": share_chart(question, kind, confidence, chebyshev),
         "together": kind == "together",
         "berry_esseen": bool(berry_esseen),

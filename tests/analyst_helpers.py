@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.models import Question, Survey, Tally
-from survey_app.presenters import percent, percent_high, percent_low
+from survey_app.presenters import percent, percent_high, percent_low, points
 from survey_app.results import survey_results
 from survey_app.submissions import record_submission
 from survey_app.surveys import find_survey
@@ -227,8 +227,10 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
         assert table_rows(part) == expected
         assert f"Exact {percent(confidence)} range" in part
         assert f"Chebyshev {percent(confidence)} range" in part
-        margin = percent_high(question["half_width"])
-        assert f"Chebyshev range: ±{margin} around the estimate" in part
+        # A share's margin in percentage points: "±31 percentage points", not "±30.1%".
+        margin = points(question["half_width"], long=True)
+        assert margin.endswith(" percentage points") and "%" not in margin
+        assert f"Chebyshev range: {margin} around the estimate" in part
         # The words: the share shown and the live (open) or exact range, for those who answered.
         worded = worded_options(question)
         for label, e, share in worded:
@@ -246,7 +248,7 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
         ) in part
         assert (
             f"The textbook Chebyshev bound is guaranteed too, but wider "
-            f"(±{margin} around the raw estimate); it too covers only "
+            f"({margin} around the raw estimate); it too covers only "
             f"the people who answered, not the whole class."
         ) in part
 

@@ -133,8 +133,12 @@ def test_a_number_typed_on_a_phone_is_sent_randomized_and_shown_on_the_dashboard
     section = professor.find_element(By.ID, f"question-{number_id}")
     words = section.text
     estimate = mechanism.estimate_mean(reports, 0.95)
-    assert f"The average answer is about {estimate.mean:.1f} hours".replace(".0 ", " ") in words
+    assert f"On average about {estimate.mean:.1f} hours".replace(".0 ", " ") in words
     assert "guaranteed at least 95% of the time" in words
+    # How the range was worked out waits in a disclosure beneath: opened, it names the mechanism.
+    assert "Wang et al." not in words
+    section.find_element(By.CSS_SELECTOR, "details.how-worked-out summary").click()
+    words = section.text
     assert "The hybrid mechanism (Wang et al., 2019) randomized each number" in words
     assert "The survey’s definition asks for this mechanism" in words
     bars = section.find_elements(By.CSS_SELECTOR, "svg.spread rect")

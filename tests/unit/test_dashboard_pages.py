@@ -13,7 +13,14 @@ import re
 import pytest
 
 from survey_app import planning, privacy
-from survey_app.presenters import format_epsilon, format_points, percent, percent_high, percent_low
+from survey_app.presenters import (
+    format_epsilon,
+    format_points,
+    percent,
+    percent_high,
+    percent_low,
+    points,
+)
 from survey_app.results import MIN_ANSWERS_FOR_SHARES
 from survey_app.surveys import find_survey
 from tests.analyst_helpers import (
@@ -267,13 +274,15 @@ def test_wide_ranges_are_said_in_plain_words(app, signed_in, make_survey, close)
     (question,) = results_of(app, slug)["questions"]
     live = max((e.live_high - e.live_low) / 2 for _, _, e in question["options"])
     assert live > question["widest_exact_half_width"]
-    assert WIDE_WORDS in page and f"(up to ±{percent_high(live)})" in page
+    assert WIDE_WORDS in page and f"(up to {points(live, long=True)})" in page
     close(slug)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     widest = results_of(app, slug)["questions"][0]["widest_exact_half_width"]
     assert 0.3 < widest < 0.35
     assert WIDE_WORDS in page
-    assert f"(up to ±{percent_high(widest)})" in page
+    # A share's margin in percentage points (a share itself is in %).
+    assert f"(up to {points(widest, long=True)})" in page
+    assert f"(up to ±{percent_high(widest)})" not in page
     assert OUTSIDE_WORDS not in page
 
 

@@ -86,7 +86,7 @@ def test_the_dashboard_says_the_average_the_mechanism_and_why(
     # Range 40: one decimal; the mean to nearest, the range outward: while open the live one
     # (the page is read again and again), once closed the narrowest fixed-size one.
     mean = f"{estimate.mean:.1f}".rstrip("0").rstrip(".")
-    assert f"The average answer is about <strong>{mean} hours</strong>" in page
+    assert f"On average about <strong>{mean} hours</strong>, somewhere between " in page
     if status == "open":
         assert outward(estimate.live_low, estimate.live_high) in page
         assert "guaranteed at least 95% of the time, however often you look" in page
@@ -308,7 +308,7 @@ def test_an_average_below_the_smallest_answer_is_shown_at_it(
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
     raw = f"{estimate.mean:.1f}"
-    assert "The average answer is about <strong>0 hours</strong>" in page
+    assert "On average about <strong>0 hours</strong>" in page
     assert f"The unbiased estimate, {raw} hours, is below 0 hours" in " ".join(page.split())
     assert "Read it as near 0 hours" in page
     projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
@@ -326,7 +326,7 @@ def test_an_average_inside_the_bounds_has_no_clipping_note(client, hours, sign_i
     submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 40)
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
-    assert "The average answer is about" in page and "clipped-mean" not in page
+    assert "On average about" in page and "clipped-mean" not in page
 
 
 def test_the_mechanisms_reason_compares_the_ranges_shown(client, make_survey, sign_in_as, analyst):

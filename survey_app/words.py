@@ -1,0 +1,147 @@
+"""Words: the one rule for plurals ("1 hour", "3 hours", "1 person has answered"), a unit after
+a figure, margins of shares in percentage points, and what a survey's status says.
+
+Presenters and pages take these words from here (through survey_app.presenters); nothing else
+puts an "s" after a count.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from markupsafe import Markup
+
+from survey_app import rounding
+
+
+def join_words(parts) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    parts = list(parts)
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def counted(count: int | float | str, noun: str, nouns: str | None = None) -> str:
+    """A count and its noun: "1 question", "3 questions", "1,200 respondents"; a figure
+    already worded ("6.5", "1") keeps its words: "1 hour"."""
+    figure = f"{count:,}" if isinstance(count, int) else str(count)
+    return f"{figure} {plural(count, noun, nouns)}"
+
+
+def plural(count: int | float | str, noun: str, nouns: str | None = None) -> str:
+    """The noun as the count wants it: "code" for 1 (or "1", "-1"), "codes" for any other.
+
+    The one rule for plurals: ``nouns`` for an irregular plural ("person", "people"), else
+    the noun and an "s".
+    """
+    return noun if _is_one(count) else nouns or noun + "s"
+
+
+def _is_one(count: int | float | str) -> bool:
+    """Whether a count, or a figure worded for people ("1", "−1", "±1"), is one ("1,000" is
+    a thousand: the comma groups thousands)."""
+    text = str(count).strip().replace("\u2212", "-").replace(",", "").lstrip("+-±")
+    try:
+        return float(text) == 1
+    except ValueError:
+        return False
+
+
+#: Plurals a unit may be typed in that dropping an "s" does not make singular.
+IRREGULAR_UNITS = {"people": "person", "children": "child", "feet": "foot", "men": "man"}
+#: Endings a plural unit keeps but for its last "es" ("inches", "boxes", "glasses").
+_ES_ENDINGS = ("ches", "shes", "sses", "xes", "zes")
+
+
+def singular_unit(unit: str) -> str:
+    """The unit as one of it: "hours" -> "hour", "hours of sleep" -> "hour of sleep",
+    "cups of coffee" -> "cup of coffee", "inches" -> "inch", "km" -> "km".
+
+    Units are typed by the survey's author, most often in the plural: the first word is made
+    singular by the common English rules, and anything else is left as typed.
+    """
+    first, space, rest = unit.partition(" ")
+    lower = first.lower()
+    if lower in IRREGULAR_UNITS:
+        single = IRREGULAR_UNITS[lower]
+    elif lower.endswith("ies") and len(lower) > 4:
+        single = first[:-3] + "y"
+    elif lower.endswith(_ES_ENDINGS):
+        single = first[:-2]
+    elif len(lower) > 2 and lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
+        single = first[:-1]
+    else:
+        single = first
+    return single + space + rest
+
+
+def with_unit(figure: str, unit: str | None) -> str:
+    """A figure worded for people and its unit, as the figure wants it: "6.5 hours",
+    "1 hour", "0 hours"; the figure alone without a unit."""
+    if not unit:
+        return figure
+    return f"{figure} {singular_unit(unit) if _is_one(figure) else unit}"
+
+
+def points(margin: float, long: bool = False) -> str:
+    """A margin of a share in percentage points, with its ±, rounded up (format_points):
+    "±12 points", "±1 point"; ``long``: "±12 percentage points", where a page first says it."""
+    figure = format_points(margin)
+    noun = "percentage point" if long else "point"
+    return f"±{counted(figure, noun)}"
+
+
+def format_points(margin: float) -> str:
+    """A margin in percentage points, rounded up: 0.2781 -> '28', 0.0541 -> '5.5', 0.05 -> '5'.
+
+    Whole points from 10 up, tenths below. Rounding up never promises a narrower margin than
+    the figure.
+    """
+    points = margin * 100
+    step = 1.0 if points >= 10 else 0.1
+    return rounding.text(rounding.up(points, step), rounding.places_of(step))
+
+
+def closed_on(closed_at: dt.datetime | None) -> str | None:
+    """The day a survey closed, for people: "25 November 2026" (the day alone: no closer time
+    is said); None when it was closed before closing times were kept."""
+    if closed_at is None:
+        return None
+    return f"{closed_at.day} {closed_at:%B %Y}"
+
+
+def survey_status_words(survey) -> dict:
+    """What the dashboard's status panel says of a survey: ``state`` ("draft", "open" or
+    "closed"), the sentence that says it, how to reopen it once closed, and the words before
+    its link. Only an open survey gets the words on how to join (the page places them)."""
+    if survey.is_draft:
+        return {
+            "state": "draft",
+            "said": Markup(
+                "This survey is a <strong>draft</strong>: it is not open yet, and only you can "
+                "see it. Preview it, edit it, and open it when it is ready. Once open, its "
+                "questions and privacy level can no longer change."
+            ),
+            "reopen": None,
+            "link_intro": None,
+        }
+    if survey.is_open:
+        return {
+            "state": "open",
+            "said": Markup("This survey is <strong>open</strong>."),
+            "reopen": None,
+            "link_intro": "Or send them this link (by email or on the course page):",
+        }
+    day = closed_on(survey.closed_at)
+    return {
+        "state": "closed",
+        "said": Markup(
+            "This survey is <strong>closed</strong>{}: it takes no more answers, and its "
+            "results stay here."
+        ).format(f" since {day}" if day else ""),
+        "reopen": (
+            "To collect more answers, press Reopen below: the survey takes answers again at "
+            "the same link, with a join code to give the class, and keeps every answer "
+            "already in."
+        ),
+        "link_intro": "The survey’s link (until you reopen it, it says the survey is closed):",
+    }
