@@ -41,11 +41,13 @@ def test_every_download_is_named_by_title_and_day(app, client, token, make_surve
     today = dt.date.today().isoformat()
     submit(app, slug, [(1, 0)] * 6)
     results = client.get(f"/api/v1/surveys/{slug}/results.csv", headers=bearer(token))
+    results.get_data()  # read to its end: the stream's request context ends with it
     assert results.headers["Content-Disposition"] == (
         f'attachment; filename="sleep-study-week-3-{today}-results.csv"'
     )
     close(slug)
     responses = client.get(f"/api/v1/surveys/{slug}/responses.csv", headers=bearer(token))
+    responses.get_data()
     assert responses.headers["Content-Disposition"] == (
         f'attachment; filename="sleep-study-week-3-{today}-randomized-responses.csv"'
     )

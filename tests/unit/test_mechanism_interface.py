@@ -48,11 +48,14 @@ def test_every_mechanism_implements_the_interface(mechanism):
     assert mechanism.half_width(mechanism.respondents_for(margin, 0.9), 0.9) <= margin
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS, ids=ids)
+#: Counts can come as a list only where reports start at 0 (a list's index is the report);
+#: Laplace's reports go below 0 and always come by report.
+COUNTED_BY_LIST = [mechanism for mechanism in MECHANISMS if mechanism.report_range[0] >= 0]
+
+
+@pytest.mark.parametrize("mechanism", COUNTED_BY_LIST, ids=ids)
 def test_counts_by_list_or_by_report_tell_the_same(mechanism):
-    low, high = mechanism.report_range
-    if low < 0:
-        pytest.skip("a list by value starts at report 0")
+    _, high = mechanism.report_range
     by_report = some_counts(mechanism, np.random.default_rng(11))
     as_list = [by_report.get(value, 0) for value in range(high + 1)]
     assert mechanism.tell(as_list) == mechanism.tell(by_report)
