@@ -39,15 +39,29 @@ from survey_app.presenters import (
     join_qr_code_svg,
     release_words,
 )
+from survey_app.projector_pages import (
+    RESULTS,
+    STAR,
+    Layout,
+    Page,
+    QuestionShape,
+    chosen_page,
+    fitted,
+    pages,
+    text_class,
+    title_class,
+)
 from survey_app.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
-from survey_app.results_presenters import have_answered, question_view
+from survey_app.results_presenters import have_answered, question_view, worded_options
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
 #: How often the page asks whether anything changed; a submission shows within this (and the
 #: time a request takes), inside the three seconds a room notices.
 POLL_SECONDS = 2
+#: How long a page of questions stays when the professor lets the pages turn themselves.
+AUTO_TURN_SECONDS = 15
 
 
 @bp.after_request
@@ -89,8 +103,13 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     results = survey_results(survey, confidence, {survey.id: shown})
     release_note = release_words(results, release_batch(), brief=True)
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
+    layout = STAR if join_is_star(survey, results.answered, hidden) else RESULTS
+    shapes = [
+        fitted(question_shape(question, results.answered, hidden)) for question in results.questions
+    ]
     questions = [
-        question_entry(question, results, headline, hidden) for question in results.questions
+        question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows))
+        for question, shape in zip(results.questions, shapes, strict=True)
     ]
     return {
         "version": version,
@@ -102,16 +121,23 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "respondents": results.answered,
         "respondents_words": respondents_words(results.answered),
         "results_hidden": hidden,
+        "hidden_words": "The results stay hidden until the survey closes." if hidden else None,
         "confidence": confidence,
         "headline": headline,
         "questions": questions,
+        "layout": layout.name,
+        "summary_words": summary_words(layout, hidden),
+        "pages": [page_entry(survey, page, confidence) for page in pages(shapes, layout)],
         "join_key": join_key(survey),
         "join_html": render_template("analyst/_present_join.html", join=join_panel(survey)),
     }
 
 
-def question_entry(question, results: SurveyResults, headline: str, hidden: bool) -> dict:
-    """One question as the projector's state carries it: its HTML, and its figures once shown."""
+def question_entry(
+    question, results: SurveyResults, headline: str, hidden: bool, chart: bool
+) -> dict:
+    """One question as the projector's state carries it: its HTML (with its chart, if it
+    fits the screen: projector_pages.fitted), and its figures once shown."""
     shown_now = not hidden and not question.too_early and question.n
     entry = {
         "number": question.number,
@@ -126,6 +152,8 @@ def question_entry(question, results: SurveyResults, headline: str, hidden: bool
             confidence=results.confidence,
             hidden=hidden,
             min_answers=MIN_ANSWERS_FOR_SHARES,
+            text_class=text_class(len(question.text)),
+            chart=chart,
             # What it places once shown: the room needs one range, not Chebyshev's too.
             view=question_view(question, headline, results.confidence, chebyshev=False)
             if shown_now
@@ -145,6 +173,59 @@ def question_entry(question, results: SurveyResults, headline: str, hidden: bool
             for option in question.options
         ]
     return entry
+
+
+def join_is_star(survey: Survey, answered: int, hidden: bool) -> bool:
+    """Whether how to join fills the screen: while the survey is open and no results are on
+    it yet (fewer than the answers shares need, or the professor hid them)."""
+    return survey.is_open and (hidden or answered < MIN_ANSWERS_FOR_SHARES)
+
+
+def summary_words(layout: Layout, hidden: bool) -> str | None:
+    """What the questions beside the join panel wait for (their own notes are left out)."""
+    if layout is not STAR or hidden:
+        return None
+    return f"Results appear once {MIN_ANSWERS_FOR_SHARES} people have answered."
+
+
+def question_shape(question, answered: int, hidden: bool) -> QuestionShape:
+    """How much a question shows, for projector_pages to find it a place."""
+    shown = (
+        not hidden and answered and question.n and not question.too_early
+    ) and question.consistent_with_randomization
+    if not shown:
+        return QuestionShape(question.number, len(question.text), note=True)
+    if question.numeric is not None:
+        return QuestionShape(question.number, len(question.text), average_unit=len(question.unit))
+    worded = worded_options(question)
+    return QuestionShape(
+        question.number,
+        len(question.text),
+        worded_labels=tuple(len(option.label) for option in worded),
+        chart_rows=len(question.options),
+    )
+
+
+def page_entry(survey: Survey, page: Page, confidence: float) -> dict:
+    """One page as the state carries it: its questions column by column, and its words."""
+    return {
+        "number": page.number,
+        "columns": [list(column) for column in page.columns],
+        "wide": page.wide,
+        "words": page.words,
+        "href": url_for(".present", slug=survey.slug, page=page.number, confidence=confidence),
+    }
+
+
+def pager_links(shown_pages: list[dict], page: int) -> dict:
+    """The page shown's words and its neighbours' links (after the last comes the first)."""
+    count = len(shown_pages)
+    return {
+        "single": count < 2,
+        "words": shown_pages[page - 1]["words"] if shown_pages else "",
+        "previous": shown_pages[(page - 2) % count]["href"] if shown_pages else "",
+        "next": shown_pages[page % count]["href"] if shown_pages else "",
+    }
 
 
 def join_key(survey: Survey) -> str:
@@ -190,12 +271,20 @@ def present(slug: str):
     """The projector view: how to join, how many answered, and live charts in large type."""
     survey = owned_survey_or_404(current_user, slug)
     confidence = chosen_confidence()
+    state = projector_state(survey, confidence, shown_counts(survey))
+    # Without JavaScript the pages turn by links (?page=N); the script turns them in place.
+    page = chosen_page(request.args.get("page"), len(state["pages"]))
     return render_template(
         "analyst/present.html",
         survey=survey,
-        state=projector_state(survey, confidence, shown_counts(survey)),
+        state=state,
+        page=page,
+        questions={question["number"]: question for question in state["questions"]},
+        pager=pager_links(state["pages"], page),
+        title_class=title_class(len(survey.title)),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,
+        auto_turn_seconds=AUTO_TURN_SECONDS,
     )
 
 

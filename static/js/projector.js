@@ -1,36 +1,102 @@
 // The projector view keeps itself current through live-updates.js (asking every few seconds,
 // with the version it shows as If-None-Match; "nothing" is an empty 304) and, when something
-// changed, redraws the count and the questions from the server's words and charts. Every figure
-// and word comes from the server; this script only fetches and shows it.
+// changed, redraws the count and the questions from the server's words and charts. The
+// questions come in pages the server made to fit the screen (survey_app/projector_pages.py);
+// this script turns them in place (keys, a clicker, the links, or every few seconds when the
+// professor asks) and keeps the page the room reads across redraws. It never moves focus.
 
 import { keepCurrent } from "./live-updates.js";
+import { pageHolding, turnFor, turned } from "./projector-pages.js";
 
 const root = document.getElementById("projector");
+let autoTimer = null;
+
+/** The pages as the page shows them: each with its words, link and questions. */
+function shownPages() {
+  return [...document.querySelectorAll("#present-pages .present-page")].map((page) => ({
+    element: page,
+    words: page.dataset.words,
+    href: page.dataset.href,
+    columns: JSON.parse(page.dataset.columns),
+  }));
+}
+
+function showPage(index) {
+  const pages = shownPages();
+  if (!pages.length) return;
+  pages.forEach((page, at) => {
+    page.element.hidden = at !== index;
+  });
+  root.dataset.page = String(index + 1);
+  const words = document.getElementById("present-page-words");
+  // Written only when it changes: the polite status then says a turn, not every redraw.
+  if (words.textContent !== pages[index].words) words.textContent = pages[index].words;
+  document.getElementById("present-previous").href = pages[turned(index, -1, pages.length)].href;
+  document.getElementById("present-next").href = pages[turned(index, 1, pages.length)].href;
+  document.getElementById("present-pager").hidden = pages.length < 2;
+}
+
+function turn(step) {
+  const count = shownPages().length;
+  if (count < 2) return;
+  showPage(turned(Number(root.dataset.page) - 1, step, count));
+  restartAutoTurn();
+}
+
+function questionSection(question) {
+  const section = document.createElement("section");
+  section.className = "present-question";
+  section.id = `present-question-${question.number}`;
+  section.setAttribute("aria-labelledby", `present-question-${question.number}-heading`);
+  section.innerHTML = question.html; // our own server-rendered, escaped fragment
+  return section;
+}
+
+function pageElement(page, byNumber) {
+  const element = document.createElement("div");
+  element.className = page.wide ? "present-page present-page-wide" : "present-page";
+  element.id = `present-page-${page.number}`;
+  Object.assign(element.dataset, {
+    page: page.number,
+    words: page.words,
+    href: page.href,
+    columns: JSON.stringify(page.columns),
+  });
+  for (const numbers of page.columns) {
+    const column = document.createElement("div");
+    column.className = "present-column";
+    column.append(...numbers.map((number) => questionSection(byNumber.get(number))));
+    element.append(column);
+  }
+  return element;
+}
+
+/** The notice that results are hidden, there only while they are. */
+function showHiddenNotice(state) {
+  const notice = document.getElementById("present-hidden");
+  if (notice && !state.results_hidden) notice.remove();
+  if (notice || !state.results_hidden) return;
+  const made = document.createElement("p");
+  made.className = "present-hidden";
+  made.id = "present-hidden";
+  made.textContent = state.hidden_words;
+  document.getElementById("present-results").prepend(made);
+}
 
 function showQuestions(state) {
-  const results = document.getElementById("present-results");
-  const parts = [];
-  if (state.results_hidden) {
-    const notice = document.createElement("p");
-    notice.className = "present-hidden";
-    notice.id = "present-hidden";
-    notice.textContent = "The results stay hidden until the survey closes.";
-    parts.push(notice);
-  }
-  for (const question of state.questions) {
-    const section = document.createElement("section");
-    section.className = "present-question";
-    section.id = `present-question-${question.number}`;
-    section.setAttribute("aria-labelledby", `present-question-${question.number}-heading`);
-    section.innerHTML = question.html; // our own server-rendered, escaped fragment
-    parts.push(section);
-  }
-  // The closing lines stay as the page drew them (the scope only while results show).
-  const scope = results.querySelector(".present-scope");
-  if (scope && !state.results_hidden) parts.push(scope);
-  const privacy = document.getElementById("present-privacy");
-  if (privacy) parts.push(privacy);
-  results.replaceChildren(...parts);
+  const pages = shownPages();
+  const current = pages[Number(root.dataset.page) - 1];
+  const reading = current ? current.columns[0][0] : 1;
+  const byNumber = new Map(state.questions.map((question) => [question.number, question]));
+  const elements = state.pages.map((page) => pageElement(page, byNumber));
+  document.getElementById("present-pages").replaceChildren(...elements);
+  showPage(pageHolding(state.pages, reading));
+  showHiddenNotice(state);
+  const summary = document.getElementById("present-summary");
+  summary.hidden = !state.summary_words;
+  if (summary.textContent !== (state.summary_words || "")) summary.textContent = state.summary_words || "";
+  const scope = root.querySelector(".present-scope");
+  if (scope) scope.hidden = state.results_hidden;
 }
 
 /** How to join, redrawn only when the survey opened or closed (its QR code does not flicker). */
@@ -43,6 +109,7 @@ function showJoin(state) {
 
 function show(state) {
   root.dataset.version = state.version;
+  root.dataset.layout = state.layout;
   showJoin(state);
   document.getElementById("present-status").textContent = state.status_words;
   const count = document.getElementById("present-count");
@@ -67,6 +134,30 @@ function schedule() {
   });
 }
 
+function restartAutoTurn() {
+  clearInterval(autoTimer);
+  autoTimer = null;
+  if (!document.getElementById("present-auto-turn").checked) return;
+  autoTimer = setInterval(() => turn(1), Number(root.dataset.autoTurnSeconds) * 1000);
+}
+
+function setupPaging() {
+  for (const [id, step] of [["present-previous", -1], ["present-next", 1]]) {
+    document.getElementById(id).addEventListener("click", (event) => {
+      event.preventDefault();
+      turn(step);
+    });
+  }
+  document.addEventListener("keydown", (event) => {
+    const step = event.defaultPrevented ? null : turnFor(event);
+    if (step === null || shownPages().length < 2) return;
+    event.preventDefault();
+    turn(step);
+  });
+  document.getElementById("present-auto").hidden = false;
+  document.getElementById("present-auto-turn").addEventListener("change", restartAutoTurn);
+}
+
 function setupFullScreen() {
   const button = document.getElementById("full-screen");
   if (!button || !document.fullscreenEnabled) return;
@@ -78,5 +169,6 @@ function setupFullScreen() {
 
 if (root) {
   schedule();
+  setupPaging();
   setupFullScreen();
 }

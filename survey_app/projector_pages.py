@@ -1,0 +1,252 @@
+"""How the projector's questions fill its screen: which layout, which questions on which page,
+and the words that say where the room is ("Questions 3–4 of 7").
+
+The projector's type grows with the screen (app.css: a 60th of its width, or a 33.75th of its
+height on a screen wider than 16:9), so a 1280x720 screen, a 1920x1080 one and a 4K one all
+hold the same number of ems: 60 across and 33.75 down. Everything here is measured in those
+ems, and what fits one 16:9 screen fits them all; a screen taller than 16:9 only has more room.
+
+Two layouts, one at a time:
+
+- ``star``: while the survey is open and no results are on the screen yet (fewer than
+  results.MIN_ANSWERS_FOR_SHARES have answered, or the professor hid the results), how to join
+  fills most of the screen (its QR code at least 40% of the height, the code huge) and the
+  questions are listed beside it, their texts alone.
+- ``results``: once results show (or the survey is a draft or closed), the results take the
+  room in two columns, and how to join shrinks to a corner.
+
+A question's height is estimated from its text, its words and its chart (a little generously:
+a question that does not fit moves to the next column or page, and a page never scrolls). One
+too tall for a column gets the whole page (``wide``): its words and chart side by side. Pages
+keep the questions' order; this module is pure (no Flask, no database).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+#: How wide an average character of the projector's sans-serif is, in ems of its size
+#: (measured in Chromium about 0.52; rounded up so that a line is never longer than thought).
+CHAR_WIDTH = 0.56
+#: The line height of the projector's text (app.css: .projector line-height).
+LINE_HEIGHT = 1.35
+#: A question's text is this much narrower than its column (its box's padding and border),
+#: and the words of its shares this much more (the list's indent).
+TEXT_INSET, LIST_INSET = 1.7, 0.0
+#: The gap between two questions in a column (app.css: .present-column gap).
+CARD_GAP = 0.6
+#: The shares chart on the projector is this many ems wide, for its 320 units: its 17-unit
+#: labels are then about 0.8 em high (17 px on a 720-line screen), as small as the room reads.
+CHART_WIDTH = 13.0
+#: A question's text this long or longer is set smaller (app.css: .present-text-long and
+#: .present-text-longer, which is 0.8 em in either layout: 17 px on a 720-line screen).
+LONG_TEXT, LONGER_TEXT = 90, 250
+TEXT_SIZES = {"": 1.0, "present-text-long": 0.9}
+LONGEST_TEXT_SIZE = 0.8
+#: The words beside a share, in characters, as most read: "“”: about 23.3% (10% to 40%)"
+#: (longer ones take a line more; the chart then gives up a little of its height: app.css).
+SHARE_WORDS = 27
+#: The average's words beside its unit (three times): "The average: about 10.5 (9.2 to 11.7)".
+AVERAGE_WORDS = 38
+#: Beside the join panel a question shows at most this many lines of its text, the rest cut
+#: with an ellipsis (app.css): it is only the room's reminder, the phones show it whole.
+STAR_TEXT_LINES = 5
+#: A note instead of results ("Too early for shares: …"), in lines of a column.
+NOTE_LINES = 3
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the questions go: ``columns`` columns of ``width`` by ``height`` ems, and the
+    size of a question's text there (ems of the projector's type)."""
+
+    name: str
+    columns: int
+    width: float
+    height: float
+    text_size: float
+    #: A question's box beyond its text: its padding, border and the space between its parts.
+    edges: float
+    gap: float = 1.0
+
+    @property
+    def full_width(self) -> float:
+        """The width a wide question has: every column and the gaps between them."""
+        return self.columns * self.width + (self.columns - 1) * self.gap
+
+
+#: The two layouts on a 60 by 33.75 em screen (app.css places the same boxes).
+STAR = Layout("star", columns=1, width=21.5, height=19.2, text_size=1.0, edges=1.0)
+RESULTS = Layout("results", columns=2, width=20.5, height=26.5, text_size=1.1, edges=1.6)
+
+
+@dataclass(frozen=True)
+class QuestionShape:
+    """What a question shows, as far as its height goes."""
+
+    number: int
+    text_length: int
+    #: A note instead of results: too early, hidden, or not consistent.
+    note: bool = False
+    #: The length of each answer the words name (a yes/no question names only “Yes”).
+    worded_labels: tuple[int, ...] = ()
+    #: The chart's rows (0: no chart).
+    chart_rows: int = 0
+    #: The unit's length of a number question's average, or None for a shares question.
+    average_unit: int | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """One screen of questions: their numbers column by column, whether one question has the
+    whole page, and the words that say which they are."""
+
+    number: int
+    columns: tuple[tuple[int, ...], ...]
+    wide: bool
+    words: str
+
+    @property
+    def questions(self) -> tuple[int, ...]:
+        return tuple(number for column in self.columns for number in column)
+
+
+def text_class(text_length: int) -> str:
+    """The class that sets a question's text smaller the longer it is ("" for a short one)."""
+    if text_length >= LONGER_TEXT:
+        return "present-text-longer"
+    if text_length >= LONG_TEXT:
+        return "present-text-long"
+    return ""
+
+
+def lines(characters: int, size: float, width: float) -> int:
+    """How many lines ``characters`` take at ``size`` ems in ``width`` ems (at least one).
+    A line breaks between words, so it holds a little less than its width."""
+    per_line = max(1, int(width * 0.95 / (CHAR_WIDTH * size)))
+    return max(1, math.ceil(characters / per_line))
+
+
+def chart_height(rows: int) -> float:
+    """The shares chart's height in ems: presenters.share_chart's units at CHART_WIDTH."""
+    return (24 + 58 * rows) * CHART_WIDTH / 320 if rows else 0.0
+
+
+def text_height(shape: QuestionShape, layout: Layout, width: float) -> float:
+    """The height of a question's text (with its number and full stop before it: "12. ")."""
+    kind = text_class(shape.text_length)
+    size = (
+        LONGEST_TEXT_SIZE if kind == "present-text-longer" else layout.text_size * TEXT_SIZES[kind]
+    )
+    count = lines(shape.text_length + 4, size, width)
+    if layout.name == STAR.name:
+        count = min(count, STAR_TEXT_LINES)
+    return count * size * LINE_HEIGHT
+
+
+def results_height(shape: QuestionShape, width: float) -> float:
+    """The height of what a question shows under its text in ``width`` ems: a note, its
+    average, or each share's words (and the chart, below them)."""
+    if shape.note:
+        return NOTE_LINES * LINE_HEIGHT
+    if shape.average_unit is not None:
+        return lines(AVERAGE_WORDS + 3 * shape.average_unit, 1, width) * LINE_HEIGHT
+    words = sum(lines(SHARE_WORDS + label, 1, width) for label in shape.worded_labels)
+    return words * LINE_HEIGHT + (chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0)
+
+
+def question_height(shape: QuestionShape, layout: Layout) -> float:
+    """How tall a question is in one column of ``layout`` (the star lists texts alone)."""
+    height = layout.edges + text_height(shape, layout, layout.width - TEXT_INSET)
+    if layout.name == STAR.name:
+        return height
+    return height + results_height(shape, layout.width - TEXT_INSET - LIST_INSET)
+
+
+def wide_height(shape: QuestionShape, layout: Layout) -> float:
+    """How tall a question is with the whole page: its words and chart side by side."""
+    inside = layout.full_width - TEXT_INSET
+    if shape.chart_rows:
+        words = results_height(replace(shape, chart_rows=0), inside - CHART_WIDTH - layout.gap)
+        beside = max(words, chart_height(shape.chart_rows) + 0.3)
+    else:
+        # Without a chart the words run in two columns (app.css), the first one line longer.
+        half = (inside - layout.gap) / 2 - LIST_INSET
+        beside = results_height(shape, half) / 2 + LINE_HEIGHT
+    return layout.edges + text_height(shape, layout, inside) + beside
+
+
+def fitted(shape: QuestionShape, layout: Layout = RESULTS) -> QuestionShape:
+    """The shape as the projector shows it: without its chart when even the whole page is too
+    short for it (many answers, or a long text); its words, every share and its range, stay."""
+    if not shape.chart_rows or not is_wide(shape, layout):
+        return shape
+    if wide_height(shape, layout) <= layout.height:
+        return shape
+    return replace(shape, chart_rows=0)
+
+
+def is_wide(shape: QuestionShape, layout: Layout) -> bool:
+    """A question too tall for a column has the whole page (a layout of one column has no
+    wider place to give it)."""
+    return layout.columns > 1 and question_height(shape, layout) > layout.height
+
+
+def page_words(first: int, last: int, total: int) -> str:
+    """Where the room is: "Question 3 of 7", "Questions 3–4 of 7"."""
+    if first == last:
+        return f"Question {first} of {total}"
+    return f"Questions {first}–{last} of {total}"
+
+
+def pages(shapes: list[QuestionShape], layout: Layout) -> list[Page]:
+    """The questions in order, as many to a page as fit: column by column, each column filled
+    from the top; a question too tall for a column has a page of its own."""
+    groups: list[tuple[list[list[int]], bool]] = []
+    columns: list[list[int]] = []
+    used = 0.0
+    for shape in shapes:
+        if is_wide(shape, layout):
+            if columns:
+                groups.append((columns, False))
+            groups.append(([[shape.number]], True))
+            columns, used = [], 0.0
+            continue
+        height = question_height(shape, layout)
+        if columns and used + CARD_GAP + height <= layout.height:
+            columns[-1].append(shape.number)
+            used += CARD_GAP + height
+            continue
+        if len(columns) == layout.columns:
+            groups.append((columns, False))
+            columns = []
+        columns.append([shape.number])
+        used = height
+    if columns:
+        groups.append((columns, False))
+    total = len(shapes)
+    result = []
+    for index, (group, wide) in enumerate(groups, start=1):
+        numbers = [number for column in group for number in column]
+        words = page_words(numbers[0], numbers[-1], total)
+        result.append(Page(index, tuple(tuple(column) for column in group), wide, words))
+    return result
+
+
+def title_class(title_length: int) -> str:
+    """The class that sets a survey's title smaller the longer it is ("" for a short one)."""
+    if title_length > 120:
+        return "present-title-longer"
+    if title_length > 50:
+        return "present-title-long"
+    return ""
+
+
+def chosen_page(asked: str | None, count: int) -> int:
+    """The page a link asks for (``?page=N``), within 1..count; the first for anything else."""
+    try:
+        number = int(asked or "1")
+    except ValueError:
+        return 1
+    return min(max(number, 1), max(count, 1))
