@@ -43,7 +43,7 @@ from survey_app.privacy import lesson
 from survey_app.results import QuestionResult
 
 #: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
-LN = mi("ln") + mo("\u2061")
+LN = mi("ln") + mo("\u2061") + '<mspace width="0.2em"></mspace>'
 
 #: The steps, in order: (key, title).
 STEPS = (
@@ -186,19 +186,38 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
 
 
 def choice_estimate_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Each option's estimate ``(raw - Q) / (P - Q)``, with the browser's P and Q."""
-    figures = lesson.choice_coin(flip_probability, len(question.options))
-    keep, other = number(figures.keep_probability), number(figures.other_probability)
-    body = frac(mi("raw") + mo("−") + mi("Q"), mi("P") + mo("−") + mi("Q"))
+    """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out."""
+    first = question.options[0]
+    working = lesson.option_working(
+        first.noisy_count, question.n, flip_probability, len(question.options)
+    )
+    keep, other = number(working.keep_probability), number(working.other_probability)
+    raw, top, bottom = number(working.raw), number(working.numerator), number(working.denominator)
+    result = number(working.estimate)
+    body = mrow(
+        frac(minus(mi("raw"), mi("Q")), minus(mi("P"), mi("Q"))),
+        mo("="),
+        frac(minus(mn(raw), mn(other)), minus(mn(keep), mn(other))),
+        mo("="),
+        frac(mn(top), mn(bottom)),
+        mo("="),
+        mn(result),
+    )
     return {
-        "formula": formula(body, "(raw - Q) / (P - Q)", "The estimate"),
+        "formula": formula(
+            body,
+            f"(raw - Q) / (P - Q) = ({raw} - {other}) / ({keep} - {other}) = {top} / {bottom} "
+            f"= {result}, for {first.label}",
+            "The estimate, worked out for the first answer",
+        ),
         "keep": keep,
         "other": other,
+        "first": first.label,
         "rows": [
             {
                 "label": option.label,
                 "raw": number(option.estimate.noisy_share),
-                "estimate": percent(option.estimate.estimate),
+                "estimate": _signed(percent(option.estimate.estimate)),
                 "shown": percent(option.shown_share),
             }
             for option in question.options

@@ -56,6 +56,7 @@ __all__ = [
     "Coin",
     "EstimateWorking",
     "Posterior",
+    "OptionWorking",
     "Reruns",
     "Sureness",
     "TradeOffRow",
@@ -64,6 +65,7 @@ __all__ = [
     "coin",
     "estimate_working",
     "notes_chebyshev_half_width",
+    "option_working",
     "posterior",
     "reruns",
     "sureness",
@@ -160,6 +162,40 @@ def estimate_working(noisy_yes: int, n: int, flip_probability: float) -> Estimat
     p = float(flip_probability)
     raw = noisy_yes / n
     return EstimateWorking(raw, p, raw - p, 1.0 - 2.0 * p, estimate)
+
+
+@dataclass(frozen=True)
+class OptionWorking:
+    """Step 3 for one option of k: ``(raw - Q) / (P - Q) = numerator / denominator``."""
+
+    raw: float
+    keep_probability: float
+    other_probability: float
+    numerator: float
+    denominator: float
+    estimate: float
+
+
+def option_working(
+    noisy_count: int, n: int, flip_probability: float, options: int
+) -> OptionWorking:
+    """One option's estimate written out, with k-option randomized response's P and Q at the
+    survey's epsilon: ``E[raw] = Q + (P - Q) b`` for the option's true share b (n at least 1)."""
+    respondents = check_count("n", n)
+    if respondents == 0:
+        raise ValueError("n must be at least 1 to have an estimate")
+    figures = choice_coin(flip_probability, options)
+    raw = check_count("noisy_count", noisy_count) / respondents
+    numerator = raw - figures.other_probability
+    denominator = figures.keep_probability - figures.other_probability
+    return OptionWorking(
+        raw,
+        figures.keep_probability,
+        figures.other_probability,
+        numerator,
+        denominator,
+        numerator / denominator,
+    )
 
 
 # --------------------------------------------------------------------------- step 4

@@ -47,6 +47,17 @@ def test_the_estimate_points_the_right_way():
     assert working.estimate == pytest.approx(0.2)
 
 
+def test_an_options_estimate_points_the_right_way():
+    """k = 3 at p = 0.25 (eps = ln 3): P = 3 / 5, Q = 1 / 5. A class all holding this option
+    sends it 60% of the time: the estimate is 1; one holding none sends it 20%: 0."""
+    assert lesson.option_working(24, 40, 0.25, 3).estimate == pytest.approx(1.0)
+    assert lesson.option_working(8, 40, 0.25, 3).estimate == pytest.approx(0.0)
+    working = lesson.option_working(10, 40, 0.25, 3)
+    assert working.raw == 0.25
+    assert working.numerator == pytest.approx(0.05) and working.denominator == pytest.approx(0.4)
+    assert working.estimate == pytest.approx(0.125)
+
+
 def test_theorem_5_of_the_notes():
     # sqrt(1 / 0.05) / (2 (1 - 0.5) sqrt(40)) = sqrt(20) / sqrt(40) = 1 / sqrt(2).
     assert lesson.notes_chebyshev_half_width(40, 0.25, 0.95) == pytest.approx(1 / math.sqrt(2))

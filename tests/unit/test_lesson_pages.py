@@ -212,6 +212,12 @@ def test_a_choice_question_gets_the_steps_that_apply(client, closed_class):
         assert float(raw) == pytest.approx(count / 40, abs=0.0005)
         expected = (count / 40 - other) / (keep - other)
         assert numbers_in(estimate)[0] / 100 == pytest.approx(expected, abs=0.0006)
+    # The first answer's working, in the formula's text alternative: 10 of 40 sent "Never".
+    worked = f"= ({10 / 40:g} - {other:g}) / ({keep:g} - {other:g}) = "
+    assert (
+        worked + f"{10 / 40 - other:g} / {keep - other:g} = {(10 / 40 - other) / (keep - other):g}"
+        in html.unescape(page)
+    )
     for step in (5, 6, 7):
         other_step = client.get(lesson(closed_class, step, question=2)).get_data(as_text=True)
         assert "This step is about a yes/no question" in other_step
