@@ -259,7 +259,9 @@ def test_the_sign_in_page_and_its_error(make_chromium, live_app, analyst, axe_so
     check_at_every_width(driver, axe_source)
 
 
-def test_the_survey_list_builder_and_account(make_chromium, live_app, analyst, survey, axe_source):
+def test_the_survey_list_builder_and_account(
+    make_chromium, live_app, analyst, survey, make_survey, axe_source
+):
     driver = signed_in(make_chromium, live_app, analyst)
     for path in ("/analyst/", "/analyst/surveys/new", "/analyst/account"):
         driver.get(live_app.url(path))
@@ -276,6 +278,33 @@ def test_the_survey_list_builder_and_account(make_chromium, live_app, analyst, s
     save.click()
     WebDriverWait(driver, 15).until(expected_conditions.staleness_of(save))
     assert driver.find_elements(By.CSS_SELECTOR, ".notice.error, [role=alert]")
+    assert driver.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]")  # errors beside fields
+    check_at_every_width(driver, axe_source)
+    # A question removed: the notice with its undo button.
+    remove = driver.find_element(By.CSS_SELECTOR, "button[value=remove_1]")
+    remove.click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(remove))
+    assert driver.find_element(By.ID, "undo-remove")
+    check_at_every_width(driver, axe_source)
+    builder_asking_and_full(driver, live_app, make_survey, axe_source)
+
+
+def builder_asking_and_full(driver, live_app, make_survey, axe_source) -> None:
+    """The builder asking before saving a range a hundred times wider, and at 50 questions."""
+    number = {"text": "Hours of sleep?", "type": "numeric", "min": 0, "max": 10}
+    others = [{"text": f"Q{n}", "type": "yes_no"} for n in range(49)]
+    slug, _ = make_survey(
+        {"title": "Sleep", "flip_probability": 0.25, "questions": [number, *others]},
+        status="draft",
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/edit"))
+    assert not driver.find_element(By.ID, "add-yes-no").is_enabled()  # 50 questions
+    high = driver.find_element(By.ID, "question-max-0")
+    high.send_keys(Keys.END, "12")
+    save = driver.find_element(By.ID, "save-survey")
+    save.click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(save))
+    assert driver.find_element(By.ID, "wide-range-ask")
     check_at_every_width(driver, axe_source)
 
 
