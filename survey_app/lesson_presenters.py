@@ -99,7 +99,9 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
         "odds": format_upper_bound(figures.odds),
         "question_count": question_count,
         "formula": formula(
-            body, f"epsilon = ln({keep} / {p}) = ln {figures.odds:g}, about {eps}", "Epsilon"
+            body,
+            f"epsilon = ln({keep} / {p}) = ln {format_upper_bound(figures.odds)}, about {eps}",
+            "Epsilon",
         ),
     }
 
@@ -435,6 +437,8 @@ def trade_off_step(
         "share": percent(share),
         "picked": next(row for row in shown if row["is_picked"]),
         "choices": [format_number(p, 6) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
+        # A half-width of 100 points or more: that range covers the whole scale.
+        "says_nothing": any(row.chebyshev_half_width >= 1.0 for row in rows),
         "confidence": percent(confidence),
     }
 
