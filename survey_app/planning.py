@@ -32,7 +32,14 @@ from survey_app.planning_numbers import (
     plan_numbers,
     question_name,
 )
-from survey_app.presenters import format_count, format_points, privacy_readout
+from survey_app.presenters import (
+    counted,
+    format_count,
+    format_points,
+    plural,
+    points,
+    privacy_readout,
+)
 from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.surveys import MAX_QUESTIONS
 from survey_app.typed_numbers import typed_number
@@ -130,10 +137,11 @@ def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
         return None, None
     points = typed_number(text)  # the one rule for typed numbers ("12,5" is 12.5)
     if points is None:
-        return None, f"The margin must be a number of points, like 10; got {text!r}."
+        return None, f"The margin must be a number of percentage points, like 10, not “{text}”."
     if not MIN_MARGIN_POINTS <= points <= MAX_MARGIN_POINTS:
         return None, (
-            f"The margin must be between {MIN_MARGIN_POINTS:g} and {MAX_MARGIN_POINTS:g} points."
+            f"The margin must be between {MIN_MARGIN_POINTS:g} and {MAX_MARGIN_POINTS:g} "
+            "percentage points."
         )
     return points / 100.0, None
 
@@ -230,19 +238,17 @@ def shares_text(
     """What a class will learn of each group's shares, with Chebyshev's figures beside."""
     (first, margin, _), rest = figures[0], figures[1:]
     parts = [
-        f"{first.label} will be known within about ±{format_points(margin)} points"
+        f"{first.label} will be known within about {points(margin, long=True)}"
         + _says_next_to_nothing(margin)
     ]
-    parts += [
-        f"{group.label} within ±{format_points(m)} points{_says_next_to_nothing(m)}"
-        for group, m, _ in rest
-    ]
+    parts += [f"{group.label} within {points(m)}{_says_next_to_nothing(m)}" for group, m, _ in rest]
     text = f"With {class_size:,} students, {'; '.join(parts)}."
     text += " The textbook Chebyshev bound would say "
-    text += join_words([f"±{format_points(c)}" for _, _, c in figures]) + " points."
+    text += join_words([f"±{format_points(c)}" for _, _, c in figures])
+    text += f" {plural(format_points(figures[-1][2]), 'point')}."
     if left_out:
         text += (
-            f" ({left_out} multiple-choice question{'s' if left_out != 1 else ''} without "
+            f" ({counted(left_out, 'multiple-choice question')} without "
             "2 to 12 options yet left out.)"
         )
     return text
@@ -331,7 +337,7 @@ def suggestion_readout(
     bounds = tuple((n.lo, n.hi, n.mechanism) for n in numbers)
     suggested = suggested_flip_probability(margin, class_size, options, confidence, bounds)
     floor = privacy.MIN_SUGGESTED_FLIP_PROBABILITY
-    wanted = f"±{format_points(margin)} points"
+    wanted = points(margin, long=True)
     if numbers:
         amounts = [f"±{n.amount(margin * (n.hi - n.lo))} for {n.name}" for n in numbers]
         wanted += f" ({join_words(amounts)})"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from survey_app import privacy, rounding
 from survey_app.models import Survey
-from survey_app.presenters import join_words, numeric_places
+from survey_app.presenters import join_words, numeric_places, with_unit
 from survey_app.surveys import (
     MAX_FLIP_PROBABILITY_WITH_NUMBERS,
     SurveyDefinitionError,
@@ -53,10 +53,10 @@ class PlannedNumber:
     mechanism: str | None = None
 
     def amount(self, value: float) -> str:
-        """A margin in the question's unit: "4.1 hours" (3 significant digits of the range)."""
+        """A margin in the question's unit: "4.1 hours", "1 hour" (3 significant digits of the
+        range)."""
         places = numeric_places(self.lo, self.hi)
-        rounded = rounding.text(rounding.up(value, 10.0**-places), places)
-        return f"{rounded} {self.unit}" if self.unit else rounded
+        return with_unit(rounding.text(rounding.up(value, 10.0**-places), places), self.unit)
 
 
 def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], int]:

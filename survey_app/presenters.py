@@ -563,9 +563,21 @@ def plan_words(plan) -> dict:
     first = plan.numbers[0].number if plan.numbers else None
     return {
         "so_far": f"With the {counted(respondents, 'respondent')} so far",
+        # A share's margin in percentage points: said in full first, then "±4 points".
+        "wanted": points(plan.margin, long=True),
+        "wanted_short": points(plan.margin),
+        # A number's margin is that share of its range: "±10% of its range".
+        "of_range": f"±{format_number(plan.margin * 100, 1)}%",
+        "label": "Margin wanted, ± percentage points"
+        if plan.has_shares
+        else "Margin wanted, ± % of each question’s range",
+        "now": None if plan.margin_now is None else points(plan.margin_now),
+        "now_chebyshev": None
+        if plan.margin_now_chebyshev is None
+        else points(plan.margin_now_chebyshev),
         "answered": (
             f"{counted(respondents, 'respondent')} "
-            f"{'has' if respondents == 1 else 'have'} answered so far."
+            f"{plural(respondents, 'has', 'have')} answered so far."
             if respondents
             else "No one has answered yet."
         ),

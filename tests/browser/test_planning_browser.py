@@ -39,7 +39,9 @@ def wait_for_words(driver, read, words: str) -> None:
 
 
 def margin_words(p: float, k: int, n: int) -> str:
-    return f"±{format_points(privacy.RandomizedResponse(p, k).planned_half_width(n))} points"
+    """The first margin the readout says: in full, "±27 percentage points"."""
+    half_width = privacy.RandomizedResponse(p, k).planned_half_width(n)
+    return f"±{format_points(half_width)} percentage points"
 
 
 def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, make_chromium):

@@ -59,7 +59,8 @@ def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_
     needed_choice = needed(0.25, 3, margin, confidence)
     chebyshev = privacy.RandomizedResponse(0.25, 3).respondents_for_chebyshev(margin, confidence)
     text = figures(page, "plan-needed")
-    assert f"±{format_points(margin)} points" in text
+    # A share's margin in percentage points, said in full here.
+    assert f"±{format_points(margin)} percentage points" in text
     assert f"at {percent(confidence)} confidence" in text
     assert needed_choice > needed_yes_no  # 3 options need more answers than 2
     assert f"about {needed_choice:,} respondents" in text
@@ -99,8 +100,9 @@ def test_planning_margin_reached_by_the_current_respondents(app, signed_in, surv
     chebyshev = max(yes_no.chebyshev_half_width(5, 0.9), choice.chebyshev_half_width(5, 0.9))
     text = figures(page, "plan-now")
     assert text.startswith("With the 5 respondents so far")
-    assert f"within about ±{format_points(reached)} points" in text
-    assert f"(the textbook Chebyshev bound: ±{format_points(chebyshev)} points)" in text
+    assert f"within about {points(reached)}" in text
+    assert f"(the textbook Chebyshev bound: {points(chebyshev)})" in text
+    assert points(reached).endswith(" points") and "%" not in text
     assert reached >= planning.NEXT_TO_NOTHING
     assert "says next to nothing yet" in text
 
@@ -131,7 +133,7 @@ def test_planning_refuses_bad_margins_and_keeps_the_default(signed_in, survey, m
     assert page.status_code == 200
     assert "The margin must" in page.text
     yes_no = needed(0.25, 2, 0.10, 0.95)
-    assert "±10 points" in figures(page.text, "plan-needed")
+    assert "±10 percentage points" in figures(page.text, "plan-needed")
     assert f"{yes_no:,} for its yes/no questions alone" in figures(page.text, "plan-needed")
 
 

@@ -52,7 +52,7 @@ def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, ana
     assert "next to nothing" not in readout["planning"]["text"]
     # ±25 points of a range of 40 hours: ±10 hours.
     suggestion = readout["suggestion"]
-    assert "±25 points (±10 hours for “Hours?”)" in suggestion["text"]
+    assert "±25 percentage points (±10 hours for “Hours?”)" in suggestion["text"]
     p = suggestion["flip_probability"]
     assert 0.05 < p < privacy.MAX_SUGGESTED_FLIP_PROBABILITY
     epsilon = privacy.epsilon_from_flip_probability(p)

@@ -127,7 +127,7 @@ def test_the_dashboard_plans_numeric_questions_in_their_unit(client, hours, sign
     sign_in_as(client, analyst)
     page = client.get(f"/analyst/surveys/{slug}?margin=10").get_data(as_text=True)
     mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
-    needed = mechanism.respondents_for(4.0, 0.95)  # ±10 points of a range of 40 hours
+    needed = mechanism.respondents_for(4.0, 0.95)  # ±10% of a range of 40 hours
     assert "to know the average within <strong>±4 hours</strong>" in page
     assert f"about <strong>{needed:,}</strong> respondents." in page
     assert mechanism.half_width(needed) <= 4.0 < mechanism.half_width(needed - 1)
@@ -144,7 +144,7 @@ def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
     assert "share" not in planning and "yes/no" not in planning
     needed = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid").respondents_for(4.0, 0.95)
     assert re.search(
-        rf"To know the average within <strong>±10 points of its range</strong> at 95% "
+        rf"To know the average within <strong>±10% of its range</strong> at 95% "
         rf"confidence, this survey needs about\s*<strong>{needed:,}</strong> respondents.",
         planning,
     )
@@ -159,7 +159,7 @@ def test_a_survey_of_numbers_alone_is_planned_by_its_averages(
     mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     assert cells[1] == f"±{math.ceil(mechanism.half_width(20) * 10 - 1e-9) / 10:g} hours"
     assert cells[-1] == f"{needed:,}"
-    assert "±16 hours (40 points of the range) or more says next to nothing" in planning
+    assert "±16 hours (40% of the range) or more says next to nothing" in planning
     assert post(client, slug, {str(number_id): 700}).status_code == 201  # a report on the grid
     page = client.get(f"/analyst/surveys/{slug}").get_data(as_text=True)
     assert "1 respondent has answered so far." in page

@@ -82,12 +82,13 @@ def test_readout_margins_are_privacys(signed_in, flip_probability, class_size):
         assert question["half_width"] == mechanism.planned_half_width(class_size, 0.95)
         assert question["chebyshev_half_width"] == mechanism.chebyshev_half_width(class_size)
         cheb.append(f"±{format_points(question['chebyshev_half_width'])}")
-    # A margin of 40 points or more is said to say next to nothing.
+    # A margin of 40 points or more is said to say next to nothing; the first margin is said
+    # in full ("percentage points"), the others short.
     yes_no, often, year = (
         format_points(q["half_width"])
-        + " points"
+        + (" percentage points" if index == 0 else " points")
         + (", which says next to nothing" if q["half_width"] >= 0.4 else "")
-        for q in plan["questions"]
+        for index, q in enumerate(plan["questions"])
     )
     assert plan["text"] == (
         f"With {class_size} students, a yes/no question will be known within about "
@@ -101,7 +102,7 @@ def test_readout_reads_like_the_issue_at_40_students(signed_in):
     plan = readout(signed_in)["planning"]
     # p = 0.25, 40 students: the exact margins are about a third of Chebyshev's.
     assert plan["text"] == (
-        "With 40 students, a yes/no question will be known within about ±27 points; "
+        "With 40 students, a yes/no question will be known within about ±27 percentage points; "
         "“How often?” (3 options) within ±32 points. "
         "The textbook Chebyshev bound would say ±62 and ±87 points."
     )
@@ -204,7 +205,8 @@ def test_suggestion_is_privacys_and_can_be_applied(signed_in):
     assert suggestion["flip_probability"] == expected
     assert suggestion["apply"] is True
     assert suggestion["text"] == (
-        f"For ±20 points with 40 students, use a flip probability of {expected:g}: the most "
+        f"For ±20 percentage points with 40 students, use a flip probability of {expected:g}: "
+        "the most "
         "privacy that still reaches that margin for every question."
     )
     # The class reaches the margin at that p, and not at the next hundredth up.
@@ -232,7 +234,7 @@ def test_a_margin_out_of_reach_names_the_floor_and_the_students_needed(signed_in
     assert suggestion["respondents_at_floor"] == needed > 40
     text = suggestion["text"]
     assert "Even at a flip probability of 0.05, the least privacy this app will suggest" in text
-    assert "40 students are too few to know every question within ±5 points" in text
+    assert "40 students are too few to know every question within ±5 percentage points" in text
     assert f"that takes about {needed:,} students" in text
 
 
