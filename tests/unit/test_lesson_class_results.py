@@ -129,3 +129,17 @@ def test_a_closed_survey_shows_the_classs_results_in_the_dashboards_words(
     # Nothing per person: no submission id, no randomized answer list.
     ids = [row[0] for row in before["submissions"]]
     assert len(ids) == len(ROWS) and not any(identifier in said for identifier in ids)
+
+
+def test_a_survey_of_one_question_speaks_of_one(app, client, make_survey, analyst, sign_in_as):
+    one = {**copy.deepcopy(SHOWING), "questions": SHOWING["questions"][:1]}
+    slug, _ = make_survey(one)
+    submit_and_close(app, slug, [(value,) for value, _ in ROWS])
+    said = words(client.get(f"/s/{slug}/results").get_data(as_text=True))
+    epsilon = re.search(r"ε = ([\d.]+) a question: nobody", said)
+    assert epsilon and math.log(3) <= float(epsilon.group(1)) < math.log(3) + 0.01
+    assert "question:" in said and "for all 1 question" not in said
+    sign_in_as(client, analyst)
+    budgets = words(client.get(f"/analyst/surveys/{slug}/lesson?step=8").get_data(as_text=True))
+    assert "Answering the survey’s one question at ε = " in budgets
+    assert "all 1 question" not in budgets
