@@ -285,7 +285,9 @@ def test_the_join_limit_is_counted_once_by_three_workers(
     assert JOIN_LIMIT <= statuses[302] <= JOIN_LIMIT + 1, statuses
     for status, headers, body in replies:
         if status == 429:
-            assert headers["Retry-After"] == "60"
+            # A minute, or what is left of it: the limiter in Redis counts down from the
+            # window's reset, so a refusal a moment into the window says 59.
+            assert 50 <= int(headers["Retry-After"]) <= 60, headers["Retry-After"]
             assert b"Many people are joining from this network" in body
     if storage == "database":
         assert_sign_in_counts_keep_no_address_or_email(deployment)
