@@ -1,0 +1,353 @@
+"""The projector fits the screen in a real Chromium: at 1280x720, 1920x1080 and 3840x2160, with
+1, 5 and 50 questions (yes/no, choice and number questions, long texts among them), nothing
+scrolls; the pages turn with the keys a clicker sends and with the links, saying which
+questions show; while few have answered the QR code fills at least 40% of the height; a redraw
+keeps the page; without JavaScript the links turn the pages."""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+import uuid
+
+import numpy as np
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from survey_app import privacy
+from survey_app.submissions import record_submission
+from survey_app.surveys import find_survey
+from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
+
+pytestmark = pytest.mark.browser
+
+WAIT_SECONDS = 15
+SCREENS = [(1280, 720, 16), (1920, 1080, 24), (3840, 2160, 36)]
+#: A text as long as a question may be (surveys.MAX_QUESTION_LENGTH).
+LONGEST = ("Thinking back over the whole of this term, including the weeks of the midterm " * 13)[
+    :1000
+]
+TWELVE = [f"Answer number {n} of twelve" for n in range(1, 13)]
+
+
+def question(index: int) -> dict:
+    """The ``index``-th question of a mixed survey: every kind, long texts and many options."""
+    kinds = [
+        {"text": "Have you ever copied homework?", "type": "yes_no"},
+        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+        {
+            "text": "Hours a week on this course?",
+            "type": "numeric",
+            "min": 0,
+            "max": 40,
+            "unit": "hours",
+            "mechanism": "hybrid",
+        },
+        {
+            "text": "Have you ever handed in work that was "
+            + "partly someone else's, " * 12
+            + "without saying so?",
+            "type": "yes_no",
+        },
+        {
+            "text": "Which of these did you use last week?",
+            "type": "choice",
+            "options": ["The library", "The forum", "Office hours", "A tutor", "Nothing"],
+        },
+        {"text": LONGEST, "type": "yes_no"},
+        {"text": "Which answer?", "type": "choice", "options": TWELVE},
+        {"text": "Which of nine?", "type": "choice", "options": TWELVE[:9]},
+        {
+            "text": "Minutes late to class, on average?",
+            "type": "numeric",
+            "min": 0,
+            "max": 60,
+            "unit": "minutes",
+            "mechanism": "hybrid",
+        },
+        {"text": "Did you enjoy the course? " * 4, "type": "yes_no"},
+    ]
+    return dict(kinds[index % len(kinds)])
+
+
+def mixed_survey(count: int) -> dict:
+    return {
+        "title": "Academic integrity, week 12",
+        "flip_probability": 0.25,
+        "questions": [question(index) for index in range(count)],
+    }
+
+
+def answer(live_app, slug: str, people: int, seed: int = 2026_11_25) -> None:
+    """Store ``people`` valid randomized submissions (values drawn with a fixed seed: which
+    ones does not matter here, only that the results show)."""
+    rng = np.random.default_rng(seed)
+    with live_app.app.app_context():
+        questions = list(find_survey(slug).questions)
+        reports = []
+        for item in questions:
+            if item.kind.value == "numeric":
+                mechanism = privacy.numeric_mechanism(
+                    item.minimum, item.maximum, math.log(3), "hybrid"
+                )
+                reports.append(
+                    mechanism.randomize(
+                        rng.uniform(item.minimum, item.maximum, people), rng
+                    ).tolist()
+                )
+            else:
+                reports.append(rng.integers(0, max(2, len(item.choices or [])), people).tolist())
+        ids = [str(item.id) for item in questions]
+    for person in range(people):
+        with live_app.app.app_context():
+            answers = {qid: column[person] for qid, column in zip(ids, reports, strict=True)}
+            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+
+
+def on_screen(make_chromium, live_app, analyst, width: int, height: int):
+    """A signed-in Chromium whose page is exactly the screen, as in full-screen mode."""
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.set_window_size(width, height + 200)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    return driver
+
+
+def shown(driver) -> list[int]:
+    """The numbers of the questions on the page shown."""
+    return driver.execute_script(
+        """return [...document.querySelectorAll('.present-page:not([hidden]) .present-question')]
+             .map((s) => Number(s.id.replace('present-question-', '')));"""
+    )
+
+
+def page_words(driver) -> str:
+    return driver.find_element(By.ID, "present-page-words").text
+
+
+def expected_words(numbers: list[int], total: int) -> str:
+    """What the pager must say of the questions shown, read from the page itself."""
+    if numbers[0] == numbers[-1]:
+        return f"Question {numbers[0]} of {total}"
+    return f"Questions {numbers[0]}–{numbers[-1]} of {total}"
+
+
+#: The font size of every visible word on the projector (an SVG text's height), but the
+#: professor's own links in the corner.
+WORD_SIZES = """
+const sizes = [];
+for (const element of document.querySelectorAll('#projector *')) {
+  if (element.closest('.present-tools, .present-qr')) continue;
+  const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!own) continue;
+  const box = element.getBoundingClientRect();
+  if (box.width === 0) continue;
+  if (element instanceof SVGElement) sizes.push(box.height);
+  else sizes.push(parseFloat(getComputedStyle(element).fontSize));
+}
+return sizes;
+"""
+
+FITS = """return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"""
+
+
+def check_page(driver, width: int, height: int, smallest: float) -> list[int]:
+    """The page shown fits the screen, its words are large enough; its questions' numbers."""
+    scroll_width, scroll_height = driver.execute_script(FITS)
+    assert scroll_width <= width and scroll_height <= height, (scroll_height, shown(driver))
+    sizes = driver.execute_script(WORD_SIZES)
+    assert min(sizes) >= smallest, (sorted(sizes)[:3], shown(driver))
+    numbers = shown(driver)
+    assert numbers, "a page without questions"
+    return numbers
+
+
+def walk(driver, width, height, smallest, total, turn) -> list[int]:
+    """Turn through every page with ``turn`` until the first comes back; each page fits and
+    says which questions it shows. Returns the questions seen, in order."""
+    seen = []
+    for _ in range(total + 1):
+        numbers = check_page(driver, width, height, smallest)
+        if seen and numbers[0] == seen[0]:
+            break
+        if total > 1 and len(numbers) < total:
+            assert page_words(driver) == expected_words(numbers, total)
+        seen += numbers
+        turn()
+    return seen
+
+
+def decodes_to_the_join_link(driver, live_app, slug) -> None:
+    import zxingcpp
+    from PIL import Image
+
+    qr = driver.find_element(By.ID, "present-qr")
+    with live_app.app.app_context():
+        code = find_survey(slug).join_code
+    picture = Image.open(io.BytesIO(qr.screenshot_as_png))
+    assert [r.text for r in zxingcpp.read_barcodes(picture)] == [live_app.url(f"/j/{code}")]
+
+
+def layout(driver) -> str:
+    return driver.find_element(By.ID, "projector").get_attribute("data-layout")
+
+
+@pytest.mark.parametrize("count", [1, 5, 50])
+@pytest.mark.parametrize(("width", "height", "smallest"), SCREENS)
+def test_every_question_fits_the_screen_page_by_page(
+    make_chromium, live_app, analyst, make_survey, width, height, smallest, count
+):
+    slug, _ = make_survey(mixed_survey(count))
+    driver = on_screen(make_chromium, live_app, analyst, width, height)
+    # No fade while pages turn: what is measured is the page itself.
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]
+    body = driver.find_element(By.TAG_NAME, "body")
+
+    # Nobody has answered: how to join is the star, its QR code at least 40% of the height.
+    assert layout(driver) == "star"
+    qr = driver.find_element(By.ID, "present-qr")
+    assert qr.rect["height"] >= 0.4 * height and qr.rect["y"] + qr.rect["height"] <= height
+    code = driver.find_element(By.ID, "present-code")
+    assert float(code.value_of_css_property("font-size")[:-2]) >= 4 * smallest
+    decodes_to_the_join_link(driver, live_app, slug)
+    pager = driver.find_element(By.ID, "present-pager")
+    if count == 1:
+        assert not pager.is_displayed()
+        assert check_page(driver, width, height, smallest) == [1]
+    else:
+        assert walk(
+            driver, width, height, smallest, count, lambda: body.send_keys(Keys.PAGE_DOWN)
+        ) == list(range(1, count + 1))
+
+    # Enough answers for results (a release of them): the page redraws itself into the
+    # results' layout, the join panel in a corner; the links turn the pages, and the keys back.
+    answer(live_app, slug, 12)
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: layout(d) == "results")
+    assert driver.find_element(By.ID, "present-code").is_displayed()
+    if count == 1:
+        assert not pager.is_displayed()
+        assert check_page(driver, width, height, smallest) == [1]
+        return
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.HOME)
+    following = driver.find_element(By.ID, "present-next")
+    assert walk(driver, width, height, smallest, count, following.click) == list(
+        range(1, count + 1)
+    )
+    first = shown(driver)
+    body.send_keys(Keys.END)
+    last = shown(driver)
+    assert last[-1] == count
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert shown(driver) == first, "after the last page comes the first"
+    body.send_keys(Keys.PAGE_UP)
+    assert shown(driver) == last
+    driver.find_element(By.ID, "present-previous").click()
+    body.send_keys(Keys.ARROW_LEFT)
+    body.send_keys(Keys.ARROW_DOWN)
+    assert shown(driver)[-1] < count and page_words(driver).endswith(f" of {count}")
+
+
+def test_a_redraw_keeps_the_page_and_the_focus(make_chromium, live_app, analyst, make_survey):
+    slug, _ = make_survey(mixed_survey(50))
+    answer(live_app, slug, 12)
+    driver = on_screen(make_chromium, live_app, analyst, 1280, 720)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    following = driver.find_element(By.ID, "present-next")
+    following.click()
+    following.click()
+    reading, words = shown(driver), page_words(driver)
+    assert reading[0] > 1
+    count = driver.find_element(By.ID, "present-count").text
+    driver.execute_script("window.__notReloaded = true")
+    answer(live_app, slug, 10, seed=2026_11_26)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_element(By.ID, "present-count").text != count
+    )
+    assert shown(driver) == reading and page_words(driver) == words
+    assert driver.switch_to.active_element == following, "a redraw moved the focus"
+    assert driver.execute_script("return window.__notReloaded") is True
+    # The words are a polite status: a turn is said, not shouted, and focus stays put.
+    assert driver.find_element(By.ID, "present-page-words").get_attribute("role") == "status"
+
+
+def test_the_pages_turn_by_themselves_only_when_asked(
+    make_chromium, live_app, analyst, make_survey
+):
+    slug, _ = make_survey(mixed_survey(5))
+    answer(live_app, slug, 12)
+    driver = on_screen(make_chromium, live_app, analyst, 1280, 720)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    first = shown(driver)
+    automatic = driver.find_element(By.ID, "present-auto-turn")
+    assert not automatic.is_selected(), "off unless the professor turns it on"
+    # A second instead of the fifteen the server says, to keep the test short.
+    driver.execute_script("document.getElementById('projector').dataset.autoTurnSeconds = '1'")
+    automatic.click()
+    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: shown(d) != first)
+    # A key in the checkbox is the checkbox's: the page stays.
+    turned = shown(driver)
+    automatic.click()
+    automatic.send_keys(Keys.ARROW_RIGHT)
+    time.sleep(2.5)
+    assert shown(driver) == turned, "the pages still turn after the professor stopped them"
+    # Each page appears with a short fade; with reduced motion, with none.
+    fade = """return getComputedStyle(
+        document.querySelector('.present-page:not([hidden])')).animationName"""
+    assert driver.execute_script(fade) == "present-turn"
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
+    )
+    assert driver.execute_script(fade) == "none"
+
+
+def test_without_javascript_links_turn_the_pages(make_chromium, live_app, analyst, make_survey):
+    slug, _ = make_survey(mixed_survey(50))
+    answer(live_app, slug, 12)
+    driver = make_chromium(javascript_enabled=False)
+    driver.get(live_app.url("/analyst/login"))
+    from tests.conftest import ANALYST_PASSWORD
+
+    driver.find_element(By.ID, "email").send_keys(analyst)
+    driver.find_element(By.ID, "password").send_keys(ANALYST_PASSWORD, Keys.ENTER)
+    driver.set_window_size(1280, 920)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False},
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    seen = []
+    for _ in range(60):
+        numbers = shown(driver)
+        if seen and numbers[0] == 1:
+            break
+        assert page_words(driver) == expected_words(numbers, 50)
+        scroll_width, scroll_height = driver.execute_script(FITS)
+        assert scroll_width <= 1280 and scroll_height <= 720
+        seen += numbers
+        driver.find_element(By.ID, "present-next").click()
+    assert seen == list(range(1, 51))
+
+
+@pytest.mark.parametrize("people", [0, 12])
+def test_axe_finds_nothing_on_a_projector_of_many_questions(
+    make_chromium, live_app, analyst, make_survey, people
+):
+    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
+        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
+    slug, _ = make_survey(mixed_survey(50))
+    answer(live_app, slug, people)
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert layout(driver) == ("star" if people == 0 else "results")
+    check_at_every_width(driver, AXE.read_text(encoding="utf-8"), height=720)
