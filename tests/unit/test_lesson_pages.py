@@ -300,6 +300,10 @@ def test_the_download_is_one_self_contained_file(app, client, closed_class):
     )
     page = response.get_data(as_text=True)
     assert "<script" not in page and "<link" not in page and "src=" not in page
+    # Nothing to fetch and nowhere to go: no link, no url() in the styles, no address but the
+    # SVG namespace's name.
+    assert "href=" not in page and "url(" not in page and "@import" not in page
+    assert "http" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert page.count('class="lesson-step"') == 8 and "<svg" in page and "<math" in page
     assert "<form" not in page  # the control is the page's; the file carries the table
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
