@@ -66,13 +66,25 @@ def builder_errors(definition: dict) -> list[BuilderError]:
                 break
             trial[error.field] = _STAND_INS[error.field]
     for index, question in enumerate(definition.get("questions") or ()):
-        try:
-            parse_question(index, question)
-        except SurveyDefinitionError as error:
-            errors.append(error)
+        errors += question_errors(index, question)
     worded = [worded_error(error) for error in errors]
     seen: set[str] = set()
     return [e for e in worded if not (e.field_id in seen or seen.add(e.field_id))]
+
+
+def question_errors(index: int, question: object) -> list[SurveyDefinitionError]:
+    """A question's errors: its text's, then (with a stand-in text) its other fields' first."""
+    errors = []
+    for _ in range(2):
+        try:
+            parse_question(index, question)
+            break
+        except SurveyDefinitionError as error:
+            errors.append(error)
+            if error.path[2:] != ("text",) or not isinstance(question, dict):
+                break
+            question = {**question, "text": "Question"}
+    return errors
 
 
 def worded_error(error: SurveyDefinitionError) -> BuilderError:

@@ -277,7 +277,7 @@ def test_several_errors_are_all_listed_and_focus_goes_to_the_first(signed_in):
     questions = [
         {"text": "", "type": "yes_no"},
         {"text": "Which?", "type": "choice", "options": "Only"},
-        {**NUMBER, "min": "12", "max": "0"},
+        {**NUMBER, "text": "", "min": "12", "max": "0"},  # two errors in one question
     ]
     page = signed_in.post(
         "/analyst/surveys/new",
@@ -289,11 +289,12 @@ def test_several_errors_are_all_listed_and_focus_goes_to_the_first(signed_in):
         "flip_probability",
         "question-text-0",
         "question-options-1",
+        "question-text-2",
         "question-max-2",
     ]
-    assert page.count('aria-invalid="true"') == 5
+    assert page.count('aria-invalid="true"') == 6
     assert autofocused_id(page) == "title"
-    assert "Not saved yet: 5 things to change" in page
+    assert "Not saved yet: 6 things to change" in page
 
 
 # --------------------------------------------------------------------------- empty bounds
