@@ -53,7 +53,6 @@ def assert_error_beside_its_field(page: str, field_id: str, words: str) -> None:
     assert not re.search(r"questions\[\d|got &#39;|got [\d-]|\.options:|flip_probability:", page)
 
 
-
 def test_builder_page_offers_the_fields(signed_in):
     page = signed_in.get("/analyst/surveys/new")
     assert page.status_code == 200
