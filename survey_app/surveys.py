@@ -143,7 +143,8 @@ def _bound(field: str, raw: dict, name: str) -> float:
             "separator, or 1.5 with one decimal point or comma",
         )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise refused(f"{field}.{name}", "not_number", f"must be a number, got {value!r}")
+        key = "empty" if value == "" else "not_number"  # a field left empty, in the builder
+        raise refused(f"{field}.{name}", key, f"must be a number, got {value!r}")
     try:
         number = float(value)
     except OverflowError:  # an integer beyond any float

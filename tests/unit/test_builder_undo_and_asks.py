@@ -162,7 +162,7 @@ NUMERIC_ERRORS = {
     "min empty": (
         {"min": ""},
         "question-min-0",
-        "Question 1's smallest answer must be a number, like 10 or 2.5",
+        "Question 1's smallest answer is empty: type it in",
     ),
     "max not a number": (
         {"max": "abc"},
