@@ -423,3 +423,44 @@ def test_at_50_questions_the_add_buttons_stop_and_say_why(app, signed_in):
     ).text
     assert 'id="question-limit"' not in fewer
     assert survey_count(app) == 0
+
+
+#: Rules only a definition file can break: the builder's form always sends text, one of its
+#: types, and no field a question's type does not have.
+FILE_ONLY_RULES = {
+    "not_object",
+    "unknown_field",
+    "numeric_only",
+    "no_options",
+    "options_list",
+    "not_text",
+    "missing",
+}
+
+
+def test_every_rule_the_builder_can_break_has_words():
+    """Every rule named in the definition's checks (the second argument of each ``refused``
+    call) is worded by the builder's presenter, not by its fallback, except the file-only ones."""
+    import ast
+    from pathlib import Path
+
+    from survey_app.builder_errors import sentence
+
+    package = Path(__file__).resolve().parents[2] / "survey_app"
+    keys = set()
+    for name in ("surveys.py", "definition_checks.py"):
+        for node in ast.walk(ast.parse((package / name).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "refused":
+                if isinstance(node.args[1], ast.Constant):
+                    keys.add(node.args[1].value)
+            # key = "empty" if ... else "not_number": a rule chosen before its call
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "key":
+                keys |= {node.value.body.value, node.value.orelse.value}
+    assert {"option_count", "max_not_above_min", "not_probability", "empty"} <= keys
+    fallback = sentence("no such rule", "Question 1", 1, {})
+    unworded = {
+        key
+        for key in keys - FILE_ONLY_RULES
+        if isinstance(key, str) and sentence(key, "Question 1", 1, {}) == fallback
+    }
+    assert unworded == set()
