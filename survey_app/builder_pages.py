@@ -158,7 +158,10 @@ def restore(draft: Draft) -> None:
     """Put the question the last button removed back at its place (the undo)."""
     removed = removed_from_form()
     questions = draft.definition["questions"]
-    if removed is None or len(questions) >= MAX_QUESTIONS:
+    if removed is None:
+        return
+    if len(questions) >= MAX_QUESTIONS:
+        draft.notice, draft.focus = QUESTION_LIMIT_WORDS, "builder-notice"
         return
     index, question, earlier = removed
     index = min(max(index, 0), len(questions))

@@ -425,6 +425,19 @@ def test_at_50_questions_the_add_buttons_stop_and_say_why(app, signed_in):
     assert survey_count(app) == 0
 
 
+def test_an_undo_past_50_questions_says_why(signed_in):
+    questions = [{"text": f"Q{number}", "type": "yes_no"} for number in range(MAX_QUESTIONS)]
+    carried = json.dumps({"index": 0, "question": {"text": "One more", "type": "yes_no"}})
+    page = signed_in.post(
+        "/analyst/surveys/new",
+        data={**form_of(signed_in, questions, action="undo_remove"), "removed_question": carried},
+    ).text
+    assert len(page_fields(page)) == MAX_QUESTIONS
+    assert "One more" not in page
+    assert "A survey holds at most 50 questions." in page
+    assert autofocused_id(page) == "builder-notice"
+
+
 #: Rules only a definition file can break: the builder's form always sends text, one of its
 #: types, and no field a question's type does not have.
 FILE_ONLY_RULES = {
