@@ -19,8 +19,14 @@ from survey_app.results import NumericResult, SurveyResults
 # too: pages and other presenters take their words from the presenters.
 from survey_app.words import (  # noqa: F401
     counted,
+    format_epsilon,
+    format_number,
     format_points,
+    format_upper_bound,
     join_words,
+    percent,
+    percent_high,
+    percent_low,
     plural,
     points,
     with_unit,
@@ -51,20 +57,29 @@ def public_definition(survey: Survey) -> dict:
                     for value, label in enumerate(question.option_labels)
                 ],
                 "epsilon": epsilon,
-                **(numeric_definition(question) if question.is_numeric else {}),
+                **browser_fields(question.mechanism, question),
             }
             for question in survey.questions
         ],
     }
 
 
-def numeric_definition(question: Question) -> dict:
+@functools.singledispatch
+def browser_fields(mechanism: privacy.Mechanism, question: Question) -> dict:
+    """What a browser needs, beyond a question's options, to randomize its answers through
+    ``mechanism``: each kind of mechanism answers for itself, so callers never ask which kind
+    a question is. Randomized response needs nothing more (its options and the survey's flip
+    probability say it all)."""
+    return {}
+
+
+@browser_fields.register(privacy.NumericMechanism)
+def numeric_definition(mechanism: privacy.NumericMechanism, question: Question) -> dict:
     """What a browser needs to randomize a numeric answer: bounds, mechanism and its integers.
 
     ``mechanism.parameters`` are the integers randomized-response.js takes
     (browser_parameters()); ``report_range`` is what the submission API accepts.
     """
-    mechanism = question.mechanism
     low, high = mechanism.output_range
     return {
         "min": question.minimum,
@@ -95,7 +110,7 @@ def privacy_explanation(survey: Survey) -> dict:
         # Warner's coins: a fair coin, then on tails a second coin that says "lie" with
         # probability q = 2p (randomized response with flip probability p = q / 2).
         "warner_lie_percent": _percent(min(1.0, privacy.warner_q_from_flip_probability(p))),
-        "has_numeric": any(question.is_numeric for question in survey.questions),
+        "has_numeric": any(q.kind == QuestionKind.NUMERIC for q in survey.questions),
         "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
         "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),
         "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
@@ -109,35 +124,15 @@ def privacy_how(questions, flip_percent: str) -> str:
     a yes/no answer 25% of the time and adds random noise to each number before sending it,
     all at the same strength"."""
     kinds = {question.kind for question in questions}
-    numbers = any(question.is_numeric for question in questions)
     ways = [f"flips a yes/no answer {flip_percent}% of the time"] * (QuestionKind.YES_NO in kinds)
     ways += ["swaps a multiple-choice answer for another option at random"] * (
         QuestionKind.CHOICE in kinds
     )
-    ways += ["adds random noise to each number"] * numbers
+    ways += ["adds random noise to each number"] * (QuestionKind.NUMERIC in kinds)
     how = f"Each respondent’s browser {join_words(ways)} before sending it"
     if QuestionKind.YES_NO not in kinds:
         return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
     return f"{how}, all at the same strength" if len(ways) > 1 else how
-
-
-def format_epsilon(epsilon: float) -> str:
-    """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
-
-    Rounding up never shows less privacy loss than there is (survey_app.rounding).
-    """
-    return f"{rounding.up(epsilon, 0.01):.2f}"
-
-
-def format_upper_bound(value: float) -> str:
-    """A bound for people, rounded up to three significant digits: 7/3 -> '2.34', 3 -> '3'.
-
-    For figures such as "at most N times surer", which rounding to nearest would understate.
-    """
-    if not value > 0 or not math.isfinite(value):
-        return f"{value:g}"
-    step = rounding.significant_step(value, 3)
-    return rounding.text(rounding.up(value, step), rounding.places_of(step))
 
 
 def format_count(respondents: int) -> str:
@@ -148,17 +143,6 @@ def format_count(respondents: int) -> str:
     if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
         return f"over {privacy.MAX_PLANNED_RESPONDENTS:,}"
     return f"{respondents:,}"
-
-
-def format_number(value: float | None, places: int = 6) -> str:
-    """A number for people, without needless decimals: 40.0 -> '40', 2.50 -> '2.5'.
-
-    At most ``places`` decimals, rounded to nearest; negative zero shows as '0'. No thousands
-    separator: the builder's fields read these back, and a comma there is a decimal comma.
-    """
-    if value is None:
-        return "–"
-    return rounding.text(rounding.nearest(value, 10.0**-places), places)
 
 
 def _percent(share: float) -> str:
@@ -230,26 +214,6 @@ def range_guarantee(kind: str, confidence: float) -> str:
     if kind == "together":
         return f"{sure} for all the answers at once"
     return sure
-
-
-def percent(share: float | None) -> str:
-    """A share as a percentage for people, to the nearest tenth: 0.627 -> '62.7%'; nothing
-    -> '–'. For estimates; a range's ends round outward (percent_low, percent_high)."""
-    return "–" if share is None else _percent(share) + "%"
-
-
-def percent_low(share: float | None) -> str:
-    """A range's lower end as a percentage, rounded down to a tenth: 0.4865 -> '48.6%'."""
-    if share is None:
-        return "–"
-    return rounding.text(rounding.down(share * 100, 0.1), 1) + "%"
-
-
-def percent_high(share: float | None) -> str:
-    """A range's upper end (or a margin) as a percentage, rounded up: 0.4865 -> '48.7%'."""
-    if share is None:
-        return "–"
-    return rounding.text(rounding.up(share * 100, 0.1), 1) + "%"
 
 
 #: A range reaching further than this on either side of its estimate says little yet: a fifth
@@ -335,7 +299,7 @@ def results_document(results: SurveyResults) -> dict:
                 "text": question.text,
                 "type": question.kind.value,
                 "n": question.n,
-                **(numeric_document(question.numeric) if question.numeric else {}),
+                **told_fields(question.told, question),
                 "options": [
                     {
                         "value": option.value,
@@ -507,6 +471,20 @@ def mechanism_reason(result: NumericResult) -> str:
         result.planned,
         result.chosen_earlier,
     )
+
+
+@functools.singledispatch
+def told_fields(told: privacy.Told, question) -> dict:
+    """What the JSON API adds to a question's options for what its counts tell: each kind
+    (privacy.Shares, privacy.Average) answers for itself. Shares add nothing: their
+    ``options`` say it all."""
+    return {}
+
+
+@told_fields.register(privacy.Average)
+def _average_fields(told: privacy.Average, question) -> dict:
+    """An average's figures (:func:`numeric_document`)."""
+    return numeric_document(question.numeric)
 
 
 def numeric_document(result: NumericResult) -> dict:

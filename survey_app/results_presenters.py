@@ -6,8 +6,11 @@ worked out here so that templates compute nothing. Figures are worded by
 
 from __future__ import annotations
 
+import functools
+
 from markupsafe import Markup
 
+from survey_app import privacy
 from survey_app.models import QuestionKind
 from survey_app.presenters import (
     counted,
@@ -95,17 +98,22 @@ def outside_words(estimate) -> str | None:
     )
 
 
+#: What appears once enough have answered, by what the counts sum up as (Told.summary).
+APPEAR = {"average": "the average appears", "shares": "shares appear"}
+TOO_EARLY_FOR = {"average": "an average. It appears", "shares": "shares. They appear"}
+
+
 def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> Markup | None:
     """What a question says before it shows results (no answers yet, or too few); None once
     it shows them."""
     if answered == 0:
-        appear = "the average appears" if question.numeric else "shares appear"
+        appear = APPEAR[question.summary]
         return Markup("No answers yet: {} once {} people have answered.").format(
             appear, min_answers
         )
     if not (question.too_early or question.n == 0):
         return None
-    what = "an average. It appears" if question.numeric else "shares. They appear"
+    what = TOO_EARLY_FOR[question.summary]
     return Markup(
         "<strong>{}</strong> {}: too early for {} once {} people have answered{}; with fewer, "
         "the randomization that protects each answer hides nearly everything."
@@ -289,9 +297,25 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
 
 def question_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
     """Everything a results page places for a question once it shows results: the sentences,
-    the caution when its ranges are too wide, and its charts."""
-    if question.numeric is not None:
-        return {"numeric": numeric_view(question.numeric, kind, confidence, question.n)}
+    the caution when its ranges are too wide, and its charts. What its counts tell (shares, or
+    an average) picks the view: callers never ask which kind of question it is."""
+    return _told_view(question.told, question, kind, confidence, chebyshev)
+
+
+@functools.singledispatch
+def _told_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
+    """A question's shares (privacy.Shares): their sentences, caution and chart."""
+    return shares_view(question, kind, confidence, chebyshev)
+
+
+@_told_view.register(privacy.Average)
+def _average_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
+    """A number question's average (privacy.Average): :func:`numeric_view`."""
+    return {"numeric": numeric_view(question.numeric, kind, confidence, question.n)}
+
+
+def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
+    """A question's shares in words, their caution when too wide, and their chart."""
     berry_esseen = (
         question.options and question.options[0].estimate.exact_method == "Berry-Esseen bound"
     )

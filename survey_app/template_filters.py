@@ -7,6 +7,7 @@ from collections.abc import Callable
 from flask import Flask
 
 from survey_app.presenters import (
+    counted,
     format_count,
     format_epsilon,
     format_number,
@@ -33,6 +34,8 @@ FILTERS: dict[str, Callable] = {
     "upper_bound": format_upper_bound,
     "points": format_points,
     "headcount": format_count,
+    # A count and its noun, by the one rule for plurals: {{ n|counted("answer") }}.
+    "counted": counted,
     "bound": format_number,
     "numeric_words": numeric_words,
 }

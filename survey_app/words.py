@@ -8,6 +8,7 @@ puts an "s" after a count.
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 from markupsafe import Markup
 
@@ -49,12 +50,13 @@ def _is_one(count: int | float | str) -> bool:
 #: Plurals a unit may be typed in that dropping an "s" does not make singular.
 IRREGULAR_UNITS = {"people": "person", "children": "child", "feet": "foot", "men": "man"}
 #: Endings a plural unit keeps but for its last "es" ("inches", "boxes", "glasses").
-_ES_ENDINGS = ("ches", "shes", "sses", "xes", "zes")
+_ES_ENDINGS = ("ches", "shes", "sses", "xes", "zzes")
 
 
 def singular_unit(unit: str) -> str:
     """The unit as one of it: "hours" -> "hour", "hours of sleep" -> "hour of sleep",
-    "cups of coffee" -> "cup of coffee", "inches" -> "inch", "km" -> "km".
+    "cups of coffee" -> "cup of coffee", "inches" -> "inch", "calories" -> "calorie",
+    "km" -> "km".
 
     Units are typed by the survey's author, most often in the plural: the first word is made
     singular by the common English rules, and anything else is left as typed.
@@ -63,9 +65,7 @@ def singular_unit(unit: str) -> str:
     lower = first.lower()
     if lower in IRREGULAR_UNITS:
         single = IRREGULAR_UNITS[lower]
-    elif lower.endswith("ies") and len(lower) > 4:
-        single = first[:-3] + "y"
-    elif lower.endswith(_ES_ENDINGS):
+    elif lower.endswith(_ES_ENDINGS) and not lower.endswith("aches"):
         single = first[:-2]
     elif len(lower) > 2 and lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
         single = first[:-1]
@@ -99,6 +99,56 @@ def format_points(margin: float) -> str:
     points = margin * 100
     step = 1.0 if points >= 10 else 0.1
     return rounding.text(rounding.up(points, step), rounding.places_of(step))
+
+
+def format_epsilon(epsilon: float) -> str:
+    """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
+
+    Rounding up never shows less privacy loss than there is (survey_app.rounding).
+    """
+    return f"{rounding.up(epsilon, 0.01):.2f}"
+
+
+def format_upper_bound(value: float) -> str:
+    """A bound for people, rounded up to three significant digits: 7/3 -> '2.34', 3 -> '3'.
+
+    For figures such as "at most N times surer", which rounding to nearest would understate.
+    """
+    if not value > 0 or not math.isfinite(value):
+        return f"{value:g}"
+    step = rounding.significant_step(value, 3)
+    return rounding.text(rounding.up(value, step), rounding.places_of(step))
+
+
+def format_number(value: float | None, places: int = 6) -> str:
+    """A number for people, without needless decimals: 40.0 -> '40', 2.50 -> '2.5'.
+
+    At most ``places`` decimals, rounded to nearest; negative zero shows as '0'. No thousands
+    separator: the builder's fields read these back, and a comma there is a decimal comma.
+    """
+    if value is None:
+        return "–"
+    return rounding.text(rounding.nearest(value, 10.0**-places), places)
+
+
+def percent(share: float | None) -> str:
+    """A share as a percentage for people, to the nearest tenth: 0.627 -> '62.7%'; nothing
+    -> '–'. For estimates; a range's ends round outward (percent_low, percent_high)."""
+    return "–" if share is None else rounding.text(rounding.nearest(share * 100, 0.1), 1) + "%"
+
+
+def percent_low(share: float | None) -> str:
+    """A range's lower end as a percentage, rounded down to a tenth: 0.4865 -> '48.6%'."""
+    if share is None:
+        return "–"
+    return rounding.text(rounding.down(share * 100, 0.1), 1) + "%"
+
+
+def percent_high(share: float | None) -> str:
+    """A range's upper end (or a margin) as a percentage, rounded up: 0.4865 -> '48.7%'."""
+    if share is None:
+        return "–"
+    return rounding.text(rounding.up(share * 100, 0.1), 1) + "%"
 
 
 def closed_on(closed_at: dt.datetime | None) -> str | None:
