@@ -54,6 +54,7 @@ from survey_app.projector_pages import (
 from survey_app.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
 from survey_app.results_presenters import have_answered, question_view, worded_options
+from survey_app.words import closed_on, closed_words
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -230,7 +231,7 @@ def pager_links(shown_pages: list[dict], page: int) -> dict:
 
 def join_key(survey: Survey) -> str:
     """What the join panel depends on: it is redrawn only when this changes."""
-    return f"{survey.status.value}:{survey.join_code or ''}"
+    return f"{survey.status.value}:{survey.join_code or ''}:{closed_on(survey.closed_at) or ''}"
 
 
 def join_panel(survey: Survey) -> dict:
@@ -248,6 +249,8 @@ def join_panel(survey: Survey) -> dict:
         "address_known": is_absolute(address),
         "qr": join_qr_code_svg(link) if link and is_absolute(link) else None,
         "draft": survey.is_draft,
+        # Once closed: since when, and that the dashboard reopens it (words.closed_words).
+        "closed": closed_words(survey),
     }
 
 
@@ -257,7 +260,8 @@ def status_words(survey: Survey) -> str:
         return "Not open yet."
     if survey.is_open:
         return "Open: answer on your phone."
-    return "Closed: thank you for answering."
+    day = closed_on(survey.closed_at)
+    return f"Closed{f' since {day}' if day else ''}: thank you for answering."
 
 
 def respondents_words(respondents: int) -> str:

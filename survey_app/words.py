@@ -159,6 +159,18 @@ def closed_on(closed_at: dt.datetime | None) -> str | None:
     return f"{closed_at.day} {closed_at:%B %Y}"
 
 
+def closed_words(survey) -> str | None:
+    """What the projector's join panel says once a survey has closed, where it said how to
+    join: since when, and how to reopen it; None while it is a draft or open."""
+    if not survey.is_closed:
+        return None
+    day = closed_on(survey.closed_at)
+    return (
+        f"This survey is closed{f' since {day}' if day else ''}: it takes no more answers. "
+        "To collect more, reopen it from its dashboard; reopening keeps every answer already in."
+    )
+
+
 def survey_status_words(survey) -> dict:
     """What the dashboard's status panel says of a survey: ``state`` ("draft", "open" or
     "closed"), the sentence that says it, how to reopen it once closed, and the words before

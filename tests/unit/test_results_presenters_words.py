@@ -223,6 +223,22 @@ def test_a_closed_survey_says_since_when_and_how_to_reopen(
     assert 'id="respondent-link"' in panel  # the link stays, for after reopening
 
 
+def test_the_projector_says_the_same_once_closed(app, signed_in, make_survey, close, public_url):
+    slug, _ = make_survey()
+    state = signed_in.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    assert 'id="present-code"' in state["join_html"] and "present-closed" not in state["join_html"]
+    close(slug)
+    with app.app_context():
+        find_survey(slug).closed_at = dt.datetime(2026, 11, 25, 9, 5)
+        db.session.commit()
+    state = signed_in.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    closed = flat(state["join_html"])
+    assert "This survey is closed since 25 November 2026: it takes no more answers." in closed
+    assert "reopen it from its dashboard; reopening keeps every answer already in" in closed
+    assert 'id="present-code"' not in closed and "<svg" not in closed
+    assert state["status_words"].startswith("Closed since 25 November 2026:")
+
+
 def test_a_survey_closed_before_closing_days_were_kept_says_closed_alone(app):
     with app.app_context():
         survey = models.Survey(status=models.SurveyStatus.CLOSED, closed_at=None)
