@@ -32,7 +32,7 @@ from sqlalchemy import String, select, type_coerce
 from survey_app import privacy, rounding
 from survey_app.extensions import db
 from survey_app.models import Question, Submission, Survey, split_answers
-from survey_app.presenters import bar_label, format_number
+from survey_app.presenters import bar_label, format_number, with_unit
 from survey_app.results import QuestionResult, SurveyResults
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -308,9 +308,8 @@ def _range_cells(ends: tuple[float | None, float | None] | None) -> tuple[str, s
 
 def _row_label(question: QuestionResult, row: privacy.Row) -> str:
     """What a results row is, in words: an option's label, a bar's answers, or the average."""
-    unit = f" {question.unit}" if question.unit else ""
-    if row.held is not None:
-        return f"share of {bar_label(*row.held)}{unit}"
+    if row.held is not None:  # "share of 0 to 3 hours", "share of 1 hour"
+        return f"share of {with_unit(bar_label(*row.held), question.unit)}"
     if row.value is None:
-        return f"average{unit}"
+        return f"average{f' {question.unit}' if question.unit else ''}"
     return question.options[row.value].label

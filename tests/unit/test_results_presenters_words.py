@@ -168,6 +168,10 @@ def test_one_hour_is_said_in_the_singular(client, make_survey, sign_in_as, analy
     assert "above 1 hour were counted as 0 or 1" in page
     assert "<td>1 hour</td>" in page and "<td>0.5 hours</td>" in page
     assert not re.search(r"(?<![\d.])1 hours", page)
+    # The results CSV names each bar the same way.
+    rows = client.get(f"/api/v1/surveys/{slug}/results.csv").text
+    assert ",share of 1 hour," in rows and ",share of 0.5 hours," in rows
+    assert not re.search(r"(?<![\d.])1 hours", rows)
 
 
 # --------------------------------------------------------------------------- the status panel
