@@ -166,7 +166,8 @@ def closed_words(survey) -> str | None:
         return None
     day = closed_on(survey.closed_at)
     return (
-        f"This survey is closed{f' since {day}' if day else ''}: it takes no more answers. "
+        f"This survey {f'has been closed since {day}' if day else 'is closed'}: it takes no "
+        "more answers. "
         "To collect more, reopen it from its dashboard; reopening keeps every answer already in."
     )
 
@@ -197,9 +198,9 @@ def survey_status_words(survey) -> dict:
     return {
         "state": "closed",
         "said": Markup(
-            "This survey is <strong>closed</strong>{}: it takes no more answers, and its "
+            "This survey {} <strong>closed</strong>{}: it takes no more answers, and its "
             "results stay here."
-        ).format(f" since {day}" if day else ""),
+        ).format("has been" if day else "is", f" since {day}" if day else ""),
         "reopen": (
             "To collect more answers, press Reopen below: the survey takes answers again at "
             "the same link, with a join code to give the class, and keeps every answer "

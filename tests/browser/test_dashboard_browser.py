@@ -8,6 +8,7 @@ where Chromium draws them.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -168,6 +169,42 @@ def test_sections_are_combined_from_the_dashboard(live_app, analyst, make_survey
         # Back to this survey alone.
         click_and_wait_for_page(chromium, "#pool-off")
         assert find(chromium, "#respondent-count").text == str(len(ROWS))
+    finally:
+        chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        chromium.delete_all_cookies()
+
+
+def test_a_closed_survey_says_so_and_how_to_reopen_at_1280_pixels(
+    live_app, analyst, make_survey, chromium
+):
+    """Open, the dashboard says how to join (code and QR code); closed, it says since when it
+    is closed and how to reopen, and offers no way to join. A screenshot is kept where
+    SURVEY_APP_SHOTS names a folder, to look at."""
+    slug, _ = make_survey()
+    submit(live_app.app, slug, ROWS)
+    sign_in(chromium, live_app, analyst)
+    chromium.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SCREENS["projector"])
+    try:
+        chromium.get(live_app.url(f"/analyst/surveys/{slug}"))
+        assert find(chromium, "#join-qr").is_displayed()
+        assert "Students go to" in words(find(chromium, "#join-instructions"))
+        with live_app.app.app_context():
+            close_survey(find_survey(slug))
+            db.session.commit()
+            day = find_survey(slug).closed_at
+        chromium.get(live_app.url(f"/analyst/surveys/{slug}"))
+        status = words(find(chromium, "#survey-status"))
+        assert status.startswith(f"This survey has been closed since {day.day} {day:%B %Y}:")
+        reopen = find(chromium, "#reopen-how")
+        assert reopen.is_displayed() and "press Reopen below" in words(reopen)
+        assert "keeps every answer already in" in words(reopen)
+        assert find(chromium, "#open-survey").text == "Reopen"
+        for joining in ("#join-instructions", "#join-code", "#join-qr"):
+            assert chromium.find_elements("css selector", joining) == []
+        assert "type the code" not in words(find(chromium, "main"))
+        folder = os.environ.get("SURVEY_APP_SHOTS")
+        if folder:
+            chromium.save_screenshot(os.path.join(folder, "closed-dashboard-1280.png"))
     finally:
         chromium.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         chromium.delete_all_cookies()

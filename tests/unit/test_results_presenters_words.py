@@ -217,7 +217,7 @@ def test_a_closed_survey_says_since_when_and_how_to_reopen(
         code = survey.join_code
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     panel = flat(status_panel(page))
-    assert "This survey is <strong>closed</strong> since 25 November 2026:" in panel
+    assert "This survey has been <strong>closed</strong> since 25 November 2026:" in panel
     assert "14:37" not in panel  # the day alone
     reopen = re.search(r'<p id="reopen-how">(.*?)</p>', panel).group(1)
     assert "press Reopen below" in reopen and "keeps every answer already in" in reopen
@@ -237,7 +237,7 @@ def test_the_projector_says_the_same_once_closed(app, signed_in, make_survey, cl
         db.session.commit()
     state = signed_in.get(f"/analyst/surveys/{slug}/present/state").get_json()
     closed = flat(state["join_html"])
-    assert "This survey is closed since 25 November 2026: it takes no more answers." in closed
+    assert "This survey has been closed since 25 November 2026: it takes no more answers." in closed
     assert "reopen it from its dashboard; reopening keeps every answer already in" in closed
     assert 'id="present-code"' not in closed and "<svg" not in closed
     assert state["status_words"].startswith("Closed since 25 November 2026:")
