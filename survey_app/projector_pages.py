@@ -77,7 +77,7 @@ class Layout:
 
 
 #: The two layouts on a 60 by 33.75 em screen (app.css places the same boxes).
-STAR = Layout("star", columns=1, width=21.5, height=19.2, text_size=1.0, edges=1.0)
+STAR = Layout("star", columns=1, width=21.5, height=24.0, text_size=1.0, edges=1.0)
 RESULTS = Layout("results", columns=2, width=20.5, height=26.5, text_size=1.1, edges=1.6)
 
 

@@ -257,6 +257,28 @@ def test_every_question_fits_the_screen_page_by_page(
     assert shown(driver)[-1] < count and page_words(driver).endswith(f" of {count}")
 
 
+@pytest.mark.parametrize("people", [7, 12])
+def test_a_long_title_and_status_leave_the_questions_their_room(
+    make_chromium, live_app, analyst, make_survey, people
+):
+    """The longest title a survey may have (surveys.MAX_TITLE_LENGTH), and a status of two
+    lines (some have answered, too few for results; or results shown): still no scrolling."""
+    definition = mixed_survey(50)
+    definition["title"] = ("Academic integrity in the second year of the programme, " * 4)[:200]
+    slug, _ = make_survey(definition)
+    answer(live_app, slug, people)
+    driver = on_screen(make_chromium, live_app, analyst, 1280, 720)
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert layout(driver) == ("star" if people < 10 else "results")
+    body = driver.find_element(By.TAG_NAME, "body")
+    seen = walk(driver, 1280, 720, 16, 50, lambda: body.send_keys(Keys.PAGE_DOWN))
+    assert seen == list(range(1, 51))
+
+
 def test_a_redraw_keeps_the_page_and_the_focus(make_chromium, live_app, analyst, make_survey):
     slug, _ = make_survey(mixed_survey(50))
     answer(live_app, slug, 12)
