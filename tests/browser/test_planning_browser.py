@@ -38,10 +38,11 @@ def wait_for_words(driver, read, words: str) -> None:
     wait_for(driver, lambda d: words in read(d), message=f"{words!r} not in {read(driver)!r}")
 
 
-def margin_words(p: float, k: int, n: int) -> str:
-    """The first margin the readout says: in full, "±27 percentage points"."""
+def margin_words(p: float, k: int, n: int, first: bool = True) -> str:
+    """A margin as the readout says it: the first in full ("±27 percentage points"), the
+    others short ("±32 points")."""
     half_width = privacy.RandomizedResponse(p, k).planned_half_width(n)
-    return f"±{format_points(half_width)} percentage points"
+    return f"±{format_points(half_width)} {'percentage points' if first else 'points'}"
 
 
 def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, make_chromium):
@@ -100,7 +101,7 @@ def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, mak
     assert find(prof, "#class_size").get_attribute("value") == "100"
     type_into(prof, "#question-text-1", "How often?")
     type_into(prof, "#question-options-1", "Never\nOnce\nOften")
-    words = f"“How often?” (3 options) within {margin_words(suggested, 3, 100)}"
+    words = f"“How often?” (3 options) within {margin_words(suggested, 3, 100, first=False)}"
     wait_for_words(prof, planning_text, words)
 
     # Nothing is wider than the phone.
