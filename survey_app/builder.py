@@ -162,7 +162,8 @@ def removed_from_form() -> tuple[int, dict, tuple | None] | None:
         isinstance(value, str | int | float | list) for value in question.values()
     ):
         return None
-    return index, question, range_of({"min": before[0], "max": before[1]}) if before else None
+    earlier = dict(zip(("min", "max"), before, strict=False)) if isinstance(before, list) else {}
+    return index, question, range_of(earlier)
 
 
 def removed_field(index: int, question: dict, before: tuple | None) -> str:

@@ -133,7 +133,14 @@ def test_the_undo_is_forgotten_at_the_next_button(signed_in):
         '{"index": true, "question": {"text": "x"}}',
         "[" * 5000,
     ],
-    ids=["not json", "index text", "unknown field", "not an object", "index true", "deep"],
+    ids=[
+        "not json",
+        "index text",
+        "unknown field",
+        "not an object",
+        "index true",
+        "deep",
+    ],
 )
 def test_an_unreadable_undo_restores_nothing(signed_in, carried):
     page = signed_in.post(
@@ -142,6 +149,18 @@ def test_an_unreadable_undo_restores_nothing(signed_in, carried):
     )
     assert page.status_code == 200
     assert len(page_fields(page.text)) == 3
+
+
+@pytest.mark.parametrize("before", ["5", "[1]", '"0 to 10"', "[0, 10, 20]", "null"])
+def test_an_undo_with_an_odd_range_before_restores_the_question_without_it(signed_in, before):
+    question = '{"text": "x", "type": "numeric", "min": 0, "max": 1012, "unit": ""}'
+    carried = f'{{"index": 0, "question": {question}, "before": {before}}}'
+    page = signed_in.post(
+        "/analyst/surveys/new",
+        data={**form_of(signed_in, FILLED, action="undo_remove"), "removed_question": carried},
+    ).text
+    assert page_fields(page)[0]["max"] == "1012"
+    assert re.search(r'name="question_max_before" value="(10|1012)?"', page)
 
 
 # --------------------------------------------------------------------------- errors in words
