@@ -28,6 +28,8 @@ function showPage(index) {
     page.element.hidden = at !== index;
   });
   root.dataset.page = String(index + 1);
+  // The address names the page (?page=N, the server's link): a reload shows the same one.
+  if (pages[index].href) history.replaceState(null, "", pages[index].href);
   const words = document.getElementById("present-page-words");
   // Written only when it changes: the polite status then says a turn, not every redraw.
   if (words.textContent !== pages[index].words) words.textContent = pages[index].words;

@@ -300,6 +300,9 @@ def test_a_redraw_keeps_the_page_and_the_focus(make_chromium, live_app, analyst,
     assert driver.execute_script("return window.__notReloaded") is True
     # The words are a polite status: a turn is said, not shouted, and focus stays put.
     assert driver.find_element(By.ID, "present-page-words").get_attribute("role") == "status"
+    # The address names the page: reloading shows the same one.
+    driver.refresh()
+    assert shown(driver) == reading and page_words(driver) == words
 
 
 def test_the_pages_turn_by_themselves_only_when_asked(

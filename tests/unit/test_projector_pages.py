@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from survey_app.projector_pages import (
     CARD_GAP,
+    CHART_WIDTH,
+    LINE_HEIGHT,
+    LONGEST_TEXT_SIZE,
     RESULTS,
     STAR,
+    STAR_TEXT_LINES,
     QuestionShape,
     chosen_page,
     fitted,
@@ -128,6 +133,20 @@ def test_longer_texts_are_set_smaller():
         "present-text-longer",
         "present-text-longer",
     ]
+
+
+def test_the_stylesheet_sets_what_the_pages_are_counted_in():
+    """projector_pages counts in the sizes app.css gives the projector: one may not change
+    without the other."""
+    css = (Path(__file__).resolve().parents[2] / "static" / "css" / "app.css").read_text()
+    assert "font-size: max(1rem, min(1.6667vw, 2.963vh))" in css  # 60 by 33.75 em
+    assert f".present-question svg.chart {{ width: {CHART_WIDTH:g}em;" in css
+    assert f"h2.present-text-longer {{ font-size: {LONGEST_TEXT_SIZE:g}em; }}" in css
+    assert f"-webkit-line-clamp: {STAR_TEXT_LINES};" in css
+    assert (
+        f".projector {{ font-size: max(1rem, min(1.6667vw, 2.963vh)); line-height: {LINE_HEIGHT:g};"
+        in css
+    )
 
 
 # --------------------------------------------------------------------------- the view
