@@ -45,6 +45,9 @@ from survey_app.results import QuestionResult
 #: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
 LN = mi("ln") + mo("\u2061") + '<mspace width="0.2em"></mspace>'
 
+#: Step 4 of a choice question draws its options' ranges when it has at most this many.
+CHART_OPTIONS = 4
+
 #: The steps, in order: (key, title).
 STEPS = (
     ("coin", "The coin"),
@@ -130,6 +133,8 @@ def arrived_step(question: QuestionResult) -> dict:
     """What arrived: n, the randomized counts and raw shares (as the dashboard's table)."""
     return {
         "n": f"{question.n:,}",
+        # What the flips push every raw share toward: an equal share for each answer.
+        "even": percent(1.0 / len(question.options)) if question.options else None,
         "rows": [
             {
                 "label": option.label,
@@ -260,6 +265,7 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "n": f"{n:,}",
         "confidence": percent(sure.confidence),
         "notes_points": percent_high(sure.notes_half_width),
+        "says_nothing": sure.notes_half_width >= 1.0,
         "chebyshev_points": percent_high(sure.chebyshev_half_width),
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
@@ -301,6 +307,7 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "options": options,
         "confidence": percent(first.confidence),
         "notes_points": percent_high(first.notes_half_width),
+        "says_nothing": first.notes_half_width >= 1.0,
         "rows": [
             {
                 "label": label,
@@ -316,7 +323,9 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
             f"(2 x ({keep} - {other}) x sqrt({n})) = {notes}",
             "Chebyshev’s bound (Theorem 5), for one option",
         ),
-        "chart": options_chart(shown),
+        # Up to four options the ranges are drawn too; more would not fit the projector's
+        # screen in type the room can read (the table says them all).
+        "chart": options_chart(shown) if options <= CHART_OPTIONS else None,
     }
 
 

@@ -12,6 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from survey_app.privacy import MAX_OPTIONS
 from survey_app.surveys import SAMPLE_SURVEY
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
@@ -142,6 +143,25 @@ def test_every_step_fits_the_projector_in_large_type(
             """
         )
         assert sizes and min(sizes) >= 16, (where, sorted(sizes)[:5])
+
+
+def test_a_question_of_the_most_options_fits_too(make_chromium, live_app, analyst, make_survey):
+    """Twelve options (the most a question may have): the tables of steps 2 to 4 still fit
+    the projector's screen (step 4 then leaves its chart out: the table says every range)."""
+    definition = copy.deepcopy(SAMPLE_SURVEY)
+    definition["questions"][1]["options"] = [
+        f"Answer number {i}" for i in range(1, MAX_OPTIONS + 1)
+    ]
+    slug, _ = make_survey(definition)
+    rows = [(i % 2, i % MAX_OPTIONS) for i in range(60)]
+    submit_and_close(live_app.app, slug, rows)
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    for step in (2, 3, 4):
+        driver.get(live_app.url(f"/analyst/surveys/{slug}/lesson?question=2&step={step}"))
+        rows_shown = driver.find_elements(By.CSS_SELECTOR, ".lesson-table tbody tr")
+        assert len(rows_shown) == MAX_OPTIONS, step
+        assert driver.execute_script("return document.documentElement.scrollHeight") <= 720, step
 
 
 def test_the_lesson_passes_axe_at_360_and_1280(
