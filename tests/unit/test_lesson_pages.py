@@ -92,6 +92,10 @@ def test_what_arrived_and_the_estimate(client, closed_class):
     page = client.get(lesson(closed_class, 2)).get_data(as_text=True)
     assert text_of(page, "lesson-n") == "40"
     assert '<td class="num">14</td>' in page and '<td class="num">26</td>' in page
+    # The flips push a raw share toward an equal share for every answer: 1 / 2, or 1 / 3.
+    assert numbers_in(text_of(page, "lesson-biased")) == [50]
+    choice = client.get(lesson(closed_class, 2, question=2)).get_data(as_text=True)
+    assert numbers_in(text_of(choice, "lesson-biased")) == [pytest.approx(100 / 3, abs=0.05)]
     page = client.get(lesson(closed_class, 3)).get_data(as_text=True)
     raw = 14 / 40
     assert numbers_in(text_of(page, "lesson-raw")) == [raw]
