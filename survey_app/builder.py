@@ -15,9 +15,9 @@ from flask import request
 
 from survey_app import privacy
 from survey_app.models import Survey
-from survey_app.presenters import format_number
 from survey_app.surveys import MAX_EXPECTED_RESPONDENTS
 from survey_app.typed_numbers import typed_number
+from survey_app.words import format_number
 
 
 def definition_from_form() -> dict:

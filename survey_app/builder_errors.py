@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from survey_app.definition_checks import SurveyDefinitionError
-from survey_app.presenters import format_number
 from survey_app.surveys import parse_definition, parse_question
+from survey_app.words import counted, format_number
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,18 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
         "mechanism": f"{subject} is not one the builder offers: choose one from its list",
     }
     return words.get(key, f"{subject} cannot be saved as it is")
+
+
+def errors_heading(errors: list[BuilderError]) -> str:
+    """The summary's heading: "Not saved yet: 2 things to change"."""
+    return f"Not saved yet: {counted(len(errors), 'thing')} to change"
+
+
+def wide_heading(wide: list) -> str:
+    """The question's heading before saving ranges much wider than before."""
+    return (
+        "Not saved yet: " + ("a range" if len(wide) == 1 else "ranges") + " much wider than before"
+    )
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,13 @@ from survey_app.builder import (
     warner_flip_probability,
     warner_q_shown,
 )
-from survey_app.builder_errors import builder_errors, wide_range_words, worded_error
+from survey_app.builder_errors import (
+    builder_errors,
+    errors_heading,
+    wide_heading,
+    wide_range_words,
+    worded_error,
+)
 from survey_app.dashboard import ActionForm
 from survey_app.exports import date_like_labels
 from survey_app.extensions import db
@@ -195,6 +201,8 @@ def render_builder(
             definition=definition,
             survey=survey,
             errors=errors,
+            errors_heading=errors_heading(errors),
+            wide_heading=wide_heading(wide),
             error_of={error.field_id: error for error in errors},
             focus=focus,
             notice=draft.notice,
