@@ -242,7 +242,7 @@ def shares_text(
         + _says_next_to_nothing(margin)
     ]
     parts += [f"{group.label} within {points(m)}{_says_next_to_nothing(m)}" for group, m, _ in rest]
-    text = f"With {class_size:,} students, {'; '.join(parts)}."
+    text = f"With {counted(class_size, 'student')}, {'; '.join(parts)}."
     text += " The textbook Chebyshev bound would say "
     text += join_words([f"±{format_points(c)}" for _, _, c in figures])
     text += f" {plural(format_points(figures[-1][2]), 'point')}."
@@ -306,15 +306,15 @@ def suggestion_text(
     if flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
         return (
             f"Your flip probability, {suggested:g}, is already the most private one that "
-            f"reaches {wanted} with {class_size:,} students."
+            f"reaches {wanted} with {counted(class_size, 'student')}."
         )
     if suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
         return (
-            f"With {class_size:,} students every question reaches {wanted} even at a flip "
+            f"With {counted(class_size, 'student')} every question reaches {wanted} even at a flip "
             f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
         )
     return (
-        f"For {wanted} with {class_size:,} students, use a flip probability of "
+        f"For {wanted} with {counted(class_size, 'student')}, use a flip probability of "
         f"{suggested:g}: the most privacy that still reaches that margin for every question."
     )
 
@@ -350,8 +350,9 @@ def suggestion_readout(
         reply["respondents_at_floor"] = needed
         reply["text"] = (
             f"Even at a flip probability of {floor:g}, the least privacy this app will suggest, "
-            f"{class_size:,} students are too few to know every question within {wanted}: "
-            f"that takes about {format_count(needed)} students. Ask more students, or accept "
+            f"{counted(class_size, 'student')} are too few to know every question within {wanted}: "
+            f"that takes about {format_count(needed)} {plural(needed, 'student')}. Ask more "
+            "students, or accept "
             "a wider margin."
         )
     else:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from survey_app import privacy, rounding
 from survey_app.models import Survey
-from survey_app.presenters import join_words, numeric_places, with_unit
+from survey_app.presenters import counted, join_words, numeric_places, with_unit
 from survey_app.surveys import (
     MAX_FLIP_PROBABILITY_WITH_NUMBERS,
     SurveyDefinitionError,
@@ -132,7 +132,7 @@ def numbers_readout(
             {"label": n.name, "unit": n.unit, "half_width": h, "margin": n.amount(h)}
             for n, h in figures
         ],
-        "text": f"With {class_size:,} students, {join_words(parts)} (guaranteed ranges).",
+        "text": f"With {counted(class_size, 'student')}, {join_words(parts)} (guaranteed ranges).",
     }
 
 

@@ -241,27 +241,31 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
     """
     if results.held:
         return (
-            f"You reopened this survey and closed it again before {batch:,} new answers came "
-            f"in: {RELEASE_REASON}, the results still show the {results.respondents:,} people "
-            f"who had answered before. The newer answers show once at least {batch:,} have "
-            "come in: reopen the survey to collect them."
+            f"You reopened this survey and closed it again before {counted(batch, 'new answer')} "
+            f"came in: {RELEASE_REASON}, the results still show the "
+            f"{counted(results.respondents, 'person', 'people')} "
+            f"who had answered before. The newer answers show once at least {batch:,} "
+            f"{plural(batch, 'has', 'have')} come in: reopen the survey to collect them."
         )
     if not any(each.is_open for each in results.surveys):
         return None
     held, answered = results.respondents, results.answered
     if brief:
         if held == 0:
-            return f"Results come once {batch:,} have answered."
-        included = f"{held:,} of {answered:,} people" if held < answered else "everyone"
-        return f"Results include {included}; they update every {batch:,} answers."
+            return f"Results come once {batch:,} {plural(batch, 'has', 'have')} answered."
+        of_answered = counted(answered, "person", "people")
+        included = f"{held:,} of {of_answered}" if held < answered else "everyone"
+        every = "with each answer" if batch == 1 else f"every {batch:,} answers"
+        return f"Results include {included}; they update {every}."
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = "" if batch == 1 else f", {RELEASE_REASON}"
     if held == 0:
         return (
-            f"The first results come once {batch:,} people have answered, then with {every}{why}."
+            f"The first results come once {counted(batch, 'person has', 'people have')} "
+            f"answered, then with {every}{why}."
         )
     included = (
-        f"{held:,} of the {answered:,} people who have answered"
+        f"{held:,} of the {counted(answered, 'person who has', 'people who have')} answered"
         if held < answered
         else "everyone who has answered"
     )

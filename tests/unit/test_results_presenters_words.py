@@ -8,12 +8,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from survey_app import models
 from survey_app.extensions import db
-from survey_app.presenters import format_points, percent_high, points
+from survey_app.presenters import format_points, percent_high, points, release_words
 from survey_app.results_presenters import have_answered
 from survey_app.surveys import find_survey
 from survey_app.words import counted, plural, singular_unit, survey_status_words, with_unit
@@ -95,6 +96,42 @@ def test_a_share_margin_is_in_percentage_points(margin, short, long):
 def test_who_has_answered(count, said):
     assert have_answered(count) == said
     assert plural(count, "code") == ("code" if count == 1 else "codes")
+
+
+def open_results(held: int, answered: int) -> SimpleNamespace:
+    """Results of an open survey holding ``held`` of the ``answered`` answers."""
+    survey = SimpleNamespace(is_open=True)
+    return SimpleNamespace(held=False, surveys=[survey], respondents=held, answered=answered)
+
+
+@pytest.mark.parametrize(
+    ("batch", "held", "answered", "brief", "said"),
+    [
+        (1, 0, 0, True, "Results come once 1 has answered."),
+        (2, 0, 0, True, "Results come once 2 have answered."),
+        (1, 0, 0, False, "The first results come once 1 person has answered, then with every new"),
+        (5, 0, 0, False, "The first results come once 5 people have answered, then with every 5"),
+        (1, 1, 1, True, "Results include everyone; they update with each answer."),
+        (5, 0, 1, False, "The first results come once 5 people have answered"),
+        (5, 5, 6, True, "Results include 5 of 6 people; they update every 5 answers."),
+        (2, 1, 2, False, "The results below include 1 of the 2 people who have answered;"),
+    ],
+)
+def test_release_words_count_their_nouns(batch, held, answered, brief, said):
+    assert release_words(open_results(held, answered), batch, brief).startswith(said)
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_the_builder_readout_counts_its_students_and_questions_left_out(count):
+    from survey_app import planning
+
+    group = planning.PlannedQuestions(2, True, ("Ever?",))
+    text = planning.shares_text([(group, 0.3, 0.6)], count, count)
+    noun = "student" if count == 1 else "students"
+    assert text.startswith(f"With {count} {noun}, a yes/no question will be known within")
+    question = "question" if count == 1 else "questions"
+    assert f"({count} multiple-choice {question} without 2 to 12 options yet left out.)" in text
+    assert "The textbook Chebyshev bound would say ±60 points." in text
 
 
 # --------------------------------------------------------------------------- on the pages
