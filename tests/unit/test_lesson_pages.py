@@ -129,6 +129,22 @@ def test_how_sure_matches_the_notes_and_the_dashboard(client, closed_class):
     assert f"Exact range (the dashboard’s, once closed), {exact}" in title
 
 
+def test_how_sure_at_the_confidence_the_dashboard_picked(client, closed_class):
+    """At 90% the notes' delta is 0.1: sqrt(10) / (2 x 0.5 x sqrt(40)) = 1 / 2, and the
+    dashboard's 90% exact range is the one shown."""
+    page = client.get(lesson(closed_class, 4, confidence="0.9")).get_data(as_text=True)
+    assert 0.5 <= shown_percent(page, "lesson-notes-bound") <= 0.5 + 0.001
+    assert "sqrt(1 / 0.1)" in html.unescape(page)
+    dashboard = client.get(f"/analyst/surveys/{closed_class}?confidence=0.9").get_data(as_text=True)
+    row = re.search(r'<th scope="row">Yes</th>(.*?)</tr>', dashboard, re.S).group(1)
+    cells = [
+        html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td.*?</td>", row)
+    ]
+    exact = tuple(v / 100 for v in numbers_in(cells[3]))
+    assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-exact"))) == exact
+    assert exact != dashboard_ranges(client, closed_class, "Yes")["exact"]  # not the 95% one
+
+
 def test_the_reruns_are_what_the_law_of_the_estimate_says(client, closed_class):
     page = client.get(lesson(closed_class, 5)).get_data(as_text=True)
     assert text_of(page, "lesson-runs") == "1,000"
