@@ -403,3 +403,13 @@ def test_lopsided_classes_get_every_step(app, client, make_survey, analyst, sign
     raw = yes / 40
     estimate = min(1.0, max(0.0, (raw - P) / (1 - 2 * P)))
     assert shown_percent(page, "lesson-prior") == pytest.approx(estimate, abs=0.0005)
+
+
+def test_one_student_of_the_rerun_class_holds_yes(app, client, make_survey, analyst, sign_in_as):
+    """42 students, 11 phones sent "Yes" at p = 0.25: the estimate is 2 x 11 / 42 - 1/2 = 1/42,
+    one student, and the sentence says so in the singular."""
+    slug, _ = make_survey()
+    submit_and_close(app, slug, [(1, 0)] * 11 + [(0, 0)] * 31)
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get(lesson(slug, 5)).get_data(as_text=True))
+    assert "Suppose 1 of the 42 truly holds “Yes”" in page
