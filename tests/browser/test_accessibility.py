@@ -390,7 +390,7 @@ def test_the_projector_view(make_chromium, live_app, analyst, make_survey, axe_s
 def test_numeric_questions_pages(make_chromium, live_app, analyst, make_survey, axe_source):
     """A number question: the survey page (and its error), the dashboard with its average and
     spread, and the builder with a number question and Warner's coins open."""
-    from tests.browser.test_numeric_end_to_end import HOURS
+    from tests.numeric_helpers import HOURS
 
     slug, (number_id, yes_no_id) = make_survey(HOURS)
     with live_app.app.app_context():

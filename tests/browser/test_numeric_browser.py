@@ -18,8 +18,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from survey_app.privacy.one_bit import OneBitNumeric
 from tests.browser.conftest import seeded_words
 from tests.browser.respondent_helpers import saved_state
-from tests.browser.test_numeric_end_to_end import HOURS, stored
+from tests.browser.test_numeric_end_to_end import stored
 from tests.browser.test_randomized_response_browser import STUB_WORDS, load_module
+from tests.numeric_helpers import HOURS
 from tests.unit.test_numeric_node import (
     CASES,
     CHOSEN,

@@ -25,27 +25,11 @@ from survey_app.submissions import record_submission
 from survey_app.surveys import find_survey
 from tests.browser.respondent_helpers import saved_state
 from tests.browser.test_accessibility import signed_in
+from tests.numeric_helpers import HOURS  # the hybrid named: its reports are read here
 
 pytestmark = pytest.mark.browser
 
 WORDS = 2**32
-HOURS = {
-    "title": "Study time",
-    "flip_probability": 0.25,
-    "questions": [
-        {
-            "text": "Hours a week on this course?",
-            "type": "numeric",
-            "min": 0,
-            "max": 40,
-            "unit": "hours",
-            # Named: this test works out the hybrid's report from the page's noise and reads
-            # its spread (the default is chosen per class size: test_numeric_definitions.py).
-            "mechanism": "hybrid",
-        },
-        {"text": "Used the forum?", "type": "yes_no"},
-    ],
-}
 
 
 def report_from_noise(value: float, lo: float, hi: float, params: dict, noise: dict) -> int:

@@ -14,8 +14,9 @@ from survey_app import dashboard
 from tests.analyst_helpers import ROWS, submit
 from tests.browser import test_respondent_device_browser as device
 from tests.browser.test_dashboard_browser import sign_in
-from tests.browser.test_numeric_end_to_end import HOURS, stored
+from tests.browser.test_numeric_end_to_end import stored
 from tests.browser.test_professor_browser import find, type_into
+from tests.numeric_helpers import HOURS
 
 pytestmark = pytest.mark.browser
 
