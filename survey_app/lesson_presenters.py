@@ -38,6 +38,8 @@ from survey_app.presenters import (
     percent,
     percent_high,
     percent_low,
+    point_figure,
+    precise_points,
 )
 from survey_app.privacy import lesson
 from survey_app.results import QuestionResult
@@ -264,9 +266,9 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
     return {
         "n": f"{n:,}",
         "confidence": percent(sure.confidence),
-        "notes_points": percent_high(sure.notes_half_width),
+        "notes_points": precise_points(sure.notes_half_width),
         "says_nothing": sure.notes_half_width >= 1.0,
-        "chebyshev_points": percent_high(sure.chebyshev_half_width),
+        "chebyshev_points": precise_points(sure.chebyshev_half_width, long=False),
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
         "formula": formula(
@@ -306,7 +308,7 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "n": f"{n:,}",
         "options": options,
         "confidence": percent(first.confidence),
-        "notes_points": percent_high(first.notes_half_width),
+        "notes_points": precise_points(first.notes_half_width),
         "says_nothing": first.notes_half_width >= 1.0,
         "rows": [
             {
@@ -426,15 +428,15 @@ def trade_off_step(
         p = format_number(row.flip_probability, 6)
         words = (
             f"At p = {p}: ε = {format_epsilon(row.epsilon)}; a class of {question.n:,} would "
-            f"get a range of about ±{percent_high(row.exact_half_width)} (exact), "
-            f"±{percent_high(row.chebyshev_half_width)} by Chebyshev."
+            f"get a range of about ±{precise_points(row.exact_half_width)} (exact), "
+            f"±{precise_points(row.chebyshev_half_width, long=False)} by Chebyshev."
         )
         shown.append(
             {
                 "p": p,
                 "epsilon": format_epsilon(row.epsilon),
-                "exact": "±" + percent_high(row.exact_half_width),
-                "chebyshev": "±" + percent_high(row.chebyshev_half_width),
+                "exact": "±" + point_figure(row.exact_half_width),
+                "chebyshev": "±" + point_figure(row.chebyshev_half_width),
                 "is_current": row.is_current,
                 "is_picked": row is picked,
                 "words": words,

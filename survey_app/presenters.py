@@ -28,7 +28,9 @@ from survey_app.words import (  # noqa: F401
     percent_high,
     percent_low,
     plural,
+    point_figure,
     points,
+    precise_points,
     with_unit,
 )
 

@@ -90,6 +90,19 @@ def points(margin: float, long: bool = False) -> str:
     return f"±{counted(figure, noun)}"
 
 
+def precise_points(margin: float, long: bool = True) -> str:
+    """A margin of a share in percentage points to a tenth, rounded up, without its ±:
+    "12.3 percentage points", "1 percentage point"; short: "12.3 points". For the lesson,
+    whose figures are checked against its formulas to a tenth."""
+    return counted(point_figure(margin), "percentage point" if long else "point")
+
+
+def point_figure(margin: float) -> str:
+    """A margin of a share in percentage points to a tenth, rounded up, as a bare figure for a
+    table whose heading names the unit: 0.1234 -> '12.4'."""
+    return rounding.text(rounding.up(margin * 100, 0.1), 1)
+
+
 def format_points(margin: float) -> str:
     """A margin in percentage points, rounded up: 0.2781 -> '28', 0.0541 -> '5.5', 0.05 -> '5'.
 

@@ -18,7 +18,7 @@ from survey_app.presenters import format_points, percent_high, points, release_w
 from survey_app.results_presenters import have_answered
 from survey_app.surveys import find_survey
 from survey_app.words import counted, plural, singular_unit, survey_status_words, with_unit
-from tests.analyst_helpers import flat, submit
+from tests.analyst_helpers import ROWS, flat, submit
 from tests.numeric_helpers import HOURS, submit_numbers
 
 # --------------------------------------------------------------------------- the rule
@@ -209,6 +209,28 @@ def test_one_hour_is_said_in_the_singular(client, make_survey, sign_in_as, analy
     rows = client.get(f"/api/v1/surveys/{slug}/results.csv").text
     assert ",share of 1 hour," in rows and ",share of 0.5 hours," in rows
     assert not re.search(r"(?<![\d.])1 hours", rows)
+
+
+def test_the_lesson_says_its_half_widths_in_percentage_points(
+    client, make_survey, close, analyst, sign_in_as, app
+):
+    slug, _ = make_survey()
+    submit(app, slug, ROWS)
+    close(slug)
+    sign_in_as(client, analyst)
+    sure = flat(client.get(f"/analyst/surveys/{slug}/lesson?step=4").text)
+    bound = re.search(r'within h = ±<strong id="lesson-notes-bound">([^<]*)</strong>', sure)
+    assert re.fullmatch(r"[\d.]+ percentage points?", bound.group(1))
+    assert re.search(r'±<span id="lesson-chebyshev">[\d.]+ points?</span>', sure)
+    trade_off = flat(client.get(f"/analyst/surveys/{slug}/lesson?step=7").text)
+    assert "Exact range, ± percentage points" in trade_off
+    words = re.findall(r'data-words="([^"]*)"', trade_off)
+    assert words and all(
+        re.search(r"about ±[\d.]+ percentage points? \(exact\), ±[\d.]+ points? by", said)
+        for said in words
+    )
+    cells = re.findall(r'<td class="num">(±[^<]*)</td>', trade_off)
+    assert cells and not any("%" in cell for cell in cells)
 
 
 # --------------------------------------------------------------------------- the status panel
