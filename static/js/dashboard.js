@@ -41,7 +41,10 @@ function setupRefresh() {
       const shown = document.getElementById("results");
       // Focus stays where it was: on the same control (or scrolling table) of the fresh results.
       const focused = focusable(shown).indexOf(document.activeElement);
+      // A disclosure the reader opened ("How this range was worked out") stays open.
+      const opened = [...shown.querySelectorAll("details[open][id]")].map((each) => each.id);
       shown.replaceWith(fresh);
+      for (const id of opened) document.getElementById(id)?.setAttribute("open", "");
       if (focused >= 0) focusable(fresh)[focused]?.focus({ preventScroll: true });
     },
   });

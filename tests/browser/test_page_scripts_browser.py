@@ -122,8 +122,21 @@ def test_the_open_dashboard_redraws_only_what_changed_and_keeps_focus(
     time.sleep(3.5)  # three more asks, each a 304
     state = chromium.execute_script(STATE)
     assert state == {"marked": "kept", "focusedFirstTable": True, "count": str(len(ROWS))}
+    # A disclosure the reader opened stays open across the swap; the others stay shut.
+    opened = chromium.execute_script(
+        'const each = document.querySelectorAll("#results details.how-worked-out");'
+        "each[0].open = true; return [each.length, each[0].id];"
+    )
+    assert opened[0] == 2
     submit(live_app.app, slug, ROWS[:1])  # a release of one: the results change
     wait.until(lambda d: d.execute_script(STATE)["count"] == str(len(ROWS) + 1))
+    assert chromium.execute_script(
+        'return [...document.querySelectorAll("#results details.how-worked-out")]'
+        ".map((each) => [each.id, each.open]);"
+    ) == [
+        [opened[1], True],
+        [find(chromium, "#results details:not([open])").get_attribute("id"), False],
+    ]
     assert chromium.execute_script(STATE) == {
         "marked": None,
         "focusedFirstTable": True,

@@ -150,6 +150,11 @@ def test_the_results_panel_says_a_wide_share_margin_in_percentage_points(
         assert re.search(r"\(up to ±\d+ percentage points\)", caution.group(1))
         assert "%" not in caution.group(1)
         assert re.search(r"Chebyshev range: ±[\d.]+ percentage points? around", page)
+        # How the ranges were worked out waits in a disclosure beneath the figures.
+        details = re.search(r'<details class="how-worked-out"[^>]*>(.*?)</details>', page)
+        assert "How these ranges were worked out" in details.group(1)
+        assert "Chebyshev’s inequality" in details.group(1)
+        assert "Chebyshev’s inequality" not in page.replace(details.group(0), "")
 
 
 def test_the_dashboard_planner_says_percentage_points_first(signed_in, survey):
