@@ -109,7 +109,10 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         fitted(question_shape(question, results.answered, hidden)) for question in results.questions
     ]
     questions = [
-        question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows))
+        dict(
+            question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows)),
+            fit=shape.fit,
+        )
         for question, shape in zip(results.questions, shapes, strict=True)
     ]
     return {

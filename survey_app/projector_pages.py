@@ -54,6 +54,13 @@ AVERAGE_WORDS = 38
 STAR_TEXT_LINES = 5
 #: A note instead of results ("Too early for shares: …"), in lines of a column.
 NOTE_LINES = 3
+#: The smallest words the room reads, in ems of the projector's type: 16 px on a 720-line
+#: screen (app.css sets every word of a shrunk question to at least this).
+SMALLEST_WORDS = 0.75
+#: A question too tall even for a page of its own is set smaller, step by step, down to where
+#: its every word is SMALLEST_WORDS (app.css: --fit multiplies its sizes, none below that; at
+#: 0.68 even its largest, 1.1 em, is at the floor). projector-fit.js: SMALLEST_FIT.
+FIT_STEPS = (1.0, 0.9, 0.8, 0.75, 0.68)
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,14 @@ class QuestionShape:
     chart_rows: int = 0
     #: The unit's length of a number question's average, or None for a shares question.
     average_unit: int | None = None
+    #: How much smaller than usual its words are set (1: as usual; see FIT_STEPS).
+    fit: float = 1.0
+
+
+def fit_size(size: float, fit: float) -> float:
+    """A size of ``size`` ems set ``fit`` times smaller, never below SMALLEST_WORDS (nor
+    above ``size``): app.css's max(0.75em, calc(size * var(--fit)))."""
+    return min(size, max(SMALLEST_WORDS, size * fit))
 
 
 @dataclass(frozen=True)
@@ -139,6 +154,7 @@ def text_height(shape: QuestionShape, layout: Layout, width: float) -> float:
     size = (
         LONGEST_TEXT_SIZE if kind == "present-text-longer" else layout.text_size * TEXT_SIZES[kind]
     )
+    size = fit_size(size, shape.fit)
     count = lines(shape.text_length + 4, size, width)
     if layout.name == STAR.name:
         count = min(count, STAR_TEXT_LINES)
@@ -149,11 +165,13 @@ def results_height(shape: QuestionShape, width: float) -> float:
     """The height of what a question shows under its text in ``width`` ems: a note, its
     average, or each share's words (and the chart, below them)."""
     if shape.note:
-        return NOTE_LINES * LINE_HEIGHT
+        return NOTE_LINES * LINE_HEIGHT * fit_size(1.1, shape.fit)
+    size = fit_size(1.0, shape.fit)
     if shape.average_unit is not None:
-        return lines(AVERAGE_WORDS + 3 * shape.average_unit, 1, width) * LINE_HEIGHT
-    words = sum(lines(SHARE_WORDS + label, 1, width) for label in shape.worded_labels)
-    return words * LINE_HEIGHT + (chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0)
+        return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
+    words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
+    chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
+    return words * LINE_HEIGHT * size + chart
 
 
 def question_height(shape: QuestionShape, layout: Layout) -> float:
@@ -179,12 +197,17 @@ def wide_height(shape: QuestionShape, layout: Layout) -> float:
 
 def fitted(shape: QuestionShape, layout: Layout = RESULTS) -> QuestionShape:
     """The shape as the projector shows it: without its chart when even the whole page is too
-    short for it (many answers, or a long text); its words, every share and its range, stay."""
-    if not shape.chart_rows or not is_wide(shape, layout):
+    short for it (many answers, or a long text); its words, every share and its range, stay.
+    Still too tall, its words are set smaller (FIT_STEPS), at most down to SMALLEST_WORDS;
+    what then still does not fit the page scrolls inside its own box (projector-fit.js)."""
+    if not is_wide(shape, layout) or wide_height(shape, layout) <= layout.height:
         return shape
-    if wide_height(shape, layout) <= layout.height:
-        return shape
-    return replace(shape, chart_rows=0)
+    shape = replace(shape, chart_rows=0)
+    for fit in FIT_STEPS:
+        shape = replace(shape, fit=fit)
+        if wide_height(shape, layout) <= layout.height:
+            break
+    return shape
 
 
 def is_wide(shape: QuestionShape, layout: Layout) -> bool:

@@ -14,6 +14,9 @@ const KEYS = {
   End: "last",
 };
 
+/** The keys that scroll a box. */
+const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown"]);
+
 /** Elements whose keys are their own (a field's arrows move its caret, not the page). */
 const OWN_KEYS = new Set(["INPUT", "SELECT", "TEXTAREA", "BUTTON"]);
 
@@ -25,6 +28,9 @@ export function turnFor(event) {
   if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return null;
   const target = event.target || {};
   if (OWN_KEYS.has(target.tagName) || target.isContentEditable) return null;
+  // A question that scrolls inside itself (projector-fit.js) keeps the keys that scroll it;
+  // a clicker's PageUp and PageDown, and left and right, still turn the page.
+  if (target.dataset && "ownKeys" in target.dataset && SCROLL_KEYS.has(event.key)) return null;
   return Object.hasOwn(KEYS, event.key) ? KEYS[event.key] : null;
 }
 

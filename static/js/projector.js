@@ -6,6 +6,7 @@
 // professor asks) and keeps the page the room reads across redraws. It never moves focus.
 
 import { keepCurrent } from "./live-updates.js";
+import { smallerScale } from "./projector-fit.js";
 import { pageHolding, turnFor, turned } from "./projector-pages.js";
 
 const root = document.getElementById("projector");
@@ -36,6 +37,42 @@ function showPage(index) {
   document.getElementById("present-previous").href = pages[turned(index, -1, pages.length)].href;
   document.getElementById("present-next").href = pages[turned(index, 1, pages.length)].href;
   document.getElementById("present-pager").hidden = pages.length < 2;
+  fitCards(pages[index].element);
+}
+
+function overflows(card) {
+  return card.scrollHeight > card.clientHeight + 1;
+}
+
+/** A card drawn too tall after all scrolls inside itself, from the keyboard too. */
+function letScroll(card) {
+  card.classList.add("present-clipped");
+  card.tabIndex = 0;
+  card.setAttribute("role", "region");
+  card.dataset.ownKeys = "";
+  const heading = card.querySelector("h2");
+  card.setAttribute("aria-label", `${heading ? heading.textContent.split(".")[0] : "Question"}, in full: scroll`);
+}
+
+/**
+ * The last resort (projector-fit.js): a card shown whose words overflow it leaves its chart
+ * out, then is set smaller, step by step, down to the smallest words; what still does not fit
+ * scrolls inside the card. It only restyles the page shown: focus stays where it is.
+ */
+function fitCards(page) {
+  for (const card of page.querySelectorAll(".present-question")) {
+    if (!overflows(card)) continue;
+    const chart = card.querySelector("svg.chart");
+    if (chart) chart.hidden = true;
+    let scale = Number(card.style.getPropertyValue("--fit")) || 1;
+    for (let step = 0; step < 8 && overflows(card); step += 1) {
+      const next = smallerScale(scale, card.scrollHeight, card.clientHeight);
+      if (next === null) break;
+      scale = next;
+      card.style.setProperty("--fit", String(scale));
+    }
+    if (overflows(card)) letScroll(card);
+  }
 }
 
 function turn(step) {
@@ -51,6 +88,7 @@ function questionSection(question) {
   section.id = `present-question-${question.number}`;
   section.setAttribute("aria-labelledby", `present-question-${question.number}-heading`);
   section.innerHTML = question.html; // our own server-rendered, escaped fragment
+  if (question.fit !== 1) section.style.setProperty("--fit", String(question.fit));
   return section;
 }
 
@@ -170,6 +208,8 @@ function setupFullScreen() {
 }
 
 if (root) {
+  const first = document.querySelector("#present-pages .present-page:not([hidden])");
+  if (first) fitCards(first);
   schedule();
   setupPaging();
   setupFullScreen();

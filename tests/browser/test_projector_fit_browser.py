@@ -376,3 +376,99 @@ def test_axe_finds_nothing_on_a_projector_of_many_questions(
     driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
     assert layout(driver) == ("star" if people == 0 else "results")
     check_at_every_width(driver, AXE.read_text(encoding="utf-8"), height=720)
+
+
+#: The longest option a question may have (surveys.MAX_OPTION_LENGTH), twelve of them.
+LONGEST_OPTIONS = [
+    (f"{n}: " + "the longest answer the builder lets a professor write, " * 4)[:200]
+    for n in range(1, 13)
+]
+
+#: Each card shown: its own overflow, whether it scrolls inside itself (and can be reached),
+#: and each of its words' boxes that stick out of the card's box.
+CARDS = """
+const cards = [];
+for (const card of document.querySelectorAll('.present-page:not([hidden]) .present-question')) {
+  const box = card.getBoundingClientRect();
+  const outside = [];
+  const scrolls = card.classList.contains('present-clipped');
+  for (const element of card.querySelectorAll('*')) {
+    const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const rect = element.getBoundingClientRect();
+    if (!own || rect.width === 0) continue;
+    const across = rect.left < box.left - 1 || rect.right > box.right + 1;
+    const down = !scrolls && (rect.top < box.top - 1 || rect.bottom > box.bottom + 1);
+    if (across || down) outside.push(element.textContent.slice(0, 40));
+  }
+  cards.push({
+    id: card.id, scrolls, outside,
+    overflow: card.scrollHeight - card.clientHeight,
+    tabIndex: card.tabIndex, label: card.getAttribute('aria-label'),
+    fit: card.style.getPropertyValue('--fit'),
+    page: card.closest('.present-page').getBoundingClientRect().bottom,
+    bottom: box.bottom,
+  });
+}
+return cards;
+"""
+
+
+@pytest.mark.parametrize("people", [0, 12])
+@pytest.mark.parametrize(("width", "height", "smallest"), SCREENS)
+def test_the_longest_text_with_twelve_longest_options_never_overflows(
+    make_chromium, live_app, analyst, make_survey, width, height, smallest, people
+):
+    """The worst a definition allows (a 1,000-character text, 12 options of 200 characters),
+    before results and with them: nothing scrolls the document, no words stick out of a card,
+    every word at least the smallest size; a card too tall even in the smallest words scrolls
+    inside itself and the keyboard reaches it (its arrows scroll it, PageDown still turns)."""
+    definition = {
+        "title": "The worst case",
+        "flip_probability": 0.25,
+        "questions": [
+            {"text": LONGEST, "type": "choice", "options": LONGEST_OPTIONS},
+            {"text": LONGEST, "type": "yes_no"},
+            {"text": LONGEST, "type": "choice", "options": LONGEST_OPTIONS[:8]},
+        ],
+    }
+    slug, _ = make_survey(definition)
+    answer(live_app, slug, people)
+    driver = on_screen(make_chromium, live_app, analyst, width, height)
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
+    )
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert layout(driver) == ("star" if people == 0 else "results")
+    body = driver.find_element(By.TAG_NAME, "body")
+    seen = []
+    for _ in range(4):
+        numbers = check_page(driver, width, height, smallest)
+        if seen and numbers[0] == seen[0]:
+            break
+        seen += numbers
+        for card in driver.execute_script(CARDS):
+            assert card["outside"] == [], card
+            assert card["bottom"] <= card["page"] + 1, card
+            if card["scrolls"]:
+                assert card["tabIndex"] == 0 and card["label"], card
+                assert float(card["fit"]) == pytest.approx(0.68), "scrolls only at the smallest"
+            else:
+                assert card["overflow"] <= 1, card
+        body.send_keys(Keys.PAGE_DOWN)
+    assert seen == [1, 2, 3]
+    if people == 0:
+        return
+    body.send_keys(Keys.HOME)
+    shot = __import__("os").environ.get("SURVEY_APP_SHOTS")
+    if shot and width == 1280:
+        driver.save_screenshot(f"{shot}/projector-worst-case-1280.png")
+    # The first question cannot fit in the smallest words: it scrolls inside, from the keys.
+    card = driver.find_element(By.ID, "present-question-1")
+    assert "present-clipped" in card.get_attribute("class")
+    card.send_keys(Keys.ARROW_DOWN)
+    WebDriverWait(driver, 5).until(lambda d: card.get_property("scrollTop") > 0)
+    assert shown(driver) == [1], "the arrow scrolled the question, not the page"
+    assert driver.switch_to.active_element == card
+    card.send_keys(Keys.PAGE_DOWN)
+    assert shown(driver) == [2]

@@ -14,13 +14,16 @@ import pytest
 from survey_app.projector_pages import (
     CARD_GAP,
     CHART_WIDTH,
+    FIT_STEPS,
     LINE_HEIGHT,
     LONGEST_TEXT_SIZE,
     RESULTS,
+    SMALLEST_WORDS,
     STAR,
     STAR_TEXT_LINES,
     QuestionShape,
     chosen_page,
+    fit_size,
     fitted,
     is_wide,
     page_words,
@@ -98,6 +101,26 @@ def test_a_chart_too_tall_even_for_a_page_is_left_out_and_its_words_stay():
         assert wide_height(fitted(choice(1, options, 1000)), RESULTS) <= RESULTS.height
 
 
+def test_a_question_too_tall_for_its_page_is_set_smaller_never_below_the_smallest_words():
+    # Up to 12 answers of short labels with the longest text: set smaller, and then it fits.
+    for options in range(2, 13):
+        shape = fitted(choice(1, options, 1000))
+        assert wide_height(shape, RESULTS) <= RESULTS.height, options
+        assert shape.fit in FIT_STEPS
+        assert shape.fit == 1.0 or shape.chart_rows == 0, "smaller words, no chart"
+    assert fitted(choice(1, 12, 1000)).fit < 1.0
+    assert fitted(choice(1, 3)).fit == 1.0
+    # The longest text with 12 answers of the longest labels cannot fit at all: the smallest.
+    worst = fitted(QuestionShape(1, 1000, worded_labels=(200,) * 12, chart_rows=12))
+    assert worst.fit == FIT_STEPS[-1] and worst.chart_rows == 0
+    assert wide_height(worst, RESULTS) > RESULTS.height  # projector-fit.js: it scrolls
+    # Every size a fit gives is at least the smallest words, and never larger than usual.
+    for size in (0.8, 0.9, 1.0, 1.1):
+        for fit in FIT_STEPS:
+            assert SMALLEST_WORDS <= fit_size(size, fit) <= size
+    assert fit_size(1.1, FIT_STEPS[-1]) == SMALLEST_WORDS
+
+
 def test_short_questions_share_a_page_two_columns_of_two():
     made = pages([yes_no(n) for n in range(1, 8)], RESULTS)
     assert [page.columns for page in made] == [((1, 2), (3, 4)), ((5, 6), (7,))]
@@ -141,7 +164,8 @@ def test_the_stylesheet_sets_what_the_pages_are_counted_in():
     css = (Path(__file__).resolve().parents[2] / "static" / "css" / "app.css").read_text()
     assert "font-size: max(1rem, min(1.6667vw, 2.963vh))" in css  # 60 by 33.75 em
     assert f".present-question svg.chart {{ width: {CHART_WIDTH:g}em;" in css
-    assert f"h2.present-text-longer {{ font-size: {LONGEST_TEXT_SIZE:g}em; }}" in css
+    longer = f"calc({LONGEST_TEXT_SIZE:g}em * var(--fit, 1))"
+    assert f"h2.present-text-longer {{ font-size: max({SMALLEST_WORDS:g}em, {longer}); }}" in css
     assert f"-webkit-line-clamp: {STAR_TEXT_LINES};" in css
     assert (
         f".projector {{ font-size: max(1rem, min(1.6667vw, 2.963vh)); line-height: {LINE_HEIGHT:g};"

@@ -27,6 +27,11 @@ KEY_CASES = [
     ("ArrowRight", {}, "INPUT", None),
     ("PageDown", {}, "BUTTON", None),
     ("ArrowDown", {}, "SELECT", None),
+    # A question that scrolls inside itself keeps the keys that scroll it, not the others.
+    ("ArrowDown", {"dataset": {"ownKeys": ""}}, "SECTION", None),
+    ("ArrowUp", {"dataset": {"ownKeys": ""}}, "SECTION", None),
+    ("PageDown", {"dataset": {"ownKeys": ""}}, "SECTION", 1),
+    ("ArrowRight", {"dataset": {"ownKeys": ""}}, "SECTION", 1),
 ]
 
 #: (page index, turn, page count) -> the page it leads to.
@@ -48,7 +53,11 @@ HOLDING_CASES = [(1, 0), (3, 0), (4, 1), (7, 2), (99, 0)]
 
 def test_keys_turns_and_the_page_a_redraw_keeps(tmp_path):
     events = [
-        {"key": key, "target": {"tagName": tag}, **modifiers}
+        {
+            "key": key,
+            "target": {"tagName": tag, **{k: v for k, v in modifiers.items() if k == "dataset"}},
+            **{k: v for k, v in modifiers.items() if k != "dataset"},
+        }
         for key, modifiers, tag, _ in KEY_CASES
     ]
     source = f"""
