@@ -188,7 +188,8 @@ def closed_words(survey) -> str | None:
 def survey_status_words(survey) -> dict:
     """What the dashboard's status panel says of a survey: ``state`` ("draft", "open" or
     "closed"), the sentence that says it, how to reopen it once closed, and the words before
-    its link. Only an open survey gets the words on how to join (the page places them)."""
+    its link, and what the projector view shows of it. Only an open survey gets the words on
+    how to join (the page places them)."""
     if survey.is_draft:
         return {
             "state": "draft",
@@ -199,6 +200,11 @@ def survey_status_words(survey) -> dict:
             ),
             "reopen": None,
             "link_intro": None,
+            "projector": (
+                "Once the survey is open, the projector view shows, in large type, how to join "
+                "(the address, the code and the QR code), how many have answered and the results "
+                "as they come in, updating itself. It shows nothing private: no email, no buttons."
+            ),
         }
     if survey.is_open:
         return {
@@ -206,6 +212,11 @@ def survey_status_words(survey) -> dict:
             "said": Markup("This survey is <strong>open</strong>."),
             "reopen": None,
             "link_intro": "Or send them this link (by email or on the course page):",
+            "projector": (
+                "The projector view shows, in large type, how to join (the address, the code "
+                "and the QR code), how many have answered and the results as they come in, "
+                "updating itself. It shows nothing private: no email, no buttons."
+            ),
         }
     day = closed_on(survey.closed_at)
     return {
@@ -220,4 +231,8 @@ def survey_status_words(survey) -> dict:
             "already in."
         ),
         "link_intro": "The survey’s link (until you reopen it, it says the survey is closed):",
+        "projector": (
+            "The projector view shows, in large type, that the survey is closed, how many "
+            "answered and the results. It shows nothing private: no email, no buttons."
+        ),
     }

@@ -289,6 +289,9 @@ def test_a_closed_survey_says_since_when_and_how_to_reopen(
     for joining in ("Students go to", "type the code", 'id="join-code"', 'id="join-qr"', code):
         assert joining not in page
     assert 'id="respondent-link"' in panel  # the link stays, for after reopening
+    # The projector panel says what the projector shows now: no way to join, the survey closed.
+    shows = re.search(r'<p id="projector-shows">(.*?)</p>', flat(page)).group(1)
+    assert "that the survey is closed" in shows and "how to join" not in shows
 
 
 def test_the_projector_says_the_same_once_closed(app, signed_in, make_survey, close, public_url):
