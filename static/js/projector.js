@@ -50,8 +50,8 @@ function letScroll(card) {
   card.tabIndex = 0;
   card.setAttribute("role", "region");
   card.dataset.ownKeys = "";
-  const heading = card.querySelector("h2");
-  card.setAttribute("aria-label", `${heading ? heading.textContent.split(".")[0] : "Question"}, in full: scroll`);
+  const number = card.id.replace("present-question-", "");
+  card.setAttribute("aria-label", `Question ${number} in full: scroll to read it`);
 }
 
 /**

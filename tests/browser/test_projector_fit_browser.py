@@ -470,5 +470,6 @@ def test_the_longest_text_with_twelve_longest_options_never_overflows(
     WebDriverWait(driver, 5).until(lambda d: card.get_property("scrollTop") > 0)
     assert shown(driver) == [1], "the arrow scrolled the question, not the page"
     assert driver.switch_to.active_element == card
+    assert card.get_attribute("aria-label") == "Question 1 in full: scroll to read it"
     card.send_keys(Keys.PAGE_DOWN)
     assert shown(driver) == [2]
