@@ -123,14 +123,30 @@ function showHiddenNotice(state) {
   document.getElementById("present-results").prepend(made);
 }
 
+/** The question scrolled inside itself that has the focus (its id and how far it is read). */
+function readingInside() {
+  const card = document.activeElement && document.activeElement.closest(".present-clipped");
+  return card ? { id: card.id, scrollTop: card.scrollTop } : null;
+}
+
+/** After a redraw, the same question where it was read, the focus still on it. */
+function keepReading(reader) {
+  const card = reader && document.getElementById(reader.id);
+  if (!card || !card.classList.contains("present-clipped")) return;
+  card.scrollTop = reader.scrollTop;
+  card.focus({ preventScroll: true });
+}
+
 function showQuestions(state) {
   const pages = shownPages();
   const current = pages[Number(root.dataset.page) - 1];
   const reading = current ? current.columns[0][0] : 1;
   const byNumber = new Map(state.questions.map((question) => [question.number, question]));
   const elements = state.pages.map((page) => pageElement(page, byNumber));
+  const reader = readingInside();
   document.getElementById("present-pages").replaceChildren(...elements);
   showPage(pageHolding(state.pages, reading));
+  keepReading(reader);
   showHiddenNotice(state);
   const summary = document.getElementById("present-summary");
   summary.hidden = !state.summary_words;

@@ -478,5 +478,15 @@ def test_the_longest_text_with_twelve_longest_options_never_overflows(
     assert shown(driver) == [1], "the arrow scrolled the question, not the page"
     assert driver.switch_to.active_element == card
     assert card.get_attribute("aria-label") == "Question 1 in full: scroll to read it"
+    # A redraw (more answers) keeps the question where it was read, and the focus on it.
+    read = card.get_property("scrollTop")
+    count = driver.find_element(By.ID, "present-count").text
+    answer(live_app, slug, 3, seed=2026_11_26)
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.find_element(By.ID, "present-count").text != count
+    )
+    card = driver.find_element(By.ID, "present-question-1")
+    assert driver.switch_to.active_element == card, "a redraw moved the focus"
+    assert card.get_property("scrollTop") == read
     card.send_keys(Keys.PAGE_DOWN)
     assert shown(driver) == [2]
