@@ -46,6 +46,7 @@ from survey_app.projector_pages import (
     Page,
     QuestionShape,
     chosen_page,
+    fit_class,
     fitted,
     pages,
     text_class,
@@ -111,7 +112,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     questions = [
         dict(
             question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows)),
-            fit=shape.fit,
+            fit_class=fit_class(shape.fit),
         )
         for question, shape in zip(results.questions, shapes, strict=True)
     ]

@@ -106,6 +106,12 @@ class QuestionShape:
     fit: float = 1.0
 
 
+def fit_class(fit: float) -> str:
+    """The class that sets a question's words ``fit`` times smaller ("" as usual): a class,
+    since the pages' Content-Security-Policy allows no style attribute (app.css: --fit)."""
+    return "" if fit == 1 else f"present-fit-{round(fit * 100)}"
+
+
 def fit_size(size: float, fit: float) -> float:
     """A size of ``size`` ems set ``fit`` times smaller, never below SMALLEST_WORDS (nor
     above ``size``): app.css's max(0.75em, calc(size * var(--fit)))."""

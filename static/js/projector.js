@@ -64,7 +64,7 @@ function fitCards(page) {
     if (!overflows(card)) continue;
     const chart = card.querySelector("svg.chart");
     if (chart) chart.hidden = true;
-    let scale = Number(card.style.getPropertyValue("--fit")) || 1;
+    let scale = Number(getComputedStyle(card).getPropertyValue("--fit")) || 1;
     for (let step = 0; step < 8 && overflows(card); step += 1) {
       const next = smallerScale(scale, card.scrollHeight, card.clientHeight);
       if (next === null) break;
@@ -88,7 +88,7 @@ function questionSection(question) {
   section.id = `present-question-${question.number}`;
   section.setAttribute("aria-labelledby", `present-question-${question.number}-heading`);
   section.innerHTML = question.html; // our own server-rendered, escaped fragment
-  if (question.fit !== 1) section.style.setProperty("--fit", String(question.fit));
+  if (question.fit_class) section.classList.add(question.fit_class);
   return section;
 }
 

@@ -409,7 +409,7 @@ for (const card of document.querySelectorAll('.present-page:not([hidden]) .prese
     id: card.id, scrolls, outside,
     overflow: card.scrollHeight - card.clientHeight,
     tabIndex: card.tabIndex, label: card.getAttribute('aria-label'),
-    fit: card.style.getPropertyValue('--fit'),
+    fit: getComputedStyle(card).getPropertyValue('--fit'),
     page: card.closest('.present-page').getBoundingClientRect().bottom,
     bottom: box.bottom,
   });
@@ -490,3 +490,39 @@ def test_the_longest_text_with_twelve_longest_options_never_overflows(
     assert card.get_property("scrollTop") == read
     card.send_keys(Keys.PAGE_DOWN)
     assert shown(driver) == [2]
+
+
+FIT = "return getComputedStyle(arguments[0]).getPropertyValue('--fit') || '1'"
+
+
+def test_the_last_resort_sets_a_card_smaller_where_the_estimate_was_wrong(
+    make_chromium, live_app, analyst, make_survey
+):
+    """A card drawn larger than its page holds (here: the server's smaller size taken off, as if
+    its estimate had been wrong) is set smaller in the browser when its page shows, until it
+    fits, its words still at least 16 px; it does not scroll, since it fits before the smallest."""
+    options = [(f"{n}: " + "a middling answer of some length, " * 2)[:60] for n in range(1, 13)]
+    definition = {
+        "title": "The last resort",
+        "flip_probability": 0.25,
+        "questions": [
+            {"text": "Short?", "type": "yes_no"},
+            {"text": LONGEST, "type": "choice", "options": options},
+        ],
+    }
+    slug, _ = make_survey(definition)
+    answer(live_app, slug, 12)
+    driver = on_screen(make_chromium, live_app, analyst, 1280, 720)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    card = driver.find_element(By.ID, "present-question-2")
+    server_fit = float(driver.execute_script(FIT, card))
+    assert server_fit < 1, "the server sets it smaller already"
+    # As if the server had thought it fits as usual.
+    driver.execute_script("arguments[0].className = 'present-question'", card)
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.PAGE_DOWN)
+    assert shown(driver) == [2]
+    fits = driver.execute_script(CARDS)
+    assert fits[0]["overflow"] <= 1 and not fits[0]["scrolls"] and fits[0]["outside"] == []
+    assert 0.68 <= float(fits[0]["fit"]) < 1, fits[0]
+    check_page(driver, 1280, 720, 16)

@@ -23,6 +23,7 @@ from survey_app.projector_pages import (
     STAR_TEXT_LINES,
     QuestionShape,
     chosen_page,
+    fit_class,
     fit_size,
     fitted,
     is_wide,
@@ -167,6 +168,9 @@ def test_the_stylesheet_sets_what_the_pages_are_counted_in():
     longer = f"calc({LONGEST_TEXT_SIZE:g}em * var(--fit, 1))"
     assert f"h2.present-text-longer {{ font-size: max({SMALLEST_WORDS:g}em, {longer}); }}" in css
     assert f"-webkit-line-clamp: {STAR_TEXT_LINES};" in css
+    for fit in FIT_STEPS[1:]:
+        assert f".{fit_class(fit)} {{ --fit: {fit:g}; }}" in css
+    assert fit_class(1.0) == ""
     assert (
         f".projector {{ font-size: max(1rem, min(1.6667vw, 2.963vh)); line-height: {LINE_HEIGHT:g};"
         in css
