@@ -14,6 +14,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.privacy import MAX_OPTIONS
 from survey_app.surveys import SAMPLE_SURVEY
+from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
 from tests.unit.test_lesson_pages import ROWS
@@ -126,22 +127,7 @@ def test_every_step_fits_the_projector_in_large_type(
         assert driver.execute_script("return document.documentElement.scrollHeight") <= 720, where
         assert driver.execute_script("return document.documentElement.scrollWidth") <= 1280, where
         # The room reads it: every word of the step at least 16 px (the projector's rule).
-        sizes = driver.execute_script(
-            """
-            const sizes = [];
-            for (const element of document.querySelectorAll('.lesson-step *')) {
-              if (element.closest('math, .lesson-control')) continue;
-              const own = [...element.childNodes].some(
-                (n) => n.nodeType === 3 && n.textContent.trim());
-              if (!own) continue;
-              const box = element.getBoundingClientRect();
-              if (box.width === 0) continue;
-              if (element instanceof SVGElement) sizes.push(box.height);
-              else sizes.push(parseFloat(getComputedStyle(element).fontSize));
-            }
-            return sizes;
-            """
-        )
+        sizes = word_sizes(driver, ".lesson-step", "math, .lesson-control")
         assert sizes and min(sizes) >= 16, (where, sorted(sizes)[:5])
 
 

@@ -11,6 +11,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.extensions import db
 from survey_app.surveys import find_survey
+from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import signed_in
 from tests.unit.test_results_api import submit
 
@@ -120,21 +121,7 @@ def test_the_projector_reads_from_the_back_of_the_room(
     )
     driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
     assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]
-    sizes = driver.execute_script(
-        """
-        const sizes = [];
-        for (const element of document.querySelectorAll('#projector *')) {
-          if (element.closest('.present-tools, .present-qr')) continue;
-          const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-          if (!own) continue;
-          const box = element.getBoundingClientRect();
-          if (box.width === 0) continue;
-          if (element instanceof SVGElement) sizes.push(box.height);
-          else sizes.push(parseFloat(getComputedStyle(element).fontSize));
-        }
-        return sizes;
-        """
-    )
+    sizes = word_sizes(driver, "#projector", ".present-tools, .present-qr")
     assert sizes and min(sizes) >= smallest, sorted(sizes)[:5]
     code_size = driver.execute_script(
         "return parseFloat(getComputedStyle(document.getElementById('present-code')).fontSize)"

@@ -20,6 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from survey_app import privacy
 from survey_app.submissions import record_submission
 from survey_app.surveys import find_survey
+from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import (
     AXE,
     check_at_every_width,
@@ -142,21 +143,8 @@ def expected_words(numbers: list[int], total: int) -> str:
     return f"Questions {numbers[0]}–{numbers[-1]} of {total}"
 
 
-#: The font size of every visible word on the projector (an SVG text's height), but the
-#: professor's own links in the corner.
-WORD_SIZES = """
-const sizes = [];
-for (const element of document.querySelectorAll('#projector *')) {
-  if (element.closest('.present-tools, .present-qr')) continue;
-  const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
-  if (!own) continue;
-  const box = element.getBoundingClientRect();
-  if (box.width === 0) continue;
-  if (element instanceof SVGElement) sizes.push(box.height);
-  else sizes.push(parseFloat(getComputedStyle(element).fontSize));
-}
-return sizes;
-"""
+#: The professor's own links in the corner, and the QR code: not words the room reads.
+PROFESSORS_OWN = ".present-tools, .present-qr"
 
 FITS = """return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"""
 
@@ -165,7 +153,7 @@ def check_page(driver, width: int, height: int, smallest: float) -> list[int]:
     """The page shown fits the screen, its words are large enough; its questions' numbers."""
     scroll_width, scroll_height = driver.execute_script(FITS)
     assert scroll_width <= width and scroll_height <= height, (scroll_height, shown(driver))
-    sizes = driver.execute_script(WORD_SIZES)
+    sizes = word_sizes(driver, "#projector", PROFESSORS_OWN)
     assert min(sizes) >= smallest, (sorted(sizes)[:3], shown(driver))
     numbers = shown(driver)
     assert numbers, "a page without questions"
