@@ -364,3 +364,43 @@ def question_views(results: SurveyResults, kind: str, min_answers: int) -> dict[
             view.update(question_view(question, kind, results.confidence))
         views[question.id] = view
     return views
+
+
+#: What the students' results page says of a question whose answers the randomization cannot
+#: explain: no estimate (the dashboard shows its owner why).
+NOT_CONSISTENT_WORDS = (
+    "These answers are not consistent with the randomization (some were probably not sent by "
+    "the survey page), so no estimate is given."
+)
+
+
+def class_question_view(question, answered: int, kind: str, confidence: float, min_answers: int):
+    """What the students' results page places for a question, in the dashboard's words: why it
+    is too early (``waiting``), that its answers are not consistent (``notice``), or its
+    sentences (the average's headline, or each worded option's share and range)."""
+    waiting = waiting_words(question, answered, 0, min_answers)
+    if waiting is not None:
+        return {"waiting": waiting}
+    if not question.consistent_with_randomization:
+        return {"notice": NOT_CONSISTENT_WORDS}
+    if question.numeric:
+        return {"sentences": [numeric_view(question.numeric, kind, confidence)["headline"]]}
+    return {
+        "sentences": [
+            share_sentence(option, kind, confidence) for option in worded_options(question)
+        ]
+    }
+
+
+def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:
+    """The students' results page's words: how many answered, and each question's view by id
+    (:func:`class_question_view`)."""
+    return {
+        "answered_words": f"{counted(results.respondents, 'person', 'people')} answered.",
+        "views": {
+            question.id: class_question_view(
+                question, results.respondents, kind, results.confidence, min_answers
+            )
+            for question in results.questions
+        },
+    }

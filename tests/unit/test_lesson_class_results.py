@@ -143,3 +143,21 @@ def test_a_survey_of_one_question_speaks_of_one(app, client, make_survey, analys
     budgets = words(client.get(f"/analyst/surveys/{slug}/lesson?step=8").get_data(as_text=True))
     assert "Answering the survey’s one question at ε = " in budgets
     assert "all 1 question" not in budgets
+
+
+def test_too_few_answers_say_so_in_the_dashboards_words(
+    app, client, make_survey, analyst, sign_in_as
+):
+    slug, _ = make_survey(SHOWING)
+    submit_and_close(app, slug, ROWS[:2])
+    said = words(client.get(f"/s/{slug}/results").get_data(as_text=True))
+    assert "What the class learned 2 people answered." in said
+    sign_in_as(client, analyst)
+    dashboard = words(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    waiting = re.findall(
+        r"2 people have answered: too early for .*?hides nearly everything\.", dashboard
+    )
+    assert len(waiting) == len(SHOWING["questions"])
+    for sentence in waiting:
+        assert sentence in said
+    assert "would truly answer" not in said
