@@ -310,8 +310,10 @@ def _told_view(told, question, kind: str, confidence: float, chebyshev: bool) ->
 
 @_told_view.register(privacy.Average)
 def _average_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
-    """A number question's average (privacy.Average): :func:`numeric_view`."""
-    return {"numeric": numeric_view(question.numeric, kind, confidence, question.n)}
+    """A number question's average (privacy.Average): :func:`numeric_view`; ``said``: its
+    headline."""
+    view = numeric_view(question.numeric, kind, confidence, question.n)
+    return {"numeric": view, "said": [view["headline"]]}
 
 
 def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
@@ -320,14 +322,14 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         question.options and question.options[0].estimate.exact_method == "Berry-Esseen bound"
     )
     worded = worded_options(question)
+    said = [share_sentence(option, kind, confidence) for option in worded]
     return {
         "sentences": [
-            {
-                "text": share_sentence(option, kind, confidence),
-                "outside": outside_words(option.estimate),
-            }
-            for option in worded
+            {"text": text, "outside": outside_words(option.estimate)}
+            for text, option in zip(said, worded, strict=True)
         ],
+        # Each worded option's sentence alone, as the students' results page says it.
+        "said": said,
         # The projector's shorter words: each share and its range.
         "brief": [
             {
@@ -377,19 +379,14 @@ NOT_CONSISTENT_WORDS = (
 def class_question_view(question, answered: int, kind: str, confidence: float, min_answers: int):
     """What the students' results page places for a question, in the dashboard's words: why it
     is too early (``waiting``), that its answers are not consistent (``notice``), or its
-    sentences (the average's headline, or each worded option's share and range)."""
+    sentences (:func:`question_view`'s ``said``: the average's headline, or each worded
+    option's share and range)."""
     waiting = waiting_words(question, answered, 0, min_answers)
     if waiting is not None:
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
         return {"notice": NOT_CONSISTENT_WORDS}
-    if question.numeric:
-        return {"sentences": [numeric_view(question.numeric, kind, confidence)["headline"]]}
-    return {
-        "sentences": [
-            share_sentence(option, kind, confidence) for option in worded_options(question)
-        ]
-    }
+    return {"sentences": question_view(question, kind, confidence)["said"]}
 
 
 def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:

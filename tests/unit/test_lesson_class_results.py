@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from survey_app.extensions import db
 from survey_app.surveys import SAMPLE_SURVEY, SurveyDefinitionError, parse_definition
+from tests.numeric_helpers import HOURS, submit_numbers
 from tests.unit.test_lesson_pages import ROWS
 from tests.unit.test_projector import csrf_token
 from tests.unit.test_results_api import submit, submit_and_close
@@ -161,3 +162,14 @@ def test_too_few_answers_say_so_in_the_dashboards_words(
     for sentence in waiting:
         assert sentence in said
     assert "would truly answer" not in said
+
+
+def test_an_average_is_said_in_the_dashboards_words(app, client, make_survey, analyst, sign_in_as):
+    slug, (number_id, yes_no_id) = make_survey({**HOURS, "show_results_after_close": True})
+    submit_numbers(client, slug, number_id, yes_no_id, [20.0] * 40)
+    submit_and_close(app, slug, [])
+    said = words(client.get(f"/s/{slug}/results").get_data(as_text=True))
+    sign_in_as(client, analyst)
+    dashboard = words(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    headline = re.search(r"On average about .*? of the time\.", dashboard)
+    assert headline and headline.group(0) in said
