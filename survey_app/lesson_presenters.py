@@ -38,8 +38,10 @@ from survey_app.presenters import (
     percent,
     percent_high,
     percent_low,
+    plural,
     point_figure,
     precise_points,
+    range_guarantee,
 )
 from survey_app.privacy import lesson
 from survey_app.results import QuestionResult
@@ -135,8 +137,7 @@ def arrived_step(question: QuestionResult) -> dict:
     """What arrived: n, the randomized counts and raw shares (as the dashboard's table)."""
     return {
         "n": f"{question.n:,}",
-        # What the flips push every raw share toward: an equal share for each answer.
-        "even": percent(1.0 / len(question.options)) if question.options else None,
+        "biased": _biased_words(len(question.options)),
         "rows": [
             {
                 "label": option.label,
@@ -234,9 +235,27 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
     }
 
 
-def numeric_estimate_step(question: QuestionResult, headline: str) -> dict:
-    """A number question's average and range, in the dashboard's words."""
-    return {"words": numeric_words(question.numeric, headline), "n": f"{question.n:,}"}
+def _biased_words(options: int) -> str | None:
+    """Which way the flips push the raw shares: toward an equal share for each answer."""
+    if not options:
+        return None
+    even = percent(1.0 / options)
+    if options == 2:
+        return f"The raw share is biased: the flips push it toward {even}."
+    return (
+        f"The raw shares are biased: the flips push each toward {even}, an equal share for "
+        "every answer."
+    )
+
+
+def numeric_estimate_step(question: QuestionResult, headline: str, confidence: float) -> dict:
+    """A number question's average and range, in the dashboard's words (``guarantee``: how
+    often its range of that kind holds)."""
+    return {
+        "words": numeric_words(question.numeric, headline),
+        "n": f"{question.n:,}",
+        "guarantee": range_guarantee(headline, confidence),
+    }
 
 
 # --------------------------------------------------------------------------- step 4
@@ -348,6 +367,7 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
         "runs": f"{len(runs.estimates):,}",
         "n": f"{runs.n:,}",
         "true_yes": f"{runs.true_yes:,}",
+        "holds": plural(runs.true_yes, "holds", "hold"),
         "true_share": percent(runs.true_share),
         "mean": _signed(percent(runs.mean)),
         "std": percent(runs.std),
@@ -469,8 +489,13 @@ def budgets_step(survey: Survey) -> dict:
         else (f"{mn(str(len(epsilons)))}{mo('×')}{mn(eps)}")
     )
     body = f"{msub('ε', 'survey')}{mo('=')}{terms}{mo('=')}{mn(total)}"
+    count = len(epsilons)
     return {
-        "question_count": len(epsilons),
+        "answering": (
+            f"the survey’s one question at ε = {eps}"
+            if count == 1
+            else f"all {count} questions at ε = {eps} each"
+        ),
         "epsilon": eps,
         "total": total,
         "total_odds": format_upper_bound(figures.total_odds),
@@ -521,7 +546,7 @@ def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float
     return trade_off_step(question, p, confidence, chosen)
 
 
-def _other_figures(key: str, question, survey, headline: str) -> dict:
+def _other_figures(key: str, question, survey, headline: str, confidence: float) -> dict:
     if key == "coin" and question.kind == QuestionKind.CHOICE:
         labels = [option.label for option in question.options]
         return choice_coin_step(survey.flip_probability, len(labels), labels)
@@ -536,7 +561,7 @@ def _other_figures(key: str, question, survey, headline: str) -> dict:
         return choice_sure_step(question, survey.flip_probability)
     if question.kind == QuestionKind.CHOICE:
         return choice_estimate_step(question, survey.flip_probability)
-    return numeric_estimate_step(question, headline)
+    return numeric_estimate_step(question, headline, confidence)
 
 
 def lesson_steps(
@@ -575,5 +600,5 @@ def lesson_steps(
         elif yes_no:
             step.figures = _yes_no_figures(key, question, survey, confidence, chosen_p)
         else:
-            step.figures = _other_figures(key, question, survey, headline)
+            step.figures = _other_figures(key, question, survey, headline, confidence)
     return steps

@@ -217,6 +217,8 @@ def test_budgets_compose_and_groups_multiply(client, closed_class):
     total = numbers_in(text_of(page, "lesson-total"))[0]
     assert 2 * epsilon <= total < 2 * epsilon + 0.01  # two questions
     assert numbers_in(text_of(page, "lesson-total-odds")) == [pytest.approx(9)]  # e^(2 ln 3)
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    assert re.search(r"Answering all 2 questions at ε = [\d.]+ each costs ε = ", said)
     groups = text_of(page, "lesson-groups")
     for k in (2, 5, 10):
         line = re.search(rf"{k} friends: ε = ([\d.]+) for one question, ([\d.]+)", groups)
