@@ -11,7 +11,7 @@ from __future__ import annotations
 from survey_app.models import Survey
 from survey_app.presenters import headline_range_kind, privacy_explanation
 from survey_app.results import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
-from survey_app.results_presenters import class_results_words
+from survey_app.results_presenters import class_results_words, protection_words
 
 
 def results_shown_to_respondents(survey: Survey) -> bool:
@@ -23,10 +23,11 @@ def class_results_context(survey: Survey) -> dict:
     """The class results page's figures (the caller checked results_shown_to_respondents)."""
     results = survey_results(survey, DEFAULT_CONFIDENCE)
     headline = headline_range_kind(results)
+    explanation = privacy_explanation(survey)
     return {
         **class_results_words(results, headline, MIN_ANSWERS_FOR_SHARES),
         "survey": survey,
         "results": results,
         "confidence": results.confidence,
-        "explanation": privacy_explanation(survey),
+        "protection_words": protection_words(survey.flip_probability, explanation),
     }

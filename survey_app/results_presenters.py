@@ -14,6 +14,9 @@ from survey_app import privacy
 from survey_app.models import QuestionKind
 from survey_app.presenters import (
     counted,
+    format_epsilon,
+    format_number,
+    format_upper_bound,
     numeric_words,
     percent,
     percent_high,
@@ -401,3 +404,32 @@ def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> 
             for question in results.questions
         },
     }
+
+
+def protection_words(flip_probability: float, explanation: dict) -> Markup:
+    """How each answer was protected, for the students' results page: the flip (or as much
+    protection as it gives), epsilon a question and for all of them, and the odds it bounds
+    (``explanation``: presenters.privacy_explanation)."""
+    p, flip = format_number(flip_probability), explanation["flip_percent"]
+    if explanation["has_yes_no"]:
+        how = Markup(
+            "it sent the opposite of a yes/no answer with probability <strong>p = {}</strong> "
+            "({}% of the time)"
+        ).format(p, flip)
+    else:
+        how = Markup(
+            "as much protection as sending the opposite of a yes/no answer {}% of the time (p = {})"
+        ).format(flip, p)
+    total = (
+        ""
+        if explanation["question_count"] == 1
+        else f" and ε = {format_epsilon(explanation['epsilon_total'])} for all "
+        f"{explanation['questions']}"
+    )
+    return Markup(
+        "Your phone randomized your answer before sending it: {}. That is "
+        "<strong>ε = {}</strong> a question{}: nobody, not even whoever ran the survey, can be "
+        "more than {} times surer of your real answer from what your phone sent."
+    ).format(
+        how, format_epsilon(explanation["epsilon"]), total, format_upper_bound(explanation["odds"])
+    )

@@ -173,3 +173,21 @@ def test_an_average_is_said_in_the_dashboards_words(app, client, make_survey, an
     dashboard = words(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
     headline = re.search(r"On average about .*? of the time\.", dashboard)
     assert headline and headline.group(0) in said
+
+
+def test_a_survey_without_yes_no_says_what_its_protection_equals():
+    from survey_app.results_presenters import protection_words
+
+    explanation = {
+        "has_yes_no": False,
+        "flip_percent": "25",
+        "epsilon": math.log(3),
+        "epsilon_total": 2 * math.log(3),
+        "question_count": 2,
+        "questions": "2 questions",
+        "odds": 3.0,
+    }
+    said = words(protection_words(0.25, explanation))
+    assert "as much protection as sending the opposite of a yes/no answer 25% of the time" in said
+    assert "(p = 0.25). That is ε = 1.10 a question and ε = 2.20 for all 2 questions:" in said
+    assert "with probability" not in said and "3 times surer" in said
