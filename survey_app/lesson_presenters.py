@@ -133,10 +133,12 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
 # --------------------------------------------------------------------------- steps 2 and 3
 
 
-def arrived_step(question: QuestionResult) -> dict:
-    """What arrived: n, the randomized counts and raw shares (as the dashboard's table)."""
+def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
+    """What arrived: n, the randomized counts and raw shares (as the dashboard's table); while
+    the survey is open, ``as_of`` says they are the dashboard's last release."""
     return {
         "n": f"{question.n:,}",
+        "as_of": ", as of the dashboard’s last release" if is_open else "",
         "biased": _biased_words(len(question.options)),
         "rows": [
             {
@@ -534,7 +536,7 @@ def _waiting_note(question: QuestionResult, min_answers: int) -> str | None:
 def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float | None):
     p = survey.flip_probability
     if key == "arrived":
-        return arrived_step(question)
+        return arrived_step(question, survey.is_open)
     if key == "estimate":
         return estimate_step(question, p)
     if key == "sure":
@@ -556,7 +558,7 @@ def _other_figures(key: str, question, survey, headline: str, confidence: float)
             "epsilon": format_epsilon(survey.epsilon_per_question),
         }
     if key == "arrived":
-        return arrived_step(question) if question.options else {"n": f"{question.n:,}"}
+        return arrived_step(question, survey.is_open)
     if key == "sure":
         return choice_sure_step(question, survey.flip_probability)
     if question.kind == QuestionKind.CHOICE:

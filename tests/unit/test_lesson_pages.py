@@ -91,6 +91,7 @@ def test_the_coin_says_epsilon_and_the_odds(client, closed_class):
 def test_what_arrived_and_the_estimate(client, closed_class):
     page = client.get(lesson(closed_class, 2)).get_data(as_text=True)
     assert text_of(page, "lesson-n") == "40"
+    assert "last release" not in page  # closed: every answer is in
     assert '<td class="num">14</td>' in page and '<td class="num">26</td>' in page
     # The flips push a raw share toward an equal share for every answer: 1 / 2, or 1 / 3.
     assert numbers_in(text_of(page, "lesson-biased")) == [50]
@@ -297,6 +298,7 @@ def test_while_open_it_shows_only_the_released_counts(
     submit(app, slug, ROWS[15:17])  # 2 more: not yet in a release
     page = client.get(lesson(slug, 2)).get_data(as_text=True)
     assert text_of(page, "lesson-n") == "15"
+    assert "randomized answers, as of the dashboard’s last release." in html.unescape(page)
 
 
 def test_the_lesson_is_its_owners_alone(app, client, closed_class, sign_in_as):
