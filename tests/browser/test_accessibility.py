@@ -58,6 +58,19 @@ def violations(driver, axe_source: str) -> list[dict]:
     return found
 
 
+#: How many animations are still moving (a page turn's fade on the projector, say): measured
+#: mid-fade, text is fainter than it rests, and axe would judge a contrast nobody reads.
+MOVING = """
+return document.getAnimations().filter((animation) => animation.playState === "running" &&
+  animation.effect && animation.effect.getComputedTiming().activeDuration > 0).length;
+"""
+
+
+def settle(driver) -> None:
+    """Wait until nothing on the page is animating (a resize may turn the projector's page)."""
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script(MOVING) == 0)
+
+
 def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
     """axe finds nothing at a phone's and a laptop's width, in light and dark colours, the page
     has no horizontal scroll bar, and every control's text is readable at rest, hovered and
@@ -71,6 +84,7 @@ def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
             )
             for width in WIDTHS:
                 driver.set_window_size(width, height)
+                settle(driver)
                 found = violations(driver, axe_source)
                 where = f"at {width} px, {scheme}, on {driver.current_url}"
                 assert found == [], where + ":\n" + json.dumps(found, indent=1)
