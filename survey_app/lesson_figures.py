@@ -211,3 +211,45 @@ def options_chart(shown: list[tuple[str, lesson.Sureness]]) -> dict:
         "axis_y": height - 26,
         "ticks": _ticks(0.0, 1.0, height - 6),
     }
+
+
+# --------------------------------------------------------------------------- the notes' formulas
+
+
+def theorem_5(n: int, p: str, delta: str, half_width: str) -> str:
+    """``h = sqrt(1/delta) / (2 (1 - 2p) sqrt(n))``, then with the numbers."""
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + paren(ONE_MINUS_TWO_P) + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn("1"), times(mn("2"), mn(p, 6))))) + sqrt(mn(str(n))),
+    )
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
+
+
+def theorem_5_options(n: int, keep: str, other: str, delta: str, half_width: str) -> str:
+    """``h = sqrt(1/delta) / (2 (P - Q) sqrt(n))``, then with the numbers."""
+    gap = paren(minus(mi("P"), mi("Q")))
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + gap + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn(keep), mn(other)))) + sqrt(mn(str(n))),
+    )
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
+
+
+def bayes_formula(after: lesson.Posterior, flip_probability: float) -> str:
+    """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
+    kept = mi("b") + paren(minus(mn("1"), mi("p")))
+    flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
+    given = mi("P") + paren(mtext("truly Yes") + mo("|") + mtext("sent Yes"))
+    kept_numbers = times(mn(after.prior), mn(1.0 - flip_probability, 6))
+    flipped_numbers = times(mn(1.0 - after.prior), mn(flip_probability, 6))
+    return mrow(
+        given,
+        mo("="),
+        frac(kept, kept + mo("+") + flipped),
+        mo("="),
+        frac(kept_numbers, kept_numbers + mo("+") + flipped_numbers),
+        mo("="),
+        mn(after.after_yes),
+    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from survey_app.lesson_figures import (
     ONE_MINUS_TWO_P,
+    bayes_formula,
     formula,
     frac,
     mi,
@@ -19,13 +20,13 @@ from survey_app.lesson_figures import (
     mo,
     mrow,
     msub,
-    mtext,
     number,
     options_chart,
     paren,
     range_chart,
     rerun_chart,
-    sqrt,
+    theorem_5,
+    theorem_5_options,
     times,
 )
 from survey_app.models import QuestionKind, Survey
@@ -268,16 +269,6 @@ def _range_words(ends: tuple[float, float]) -> str:
     return f"{_signed(percent_low(ends[0]))} to {_signed(percent_high(ends[1]))}"
 
 
-def _theorem_5(n: int, p: str, delta: str, half_width: str) -> str:
-    """``h = sqrt(1/delta) / (2 (1 - 2p) sqrt(n))``, then with the numbers."""
-    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + paren(ONE_MINUS_TWO_P) + sqrt(mi("n")))
-    numbers = frac(
-        sqrt(frac(mn("1"), mn(delta, 6))),
-        times(mn("2"), paren(minus(mn("1"), times(mn("2"), mn(p, 6))))) + sqrt(mn(str(n))),
-    )
-    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
-
-
 def sure_step(question: QuestionResult, flip_probability: float) -> dict:
     """Theorem 5 of the notes with this n and p, beside the dashboard's ranges, on one axis."""
     yes = question.options[1].estimate
@@ -293,24 +284,13 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
         "formula": formula(
-            _theorem_5(n, p, delta, notes),
+            theorem_5(n, p, delta, notes),
             f"h = sqrt(1 / delta) / (2 (1 - 2p) sqrt(n)) = sqrt(1 / {delta}) / "
             f"(2 x (1 - 2 x {p}) x sqrt({n})) = {notes}",
             "Chebyshev’s bound (Theorem 5)",
         ),
         "chart": range_chart(sure),
     }
-
-
-def _theorem_5_options(n: int, keep: str, other: str, delta: str, half_width: str) -> str:
-    """``h = sqrt(1/delta) / (2 (P - Q) sqrt(n))``, then with the numbers."""
-    gap = paren(minus(mi("P"), mi("Q")))
-    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + gap + sqrt(mi("n")))
-    numbers = frac(
-        sqrt(frac(mn("1"), mn(delta, 6))),
-        times(mn("2"), paren(minus(mn(keep), mn(other)))) + sqrt(mn(str(n))),
-    )
-    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
 
 
 def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
@@ -341,7 +321,7 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
             for label, sure in shown
         ],
         "formula": formula(
-            _theorem_5_options(n, keep, other, delta, notes),
+            theorem_5_options(n, keep, other, delta, notes),
             f"h = sqrt(1 / delta) / (2 (P - Q) sqrt(n)) = sqrt(1 / {delta}) / "
             f"(2 x ({keep} - {other}) x sqrt({n})) = {notes}",
             "Chebyshev’s bound (Theorem 5), for one option",
@@ -386,24 +366,6 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
 # --------------------------------------------------------------------------- step 6
 
 
-def _bayes(after: lesson.Posterior, flip_probability: float) -> str:
-    """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
-    kept = mi("b") + paren(minus(mn("1"), mi("p")))
-    flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
-    given = mi("P") + paren(mtext("truly Yes") + mo("|") + mtext("sent Yes"))
-    kept_numbers = times(mn(after.prior), mn(1.0 - flip_probability, 6))
-    flipped_numbers = times(mn(1.0 - after.prior), mn(flip_probability, 6))
-    return mrow(
-        given,
-        mo("="),
-        frac(kept, kept + mo("+") + flipped),
-        mo("="),
-        frac(kept_numbers, kept_numbers + mo("+") + flipped_numbers),
-        mo("="),
-        mn(after.after_yes),
-    )
-
-
 def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
     """Bayes' rule with the class's estimate as the prior; the ceiling e^eps x prior odds."""
     after = lesson.posterior(question.options[1].shown_share, flip_probability)
@@ -425,7 +387,7 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
         "odds": format_upper_bound(lesson.coin(flip_probability).odds),
         "certain": certain,
         "formula": formula(
-            _bayes(after, flip_probability),
+            bayes_formula(after, flip_probability),
             f"P(truly Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
             f"{b} x {keep} / ({b} x {keep} + {others} x {p}) = {number(after.after_yes)}, "
             f"with the prior b = {b} and p = {p}",
