@@ -270,9 +270,9 @@ class Fixtures:
 
 def create_fixtures(app) -> Fixtures:
     """An analyst, an API token, and two open benchmark surveys (seeded, and live)."""
-    from survey_app.accounts import create_analyst, create_token
+    from survey_app.accounts.services import create_analyst, create_token
     from survey_app.extensions import db
-    from survey_app.surveys import create_survey, open_survey, parse_definition
+    from survey_app.surveys.services import create_survey, open_survey, parse_definition
 
     with app.app_context():
         analyst = create_analyst("bench@example.edu", secrets.token_urlsafe(24))

@@ -48,13 +48,13 @@ def _base_config(app: Flask, test_config: dict | None) -> None:
 
 def _init_extensions(app: Flask) -> bool:
     """Bind the database, migrations, CSRF and logins to the app; True if it runs on SQLite."""
-    from survey_app.accounts import load_session_analyst
-    from survey_app.database import configure_engine, is_sqlite, protect_database_file
+    from survey_app.accounts.services import load_session_analyst
     from survey_app.extensions import csrf, db, login, migrate
+    from survey_app.storage.database import configure_engine, is_sqlite, protect_database_file
 
     protect_database_file(app.config["SQLALCHEMY_DATABASE_URI"])
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(PACKAGE_DIR / "migrations"))
+    migrate.init_app(app, db, directory=str(PACKAGE_DIR / "storage" / "migrations"))
     csrf.init_app(app)
     login.init_app(app)
     login.user_loader(load_session_analyst)
@@ -67,7 +67,7 @@ def _writes_take_the_lock_first(app: Flask) -> None:
     """On SQLite, a request that writes begins its write transaction before anything else."""
     from flask import request
 
-    from survey_app.database import begin_session_writes
+    from survey_app.storage.database import begin_session_writes
 
     @app.before_request
     def _begin_writes():
@@ -81,18 +81,15 @@ def _writes_take_the_lock_first(app: Flask) -> None:
 
 def _register_blueprints(app: Flask) -> None:
     """The pages and the API, each blueprint with its one job."""
-    from survey_app import (
-        api,
-        builder_pages,
-        code_slips,
-        dashboard_pages,
-        lesson,
-        manage,
-        models,  # noqa: F401  (registers the tables)
-        projector,
-        respondent,
-        sign_in,
-    )
+    from survey_app.accounts import views as sign_in
+    from survey_app.api import views as api
+    from survey_app.builder import views as builder_pages
+    from survey_app.classroom import code_slips, projector
+    from survey_app.dashboard import views as dashboard_pages
+    from survey_app.lesson import views as lesson
+    from survey_app.respondents import views as respondent
+    from survey_app.storage import models  # noqa: F401  (registers the tables)
+    from survey_app.surveys import views as manage
 
     for blueprint_module in (
         respondent,
@@ -123,8 +120,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         _writes_take_the_lock_first(app)
     _register_blueprints(app)
 
-    from survey_app import assets, errors, ratelimits, security, template_filters
     from survey_app.cli import register_commands
+    from survey_app.web import assets, errors, ratelimits, security, template_filters
 
     ratelimits.register(app)
     template_filters.register(app)

@@ -13,7 +13,7 @@ from flask import Flask
 from flask.cli import FlaskGroup, with_appcontext
 
 from survey_app.extensions import db, login
-from survey_app.links import external_url
+from survey_app.web.links import external_url
 
 #: Exit status for bad input (a bad file, an unknown account), as usage errors have.
 BAD_INPUT = 2
@@ -27,7 +27,7 @@ def fail(message: str) -> NoReturn:
 
 
 def _find_analyst(email: str):
-    from survey_app.accounts import find_analyst
+    from survey_app.accounts.services import find_analyst
 
     analyst = find_analyst(email)
     if analyst is None:
@@ -36,7 +36,7 @@ def _find_analyst(email: str):
 
 
 def _find_survey(slug: str):
-    from survey_app.surveys import find_survey
+    from survey_app.surveys.services import find_survey
 
     survey = find_survey(slug)
     if survey is None:
@@ -66,7 +66,7 @@ def upgrade_database() -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
-    from survey_app.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order
 
     upgrade_database()
     # An upgrade may rebuild tables (count rows without rowid): the old pages, in arrival
@@ -81,7 +81,7 @@ def init_db_command() -> None:
 @with_appcontext
 def create_analyst_command(email: str, password_stdin: bool) -> None:
     """Create an analyst account that signs in with EMAIL."""
-    from survey_app.accounts import AccountError, create_analyst
+    from survey_app.accounts.services import AccountError, create_analyst
 
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
@@ -102,7 +102,7 @@ def create_analyst_command(email: str, password_stdin: bool) -> None:
 @with_appcontext
 def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
     """Create a survey from a JSON or TOML definition FILE; print its slug last."""
-    from survey_app.surveys import (
+    from survey_app.surveys.services import (
         SurveyDefinitionError,
         create_survey,
         load_definition_file,
@@ -129,8 +129,8 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
 @with_appcontext
 def open_survey_command(slug: str) -> None:
     """Open the survey SLUG to respondents."""
-    from survey_app.codes import codes_missing
-    from survey_app.surveys import SurveyStateError, open_survey
+    from survey_app.classroom.codes import codes_missing
+    from survey_app.surveys.services import SurveyStateError, open_survey
 
     survey = _find_survey(slug)
     try:
@@ -149,7 +149,7 @@ def open_survey_command(slug: str) -> None:
 @with_appcontext
 def close_survey_command(slug: str) -> None:
     """Close the survey SLUG: no more answers; results stay readable."""
-    from survey_app.surveys import SurveyStateError, close_survey
+    from survey_app.surveys.services import SurveyStateError, close_survey
 
     try:
         close_survey(_find_survey(slug))
@@ -170,8 +170,13 @@ def issue_codes_command(slug: str, count: str, as_csv: bool) -> None:
     A draft then requires a code from every respondent. The codes are printed once and never
     kept (the database holds only their hashes): save or print them now.
     """
-    from survey_app.codes import CodeRequestError, format_code, issue_codes, parse_code_count
-    from survey_app.surveys import SurveyStateError
+    from survey_app.classroom.codes import (
+        CodeRequestError,
+        format_code,
+        issue_codes,
+        parse_code_count,
+    )
+    from survey_app.surveys.services import SurveyStateError
 
     survey = _find_survey(slug)
     try:
@@ -219,8 +224,8 @@ def parse_duration(text: str) -> dt.timedelta:
 @with_appcontext
 def create_token_command(email: str, lifetime: str | None) -> None:
     """Print a new API token for the analyst EMAIL (shown once; only its hash is kept)."""
-    from survey_app.accounts import create_token
-    from survey_app.models import utc_now
+    from survey_app.accounts.services import create_token
+    from survey_app.storage.models import utc_now
 
     expires_at = None
     if lifetime is not None:
@@ -241,8 +246,8 @@ def create_token_command(email: str, lifetime: str | None) -> None:
 @with_appcontext
 def list_tokens_command(email: str) -> None:
     """List the API tokens of the analyst EMAIL: id, end of the token, created, expires."""
-    from survey_app.accounts import tokens_of
-    from survey_app.models import utc_now
+    from survey_app.accounts.services import tokens_of
+    from survey_app.storage.models import utc_now
 
     tokens = tokens_of(_find_analyst(email))
     if not tokens:
@@ -267,7 +272,7 @@ def list_tokens_command(email: str) -> None:
 @with_appcontext
 def revoke_token_command(email: str, token_id: int) -> None:
     """Revoke the API token TOKEN_ID (from list-tokens) of the analyst EMAIL."""
-    from survey_app.accounts import revoke_token
+    from survey_app.accounts.services import revoke_token
 
     if not revoke_token(_find_analyst(email), token_id):
         fail(f"{email} has no API token with the id {token_id} (see list-tokens)")
@@ -283,7 +288,7 @@ def forget_arrival_order_command() -> None:
 
     Closing a survey does this for it; run this for surveys still open (e.g. nightly).
     """
-    from survey_app.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order
 
     if not forget_arrival_order():
         click.echo(
@@ -313,8 +318,13 @@ def serve_command(host: str, port: int, workers: int | None) -> None:
 @with_appcontext
 def quickstart_command(host: str, port: int, email: str) -> None:
     """Set up the database, an analyst account and a sample survey, then serve."""
-    from survey_app.accounts import create_analyst, find_analyst, set_password
-    from survey_app.surveys import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
+    from survey_app.accounts.services import create_analyst, find_analyst, set_password
+    from survey_app.surveys.services import (
+        SAMPLE_SURVEY,
+        create_survey,
+        open_survey,
+        parse_definition,
+    )
 
     upgrade_database()
     password = secrets.token_urlsafe(12)

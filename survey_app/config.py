@@ -64,7 +64,8 @@ def _hours(name: str, default: float) -> dt.timedelta:
 
 def release_batch(value: str | None) -> int:
     """SURVEY_APP_RELEASE_BATCH: new submissions between two releases of an open survey's
-    results (survey_app.releases); 1 shows each arrival's answers, for a demonstration only."""
+    results (survey_app.results.releases); 1 shows each arrival's answers, for a demonstration
+    only."""
     if value is None or value.strip() == "":
         return 5
     try:

@@ -98,7 +98,7 @@ def serve(host: str, port: int, workers: int) -> None:
     Links the app shows are built from ``SURVEY_APP_PUBLIC_URL``, never from a request's Host
     header. Unset, a server bound to a network address (or to all of them: the LAN address)
     takes that address; one bound to loopback sits behind a proxy or serves this machine, and
-    the app shows whole links only to requests made on loopback (see survey_app.links).
+    the app shows whole links only to requests made on loopback (see survey_app.web.links).
     X-Forwarded-* headers are left to the app, which trusts them only when
     ``SURVEY_APP_TRUSTED_PROXIES`` says so.
     """

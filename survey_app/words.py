@@ -1,7 +1,8 @@
 """Words: the one rule for plurals ("1 hour", "3 hours", "1 person has answered"), a unit after
 a figure, margins of shares in percentage points, and what a survey's status says.
 
-Presenters and pages take these words from here (through survey_app.presenters); nothing else
+Presenters and pages take these words from here (through survey_app.results.presenters); nothing
+else
 puts an "s" after a count.
 """
 
@@ -12,7 +13,7 @@ import math
 
 from markupsafe import Markup
 
-from survey_app import rounding
+from survey_app.results import rounding
 
 
 def join_words(parts) -> str:
@@ -117,7 +118,7 @@ def format_points(margin: float) -> str:
 def format_epsilon(epsilon: float) -> str:
     """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
 
-    Rounding up never shows less privacy loss than there is (survey_app.rounding).
+    Rounding up never shows less privacy loss than there is (survey_app.results.rounding).
     """
     return f"{rounding.up(epsilon, 0.01):.2f}"
 

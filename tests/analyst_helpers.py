@@ -16,11 +16,11 @@ from sqlalchemy import func, select
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.models import Question, Survey, Tally
-from survey_app.presenters import percent, percent_high, percent_low, points
-from survey_app.results import survey_results
-from survey_app.submissions import record_submission
-from survey_app.surveys import find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.results.presenters import percent, percent_high, percent_low, points
+from survey_app.results.tables import survey_results
+from survey_app.storage.models import Question, Survey, Tally
+from survey_app.surveys.services import find_survey
 
 #: The account the ``analyst`` fixture creates (tests/conftest.py).
 ANALYST_EMAIL = "prof@example.edu"

@@ -7,9 +7,9 @@ import os
 import pytest
 
 from survey_app import create_app
-from survey_app.accounts import create_analyst
+from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
-from survey_app.surveys import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
+from survey_app.surveys.services import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
 
 #: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
@@ -89,7 +89,7 @@ def sign_in_as(app):
     """
     from flask import session
 
-    from survey_app.accounts import find_analyst, sign_in_browser
+    from survey_app.accounts.services import find_analyst, sign_in_browser
 
     def sign_in(client, email: str) -> None:
         with app.test_request_context(environ_base=client.environ_base):
@@ -116,8 +116,8 @@ def make_survey(app, analyst):
     """Create a survey (open unless told otherwise) and return its slug and question ids."""
 
     def make(definition: dict | None = None, status: str = "open"):
-        from survey_app.accounts import find_analyst
-        from survey_app.surveys import close_survey
+        from survey_app.accounts.services import find_analyst
+        from survey_app.surveys.services import close_survey
 
         with app.app_context():
             owner = find_analyst(analyst)
@@ -137,10 +137,10 @@ def make_survey(app, analyst):
 @pytest.fixture
 def close(app):
     """Close a survey by slug, as its dashboard's button does: its results then hold every
-    answer (while open, they change in releases of several: survey_app.releases)."""
+    answer (while open, they change in releases of several: survey_app.results.releases)."""
 
     def close_now(slug: str) -> None:
-        from survey_app.surveys import close_survey, find_survey
+        from survey_app.surveys.services import close_survey, find_survey
 
         with app.app_context():
             close_survey(find_survey(slug))

@@ -1,5 +1,5 @@
 // The projector's last resort against a question taller than its box. The server sizes every
-// page from an estimate (survey_app/projector_pages.py, tuned to Chromium); after each redraw
+// page from an estimate (survey_app/classroom/projector_pages.py, tuned to Chromium); after each redraw
 // projector.js measures each card shown and, where its words still overflow, sets them
 // smaller with this module's choice, never below the smallest size the room reads. What
 // still does not fit at that size scrolls inside its own card. Pure, so Node can test it

@@ -1,5 +1,5 @@
 // Which page of questions the projector shows, and which way a key turns it. The pages, their
-// questions and their words are the server's (survey_app/projector_pages.py); this module only
+// questions and their words are the server's (survey_app/classroom/projector_pages.py); this module only
 // counts along them, so that Node can test it (tests/unit/test_projector_pages_node.py).
 
 /** What each key a keyboard or a presentation clicker sends does: a step, or an end. */

@@ -1,7 +1,7 @@
 // The projector view keeps itself current through live-updates.js (asking every few seconds,
 // with the version it shows as If-None-Match; "nothing" is an empty 304) and, when something
 // changed, redraws the count and the questions from the server's words and charts. The
-// questions come in pages the server made to fit the screen (survey_app/projector_pages.py);
+// questions come in pages the server made to fit the screen (survey_app/classroom/projector_pages.py);
 // this script turns them in place (keys, a clicker, the links, or every few seconds when the
 // professor asks) and keeps the page the room reads across redraws. It never moves focus.
 

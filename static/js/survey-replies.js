@@ -1,6 +1,6 @@
 // What the respondent page tells a student: what each reply of the submission API means for
 // the page, and which answers are still missing. The server's error codes are listed once in
-// survey_app/errors.py; REPLY_CODES names what this page does with every code that endpoint can
+// survey_app/web/errors.py; REPLY_CODES names what this page does with every code that endpoint can
 // send (a test checks the two lists are the same codes).
 
 /** What to tell a student whose one-time code was refused, by the server's reason. */

@@ -1,5 +1,5 @@
 // Whether a number a person typed is clear, and which number it is: the rule of
-// survey_app/typed_numbers.py (its docstring says it in words), tested against the same cases
+// survey_app/surveys/typed_numbers.py (its docstring says it in words), tested against the same cases
 // (tests/typed_numbers.json). A sign (+, - or the minus sign U+2212), one decimal point or
 // comma, thousands grouped by spaces; "1,500" or "1.500" (a thousands separator, or a decimal
 // one?) and several separators are unclear; exponents, NaN, infinities and hex are not numbers.

@@ -22,8 +22,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import select
 
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey, Tally
-from survey_app.surveys import close_survey, find_survey, open_survey
+from survey_app.storage.models import Submission, Survey, Tally
+from survey_app.surveys.services import close_survey, find_survey, open_survey
 
 WORDS = 2**32
 

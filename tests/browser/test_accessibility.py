@@ -18,10 +18,10 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app.codes import issue_codes
+from survey_app.classroom.codes import issue_codes
 from survey_app.extensions import db
-from survey_app.submissions import record_submission
-from survey_app.surveys import close_survey, find_survey, open_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.surveys.services import close_survey, find_survey, open_survey
 from tests.browser.contrast import MINIMUM, low_contrast_controls
 from tests.browser.wcag import wcag_problems
 from tests.conftest import ANALYST_PASSWORD

@@ -9,7 +9,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from survey_app.surveys import MAX_QUESTIONS, find_survey
+from survey_app.surveys.services import MAX_QUESTIONS, find_survey
 from tests.browser.test_accessibility import signed_in
 from tests.browser.test_professor_browser import find, wait_for
 

@@ -12,10 +12,10 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import func, select
 
-from survey_app.codes import format_code, issue_codes
+from survey_app.classroom.codes import format_code, issue_codes
 from survey_app.extensions import db
-from survey_app.models import OneTimeCode, Submission
-from survey_app.surveys import find_survey, open_survey
+from survey_app.storage.models import OneTimeCode, Submission
+from survey_app.surveys.services import find_survey, open_survey
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 
 pytestmark = pytest.mark.browser
 

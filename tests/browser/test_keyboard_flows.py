@@ -16,8 +16,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey
-from survey_app.surveys import find_survey
+from survey_app.storage.models import Submission, Survey
+from survey_app.surveys.services import find_survey
 from tests.conftest import ANALYST_PASSWORD
 from tests.unit.test_results_api import submit
 

@@ -13,7 +13,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.privacy import MAX_OPTIONS
-from survey_app.surveys import SAMPLE_SURVEY
+from survey_app.surveys.services import SAMPLE_SURVEY
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD

@@ -15,9 +15,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
-from survey_app.models import Submission, SurveyStatus
-from survey_app.submissions import record_submission
-from survey_app.surveys import find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.storage.models import Submission, SurveyStatus
+from survey_app.surveys.services import find_survey
 from tests.browser.test_accessibility import signed_in
 
 pytestmark = pytest.mark.browser

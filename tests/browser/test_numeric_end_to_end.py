@@ -20,9 +20,9 @@ from sqlalchemy import select
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.models import Submission
-from survey_app.submissions import record_submission
-from survey_app.surveys import find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.storage.models import Submission
+from survey_app.surveys.services import find_survey
 from tests.browser.respondent_helpers import saved_state
 from tests.browser.test_accessibility import signed_in
 from tests.numeric_helpers import HOURS  # the hybrid named: its reports are read here

@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app import dashboard
+from survey_app.dashboard import rendering as dashboard
 from tests.analyst_helpers import ROWS, submit
 from tests.browser import test_respondent_device_browser as device
 from tests.browser.test_dashboard_browser import sign_in

@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app.extensions import db
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import signed_in
 from tests.unit.test_results_api import submit
@@ -87,7 +87,7 @@ def test_hidden_results_stay_off_the_projector_until_the_survey_closes(
     assert count_text(driver) == "35 people have answered"
     driver.execute_script("window.__notReloaded = true")
     with live_app.app.app_context():
-        from survey_app.surveys import close_survey
+        from survey_app.surveys.services import close_survey
 
         close_survey(find_survey(slug))
         db.session.commit()
@@ -143,7 +143,7 @@ def test_the_projector_reads_from_the_back_of_the_room(
 def test_a_projector_opened_on_a_draft_shows_how_to_join_once_it_opens(
     make_chromium, live_app, analyst, make_survey
 ):
-    from survey_app.surveys import open_survey
+    from survey_app.surveys.services import open_survey
 
     slug, _ = make_survey(status="draft")
     projector = signed_in(make_chromium, live_app, analyst)

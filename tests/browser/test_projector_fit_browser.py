@@ -18,8 +18,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from survey_app import privacy
-from survey_app.submissions import record_submission
-from survey_app.surveys import find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.surveys.services import find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import (
     AXE,

@@ -46,7 +46,7 @@ from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
     STOP_TIMEOUT,
     free_port,
 )
-from survey_app.models import Question, Submission, Survey, Tally
+from survey_app.storage.models import Question, Submission, Survey, Tally
 
 #: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")

@@ -37,7 +37,7 @@ from loadkit import (
 )
 
 from survey_app import config
-from survey_app.models import Survey
+from survey_app.storage.models import Survey
 
 LOGIN_LIMIT = 5
 SUBMISSION_LIMIT = 20
@@ -90,7 +90,7 @@ def with_limits(redis_url: str | None, **limits_: str) -> dict[str, str]:
 
 
 def client_bucket(deployment) -> str:
-    """The limiter's key for 127.0.0.1, as survey_app.ratelimits.client_bucket computes it."""
+    """The limiter's key for 127.0.0.1, as survey_app.web.ratelimits.client_bucket computes it."""
     secret = deployment.env["SURVEY_APP_SECRET_KEY"].encode()
     return hashlib.blake2b(HOST.encode(), key=secret[:64], digest_size=12).hexdigest()
 

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from loadkit import BATCH_TIMEOUT, LOAD_SURVEY, address_lines, new_id, run_parallel
 from sqlalchemy import func, select
 
-from survey_app import submissions
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey
+from survey_app.respondents import submissions
+from survey_app.storage.models import Submission, Survey
 
 LANES = 8  # two threads each
 SIMULTANEOUS_PER_LANE = 25  # same body, both threads at once

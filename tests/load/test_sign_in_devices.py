@@ -22,7 +22,7 @@ from loadkit import (
     sign_in,
 )
 
-from survey_app.devices import DEVICE_COOKIE_PREFIX
+from survey_app.accounts.devices import DEVICE_COOKIE_PREFIX
 
 LOGIN_LIMIT = 5
 GUESSES = 15

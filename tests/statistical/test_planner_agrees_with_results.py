@@ -2,7 +2,7 @@
 
 The margin comes from the builder's live readout (the JSON a professor's page gets) for the
 sample survey at 40 students; the simulated classes go through the results the dashboard shows
-(``survey_app.results.survey_results``), fed each class's noisy counts in place of the
+(``survey_app.results.tables.survey_results``), fed each class's noisy counts in place of the
 database's. On average over many classes the exact intervals the dashboard shows are as wide as
 the builder promised.
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from survey_app import results
 from survey_app.privacy import PLANNING_SHARES
-from survey_app.releases import ShownCounts
-from survey_app.surveys import find_survey
+from survey_app.results import tables as results
+from survey_app.results.releases import ShownCounts
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import builder_fields, token_of
 
 CLASS_SIZE = 40

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from survey_app.accounts import create_analyst
+from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
 from tests.analyst_helpers import OTHER_EMAIL, OTHER_PASSWORD, is_signed_in
 from tests.numeric_helpers import HOURS

@@ -13,14 +13,14 @@ import time
 import pytest
 from itsdangerous import URLSafeTimedSerializer
 
-from survey_app import accounts
-from survey_app.accounts import AccountError, check_new_password, common_passwords
-from survey_app.devices import (
+from survey_app.accounts import services as accounts
+from survey_app.accounts.devices import (
     DEVICE_COOKIE_MAX_AGE,
     DEVICE_COOKIE_PREFIX,
     MAX_DEVICE_COOKIES,
     device_cookie_name,
 )
+from survey_app.accounts.services import AccountError, check_new_password, common_passwords
 from survey_app.extensions import db
 from tests.analyst_helpers import ANALYST_EMAIL, ANALYST_PASSWORD, csrf_token, sign_in
 from tests.conftest import TEST_SECRET_KEY

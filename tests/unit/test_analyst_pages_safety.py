@@ -10,10 +10,10 @@ import re
 import pytest
 from sqlalchemy import select
 
-from survey_app.accounts import find_analyst
+from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
-from survey_app.models import Analyst, Survey
-from survey_app.surveys import create_survey, parse_definition
+from survey_app.storage.models import Analyst, Survey
+from survey_app.surveys.services import create_survey, parse_definition
 from tests.analyst_helpers import (
     ANALYST_EMAIL,
     OTHER_EMAIL,

@@ -226,9 +226,9 @@ def test_profiles_are_written_for_every_path(small_run, databases, database):
     _status, report, _data = small_run
     profiles = databases[database]["profiles"]
     assert set(profiles) == {"results_latency", "export_speed", "export_memory", "throughput"}
-    assert "survey_app/api.py" in profiles["results_latency"]
-    assert "survey_app/exports.py" in profiles["export_speed"]
-    assert "survey_app/submissions.py" in profiles["throughput"]
+    assert "survey_app/api/views.py" in profiles["results_latency"]
+    assert "survey_app/results/exports.py" in profiles["export_speed"]
+    assert "survey_app/respondents/submissions.py" in profiles["throughput"]
     for text in profiles.values():
         assert text in report
 

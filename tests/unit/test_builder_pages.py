@@ -13,8 +13,8 @@ import pytest
 from markupsafe import escape
 
 from survey_app import privacy
-from survey_app.models import SurveyStatus
-from survey_app.presenters import format_epsilon
+from survey_app.results.presenters import format_epsilon
+from survey_app.storage.models import SurveyStatus
 from tests.analyst_helpers import (
     ANALYST_EMAIL,
     builder_fields,
@@ -479,6 +479,6 @@ def test_saving_options_a_spreadsheet_reads_as_dates_says_so(signed_in):
     ],
 )
 def test_date_like_labels(label, date_like):
-    from survey_app.exports import date_like_labels
+    from survey_app.results.exports import date_like_labels
 
     assert date_like_labels([label]) == ([label] if date_like else [])

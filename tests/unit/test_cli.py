@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import func, inspect, select
 
-from survey_app.accounts import find_analyst, verify_password
+from survey_app.accounts.services import find_analyst, verify_password
 from survey_app.extensions import db
-from survey_app.models import Analyst, Question, Survey, SurveyStatus
+from survey_app.storage.models import Analyst, Question, Survey, SurveyStatus
 
 PASSWORD = "a long and secret passphrase"
 
@@ -450,7 +450,7 @@ def test_init_db_again_keeps_existing_data(app, runner, tmp_path):
 def test_a_command_builds_links_from_the_routes(app, public_url, base, printed):
     # Commands have no request: links.external_url builds the path from the app's own routes
     # and prefixes the address given, or the configured one, or none.
-    from survey_app.links import external_url
+    from survey_app.web.links import external_url
 
     app.config["PUBLIC_URL"] = public_url
     with app.app_context():

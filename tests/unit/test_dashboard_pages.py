@@ -12,8 +12,9 @@ import re
 
 import pytest
 
-from survey_app import planning, privacy
-from survey_app.presenters import (
+from survey_app import privacy
+from survey_app.planning import shares as planning
+from survey_app.results.presenters import (
     format_epsilon,
     format_points,
     percent,
@@ -21,8 +22,8 @@ from survey_app.presenters import (
     percent_low,
     points,
 )
-from survey_app.results import MIN_ANSWERS_FOR_SHARES
-from survey_app.surveys import find_survey
+from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import (
     ROWS,
     assert_results_shown,

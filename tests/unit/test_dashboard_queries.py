@@ -1,4 +1,4 @@
-"""What a query string names, read once (survey_app.parsing): the API refuses a bad one with a
+"""What a query string names, read once (survey_app.web.parsing): the API refuses a bad one with a
 400; the dashboard says the same words on the page and shows the rest at the default."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from survey_app.parsing import QueryError, parse_confidence, parse_survey_list
-from survey_app.results import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
 
 BAD_CONFIDENCES = ["0", "1", "1.5", "-0.5", "abc", "", "nan", "inf", "95%", "0,95", "1e9"]
 

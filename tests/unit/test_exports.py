@@ -17,12 +17,12 @@ import pytest
 from pandas.api import types as pd_types
 from sqlalchemy import select
 
-from survey_app import exports
-from survey_app.accounts import create_analyst, create_token, find_analyst
+from survey_app.accounts.services import create_analyst, create_token, find_analyst
 from survey_app.extensions import db
-from survey_app.models import Submission
-from survey_app.submissions import record_submission
-from survey_app.surveys import close_survey, find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.results import exports
+from survey_app.storage.models import Submission
+from survey_app.surveys.services import close_survey, find_survey
 
 OTHER_EMAIL = "other@example.edu"
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from survey_app.file_names import download_name
+from survey_app.web.file_names import download_name
 from tests.unit.test_exports import bearer, submit, token  # noqa: F401  (token is a fixture)
 
 DAY = dt.date(2026, 11, 25)

@@ -14,17 +14,18 @@ from flask import Flask
 from sqlalchemy import select
 
 import survey_app.server
-from survey_app import config, create_app, surveys
+from survey_app import config, create_app
 from survey_app.extensions import db
-from survey_app.models import (
+from survey_app.storage.models import (
     JOIN_CODE_ALPHABET,
     SignInAttempts,
     Survey,
     normalise_join_code,
     utc_now,
 )
-from survey_app.ratelimits import sign_in_throttle
-from survey_app.surveys import SAMPLE_SURVEY, find_survey
+from survey_app.surveys import services as surveys
+from survey_app.surveys.services import SAMPLE_SURVEY, find_survey
+from survey_app.web.ratelimits import sign_in_throttle
 from tests.conftest import TEST_SECRET_KEY
 
 CODE = re.compile(rf"^[{JOIN_CODE_ALPHABET}]{{6}}$")

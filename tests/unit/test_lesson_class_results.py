@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from survey_app.extensions import db
-from survey_app.surveys import SAMPLE_SURVEY, SurveyDefinitionError, parse_definition
+from survey_app.surveys.services import SAMPLE_SURVEY, SurveyDefinitionError, parse_definition
 from tests.numeric_helpers import HOURS, submit_numbers
 from tests.unit.test_lesson_pages import ROWS
 from tests.unit.test_projector import csrf_token
@@ -55,7 +55,7 @@ def test_the_builder_saves_and_shows_the_setting(app, client, analyst, sign_in_a
     client.post("/analyst/surveys/new", data={**fields, "show_results_after_close": "1"})
     client.post("/analyst/surveys/new", data={**fields, "title": "Built without"})
     with app.app_context():
-        from survey_app.models import Survey
+        from survey_app.storage.models import Survey
 
         shown = {s.title: s.show_results_after_close for s in db.session.query(Survey).all()}
         slug = db.session.query(Survey).filter_by(title="Built").one().slug
@@ -69,7 +69,7 @@ def test_a_duplicate_keeps_the_setting(app, client, make_survey, analyst, sign_i
     sign_in_as(client, analyst)
     client.post(f"/analyst/surveys/{slug}/duplicate", data={"csrf_token": csrf_token(client, slug)})
     with app.app_context():
-        from survey_app.models import Survey
+        from survey_app.storage.models import Survey
 
         copies = db.session.query(Survey).filter(Survey.slug != slug).all()
         assert [each.show_results_after_close for each in copies] == [True]
@@ -176,7 +176,7 @@ def test_an_average_is_said_in_the_dashboards_words(app, client, make_survey, an
 
 
 def test_a_survey_without_yes_no_says_what_its_protection_equals():
-    from survey_app.results_presenters import protection_words
+    from survey_app.results.panel import protection_words
 
     explanation = {
         "has_yes_no": False,

@@ -14,7 +14,7 @@ import pytest
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 from tests.unit.test_exact_intervals import feldman_cousins_table
 from tests.unit.test_results_api import submit, submit_and_close
 
@@ -302,7 +302,7 @@ def test_while_open_it_shows_only_the_released_counts(
 
 
 def test_the_lesson_is_its_owners_alone(app, client, closed_class, sign_in_as):
-    from survey_app.accounts import create_analyst
+    from survey_app.accounts.services import create_analyst
 
     with app.app_context():
         create_analyst("other@example.edu", "another long passphrase 42")

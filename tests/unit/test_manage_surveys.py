@@ -12,10 +12,10 @@ import uuid
 import pytest
 from sqlalchemy import func, select
 
-from survey_app.codes import issue_codes
-from survey_app.copies import COPY_MARK, copy_question, copy_title
+from survey_app.classroom.codes import issue_codes
 from survey_app.extensions import db
-from survey_app.models import (
+from survey_app.respondents.submissions import record_submission
+from survey_app.storage.models import (
     OneTimeCode,
     Question,
     Submission,
@@ -23,8 +23,8 @@ from survey_app.models import (
     SurveyStatus,
     Tally,
 )
-from survey_app.submissions import record_submission
-from survey_app.surveys import (
+from survey_app.surveys.copies import COPY_MARK, copy_question, copy_title
+from survey_app.surveys.services import (
     MAX_TITLE_LENGTH,
     SurveyStateError,
     archive_survey,

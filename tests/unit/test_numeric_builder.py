@@ -12,7 +12,7 @@ import pytest
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 from tests.numeric_helpers import (
     numeric,
 )
@@ -232,7 +232,7 @@ def test_the_builder_saves_the_class_size_with_the_survey(app, client, analyst, 
     form = number_form(client, title="Planned", class_size="120")
     assert client.post("/analyst/surveys/new", data=form).status_code == 302
     with app.app_context():
-        from survey_app.models import Survey
+        from survey_app.storage.models import Survey
 
         survey = db.session.execute(db.select(Survey).filter_by(title="Planned")).scalar_one()
         assert survey.expected_respondents == 120

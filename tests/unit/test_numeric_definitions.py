@@ -14,7 +14,7 @@ import pytest
 from survey_app import privacy
 from survey_app.cli import main as survey_app_command
 from survey_app.extensions import db
-from survey_app.surveys import SurveyDefinitionError, find_survey, parse_definition
+from survey_app.surveys.services import SurveyDefinitionError, find_survey, parse_definition
 from tests.numeric_helpers import (
     CHOSEN_HOURS,
     definition_with,
@@ -138,7 +138,7 @@ def test_the_mechanism_is_chosen_for_the_class_planned_and_kept_once_open(app, m
         }
         assert question.chosen_mechanism is None
         assert question.mechanism.name == min(widths, key=widths.get)
-        from survey_app.surveys import open_survey
+        from survey_app.surveys.services import open_survey
 
         open_survey(find_survey(slug))
         db.session.commit()
@@ -154,8 +154,8 @@ def test_a_survey_opened_under_the_earlier_rule_keeps_its_mechanism_and_says_so(
 ):
     """The migration keeps the hybrid for surveys opened before the narrowest-range rule: their
     reason, planning and copies follow from that, not from today's rule."""
-    from survey_app.copies import duplicate_survey
-    from survey_app.planning_numbers import survey_numbers
+    from survey_app.planning.numbers import survey_numbers
+    from survey_app.surveys.copies import duplicate_survey
 
     slug, (number_id, yes_no_id) = make_survey(CHOSEN_HOURS)
     with app.app_context():

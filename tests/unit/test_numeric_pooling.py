@@ -11,8 +11,8 @@ import copy
 
 import pytest
 
-from survey_app.results import PoolingError, survey_results
-from survey_app.surveys import find_survey
+from survey_app.results.tables import PoolingError, survey_results
+from survey_app.surveys.services import find_survey
 from tests.numeric_helpers import HOURS
 
 
@@ -48,7 +48,7 @@ def test_the_dashboard_offers_only_sections_that_pool(
     client, make_survey, sign_in_as, analyst, app
 ):
     from survey_app.extensions import db
-    from survey_app.surveys import close_survey
+    from survey_app.surveys.services import close_survey
 
     first, _ = make_survey(HOURS)
     same, _ = make_survey(with_number(mechanism="hybrid"))

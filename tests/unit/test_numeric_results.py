@@ -15,7 +15,7 @@ import pytest
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 from tests.numeric_helpers import (
     CHOSEN_HOURS,
     HOURS,
@@ -52,7 +52,7 @@ def test_results_are_the_privacy_packages_figures(client, hours, app, sign_in_as
 
 
 def test_pooling_needs_the_same_bounds(make_survey, app):
-    from survey_app.results import PoolingError, survey_results
+    from survey_app.results.tables import PoolingError, survey_results
 
     first, _ = make_survey(HOURS)
     same, _ = make_survey(HOURS)
@@ -276,7 +276,7 @@ def test_the_projector_gives_the_average_of_a_numeric_question(client, hours, si
 
 
 def test_a_copy_keeps_the_bounds_unit_and_mechanism(app, make_survey):
-    from survey_app.copies import duplicate_survey
+    from survey_app.surveys.copies import duplicate_survey
 
     definition = json.loads(json.dumps(HOURS))
     definition["questions"][0]["mechanism"] = "laplace"

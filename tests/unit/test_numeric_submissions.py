@@ -15,7 +15,7 @@ import pytest
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.models import Submission, Tally
+from survey_app.storage.models import Submission, Tally
 from tests.numeric_helpers import (
     HOURS,
     definition_with,
@@ -97,7 +97,7 @@ def test_concurrent_first_arrivals_of_a_report_are_each_counted_once(app, hours)
     submission is stored and counted once (PostgreSQL: the ordered insert of missing rows)."""
     import threading
 
-    from survey_app.submissions import record_submission
+    from survey_app.respondents.submissions import record_submission
 
     slug, (number_id, yes_no_id) = hours
     errors: list[BaseException] = []

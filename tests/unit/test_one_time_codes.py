@@ -16,12 +16,12 @@ from html.parser import HTMLParser
 import pytest
 from sqlalchemy import func, inspect, select
 
-from survey_app import codes
-from survey_app.accounts import create_analyst
-from survey_app.database import forget_arrival_order
+from survey_app.accounts.services import create_analyst
+from survey_app.classroom import codes
 from survey_app.extensions import db
-from survey_app.models import JOIN_CODE_ALPHABET, OneTimeCode, Submission, Survey
-from survey_app.surveys import close_survey, find_survey
+from survey_app.storage.database import forget_arrival_order
+from survey_app.storage.models import JOIN_CODE_ALPHABET, OneTimeCode, Submission, Survey
+from survey_app.surveys.services import close_survey, find_survey
 
 
 def post_json(client, slug: str, body: object):
@@ -269,7 +269,7 @@ def test_the_professor_requires_codes_issues_slips_and_csv(app, client, sign_in_
     assert html.count('class="slip"') == 3
     sheet = post_form(client, f"/analyst/surveys/{slug}/codes", count="2", format="csv")
     assert sheet.mimetype == "text/csv"
-    # Named by the survey's title and the day (survey_app.file_names), never by its slug.
+    # Named by the survey's title and the day (survey_app.web.file_names), never by its slug.
     assert sheet.headers["Content-Disposition"] == (
         f'attachment; filename="academic-integrity-sample-{dt.date.today()}-one-time-codes.csv"'
     )

@@ -1,6 +1,6 @@
 """The page scripts (static/js/): a thin entry per page, wiring the page to small ES modules
 whose logic runs here under Node; one live-update mechanism for the dashboard and the projector;
-the error codes the submission API sends listed once (survey_app.errors) and each handled by
+the error codes the submission API sends listed once (survey_app.web.errors) and each handled by
 the respondent page (survey-replies.js)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from survey_app import errors
+from survey_app.web import errors
 from tests.unit.node_scripts import STATIC_JS, js_module, run_node_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,8 +155,9 @@ def test_the_answer_table_is_drawn_kept_checked_and_forgotten(tmp_path):
 
 
 def submission_codes_sent() -> set[str]:
-    """The codes survey_app.submissions gives (as SubmissionRejected(..., status, "code"))."""
-    source = (PACKAGE / "submissions.py").read_text(encoding="utf-8")
+    """The codes survey_app.respondents.submissions gives (as SubmissionRejected(..., status,
+    "code"))."""
+    source = (PACKAGE / "respondents" / "submissions.py").read_text(encoding="utf-8")
     return set(re.findall(r'\b[1-5]\d\d,\s*"([a-z_]+)",?\s*\)', source)) | {"invalid"}
 
 

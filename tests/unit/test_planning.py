@@ -12,8 +12,9 @@ import re
 
 import pytest
 
-from survey_app import planning, privacy
-from survey_app.presenters import format_count, format_points, percent
+from survey_app import privacy
+from survey_app.planning import shares as planning
+from survey_app.results.presenters import format_count, format_points, percent
 from tests.analyst_helpers import (
     builder_fields,
     figures,

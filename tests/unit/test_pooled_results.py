@@ -11,12 +11,12 @@ import re
 import pytest
 
 from survey_app import privacy
-from survey_app.access import MAX_POOLED_SURVEYS
-from survey_app.accounts import find_analyst
+from survey_app.accounts.access import MAX_POOLED_SURVEYS
+from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
-from survey_app.presenters import results_document
-from survey_app.results import survey_results
-from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
+from survey_app.results.presenters import results_document
+from survey_app.results.tables import survey_results
+from survey_app.surveys.services import create_survey, find_survey, open_survey, parse_definition
 from tests.analyst_helpers import (
     OTHER_EMAIL,
     ROWS,

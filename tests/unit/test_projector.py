@@ -8,7 +8,7 @@ import re
 import pytest
 
 from survey_app.extensions import db
-from survey_app.surveys import close_survey, find_survey
+from survey_app.surveys.services import close_survey, find_survey
 from tests.unit.test_results_api import submit
 
 
@@ -50,7 +50,7 @@ def test_the_projector_shows_how_to_join_and_nothing_private(
 
 
 def test_the_projector_is_the_owners_alone(app, client, survey, sign_in_as):
-    from survey_app.accounts import create_analyst
+    from survey_app.accounts.services import create_analyst
 
     with app.app_context():
         create_analyst("other@example.edu", "another long passphrase 42")
@@ -191,7 +191,7 @@ def test_how_to_join_follows_the_survey_from_draft_to_open_to_closed(
 ):
     """A projector opened before the survey opens gets the code and QR code once it opens, in
     its state document (no reload), and loses them once the survey closes."""
-    from survey_app.surveys import open_survey
+    from survey_app.surveys.services import open_survey
 
     sign_in_as(client, analyst)
     app.config["PUBLIC_URL"] = "https://surveys.example.edu"

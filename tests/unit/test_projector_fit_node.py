@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from survey_app.projector_pages import FIT_STEPS
+from survey_app.classroom.projector_pages import FIT_STEPS
 from tests.unit.node_scripts import js_module, run_node_script
 
 #: (scale, content height, box height) -> what the next scale must be.

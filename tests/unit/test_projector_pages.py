@@ -1,4 +1,5 @@
-"""The projector's pages (survey_app.projector_pages, and what projector.py makes of them):
+"""The projector's pages (survey_app.classroom.projector_pages, and what projector.py makes of
+them):
 every question once and in order, no column taller than its layout, a question too tall for a
 column alone and wide, the words that say where the room is, the layout that puts how to join
 first while no results show, and the ?page=N links that turn pages without JavaScript."""
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from survey_app.projector_pages import (
+from survey_app.classroom.projector_pages import (
     CARD_GAP,
     CHART_WIDTH,
     FIT_STEPS,

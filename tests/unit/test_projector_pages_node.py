@@ -1,7 +1,8 @@
 """The projector's page turning (static/js/projector-pages.js) under Node: which key turns
 which way (a clicker's PageUp/PageDown, the arrows, Home and End), what keys stay with a
 field or a button, the wrap from the last page to the first, and which page a redraw keeps.
-The pages themselves are the server's (survey_app/projector_pages.py: test_projector_pages)."""
+The pages themselves are the server's (survey_app/classroom/projector_pages.py:
+test_projector_pages)."""
 
 from __future__ import annotations
 

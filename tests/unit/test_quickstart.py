@@ -11,7 +11,7 @@ import pytest
 
 import survey_app.server
 from survey_app.extensions import db
-from survey_app.surveys import SAMPLE_SURVEY
+from survey_app.surveys.services import SAMPLE_SURVEY
 
 
 def test_quickstart_prints_working_credentials_and_a_sample_survey(app, runner, monkeypatch):

@@ -18,9 +18,9 @@ import pytest
 
 from survey_app.config import ConfigurationError, release_batch
 from survey_app.extensions import db
-from survey_app.releases import shown_counts
-from survey_app.submissions import record_submission
-from survey_app.surveys import close_survey, find_survey, open_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.results.releases import shown_counts
+from survey_app.surveys.services import close_survey, find_survey, open_survey
 from tests.unit.test_results_api import bearer, new_token, submit
 
 BATCH = 5
@@ -322,7 +322,7 @@ def test_a_request_that_writes_makes_its_release_in_its_own_transaction(
     """A page that writes and then shows results (a refused request for codes renders the
     dashboard) releases within its own write transaction, not in a second one that would wait
     for it (SQLite's write lock)."""
-    from survey_app import database
+    from survey_app.storage import database
 
     slug, _ = survey
     sign_in_as(client, analyst)

@@ -13,12 +13,13 @@ import pytest
 from flask import Flask, Response
 from sqlalchemy import event, select
 
-from survey_app import create_app, database
-from survey_app.accounts import create_analyst
+from survey_app import create_app
+from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
-from survey_app.models import Survey
-from survey_app.ratelimits import STORAGE_TIMEOUT_SECONDS
-from survey_app.surveys import create_survey, find_survey, open_survey, parse_definition
+from survey_app.storage import database
+from survey_app.storage.models import Survey
+from survey_app.surveys.services import create_survey, find_survey, open_survey, parse_definition
+from survey_app.web.ratelimits import STORAGE_TIMEOUT_SECONDS
 from tests.analyst_helpers import csrf_token
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
 from tests.unit.test_submission_api import post_json

@@ -16,12 +16,12 @@ import sqlalchemy as sa
 from sqlalchemy import func, select
 
 from survey_app import privacy
-from survey_app.accounts import create_analyst, create_token, find_analyst
+from survey_app.accounts.services import create_analyst, create_token, find_analyst
 from survey_app.cli import main as survey_app_command
 from survey_app.extensions import db
-from survey_app.models import ApiToken
-from survey_app.submissions import record_submission
-from survey_app.surveys import close_survey, find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.storage.models import ApiToken
+from survey_app.surveys.services import close_survey, find_survey
 from tests.conftest import SAMPLE_DEFINITION
 
 OTHER_EMAIL = "other@example.edu"

@@ -7,10 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from survey_app.models import QuestionKind
-from survey_app.presenters import TOO_WIDE, counted, plural, privacy_how, too_wide_half_width
-from survey_app.results import survey_results
-from survey_app.results_presenters import (
+from survey_app.results.panel import (
     CHART_LEFT,
     CHART_PLOT,
     have_answered,
@@ -18,7 +15,16 @@ from survey_app.results_presenters import (
     spread_chart,
     worded_options,
 )
-from survey_app.surveys import find_survey
+from survey_app.results.presenters import (
+    TOO_WIDE,
+    counted,
+    plural,
+    privacy_how,
+    too_wide_half_width,
+)
+from survey_app.results.tables import survey_results
+from survey_app.storage.models import QuestionKind
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import submit
 from tests.conftest import SAMPLE_DEFINITION
 

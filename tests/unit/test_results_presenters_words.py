@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from survey_app import models
 from survey_app.extensions import db
-from survey_app.presenters import format_points, percent_high, points, release_words
-from survey_app.results_presenters import have_answered
-from survey_app.surveys import find_survey
+from survey_app.results.panel import have_answered
+from survey_app.results.presenters import format_points, percent_high, points, release_words
+from survey_app.storage import models
+from survey_app.surveys.services import find_survey
 from survey_app.words import counted, plural, singular_unit, survey_status_words, with_unit
 from tests.analyst_helpers import ROWS, flat, submit
 from tests.numeric_helpers import HOURS, submit_numbers
@@ -123,7 +123,7 @@ def test_release_words_count_their_nouns(batch, held, answered, brief, said):
 
 @pytest.mark.parametrize("count", [1, 2])
 def test_the_builder_readout_counts_its_students_and_questions_left_out(count):
-    from survey_app import planning
+    from survey_app.planning import shares as planning
 
     group = planning.PlannedQuestions(2, True, ("Ever?",))
     text = planning.shares_text([(group, 0.3, 0.6)], count, count)
@@ -323,8 +323,8 @@ def test_a_survey_closed_before_closing_days_were_kept_says_closed_alone(app):
 def test_the_presenters_never_ask_whether_a_question_is_numeric():
     """What a browser needs (browser_fields) and what the API adds (told_fields) and which view
     a question gets are answered by the mechanism or what its counts tell, never by asking."""
-    package = Path(models.__file__).resolve().parent
-    for module in ("presenters.py", "results_presenters.py", "words.py"):
+    package = Path(models.__file__).resolve().parents[1]
+    for module in ("results/presenters.py", "results/panel.py", "words.py"):
         source = (package / module).read_text(encoding="utf-8")
         assert "is_numeric" not in source, module
         assert not re.search(r"\bif [\w.]*\bnumeric\b(?! *=)", source), module

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from survey_app.extensions import db
-from survey_app.surveys import (
+from survey_app.surveys.services import (
     SurveyDefinitionError,
     SurveyStateError,
     close_survey,
@@ -64,7 +64,7 @@ def test_intro_paragraphs_typed_in_a_browser_split(client, make_survey):
 def test_a_draft_opened_by_another_request_meanwhile_is_not_opened_twice(app, make_survey):
     from sqlalchemy import func, select
 
-    from survey_app.models import Tally
+    from survey_app.storage.models import Tally
 
     slug, _ = make_survey(status="draft")
     with app.app_context():

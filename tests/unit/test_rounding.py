@@ -1,13 +1,14 @@
-"""One rounding rule (survey_app.rounding): estimates to the nearest, ranges outward, epsilons
+"""One rounding rule (survey_app.results.rounding): estimates to the nearest, ranges outward,
+epsilons
 and margins up; pages, the projector and the CSV files all follow it."""
 
 from __future__ import annotations
 
 import pytest
 
-from survey_app import rounding
-from survey_app.exports import rounded, rounded_down, rounded_up
-from survey_app.presenters import (
+from survey_app.results import rounding
+from survey_app.results.exports import rounded, rounded_down, rounded_up
+from survey_app.results.presenters import (
     format_epsilon,
     format_points,
     format_upper_bound,

@@ -9,10 +9,10 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from survey_app import accounts
-from survey_app.accounts import find_analyst, verify_password
+from survey_app.accounts import services as accounts
+from survey_app.accounts.services import find_analyst, verify_password
 from survey_app.extensions import db
-from survey_app.models import AnalystSession
+from survey_app.storage.models import AnalystSession
 from tests.analyst_helpers import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlalchemy as sa
 
-from survey_app.accounts import find_analyst
+from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
 from tests.analyst_helpers import (
     ANALYST_EMAIL,

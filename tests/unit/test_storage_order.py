@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from sqlalchemy import exc, inspect, select, text
 
-from survey_app import database
-from survey_app.database import forget_arrival_order
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey
-from survey_app.submissions import record_submission
-from survey_app.surveys import close_survey, find_survey
+from survey_app.respondents.submissions import record_submission
+from survey_app.storage import database
+from survey_app.storage.database import forget_arrival_order
+from survey_app.storage.models import Submission, Survey
+from survey_app.surveys.services import close_survey, find_survey
 from tests.numeric_helpers import HOURS
 
 SUBMISSIONS = 40
@@ -143,7 +143,7 @@ def test_rewriting_one_survey_leaves_the_others_alone(app, make_survey, dialect)
 def test_closing_rewrites_storage_only_once_the_caller_commits(app, survey, monkeypatch):
     """close_survey flushes (the caller commits); the rewrite follows the commit, never a
     rollback."""
-    from survey_app import surveys
+    from survey_app.surveys import services as surveys
 
     rewritten = []
     monkeypatch.setattr(surveys, "forget_arrival_order", rewritten.append)
@@ -177,7 +177,7 @@ def test_closing_empties_the_write_ahead_log(app, runner, survey, database_file,
     slug, question_ids = survey
     submit_in_order(app, slug, question_ids, arrival_ids())
     assert os.path.getsize(database_file + "-wal") > 0  # the submissions, in arrival order
-    with caplog.at_level(logging.WARNING, logger="survey_app.database"):
+    with caplog.at_level(logging.WARNING, logger="survey_app.storage.database"):
         assert runner.invoke(args=["close-survey", slug]).exit_code == 0
     assert os.path.getsize(database_file + "-wal") == 0
     assert not caplog.records
@@ -197,7 +197,7 @@ def test_a_log_held_by_a_reader_is_reported_not_passed_over(
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM surveys").fetchone()  # its snapshot begins
         submit_in_order(app, slug, question_ids, arrival_ids())
-        with caplog.at_level(logging.WARNING, logger="survey_app.database"):
+        with caplog.at_level(logging.WARNING, logger="survey_app.storage.database"):
             with app.app_context():
                 assert forget_arrival_order() is False
             result = runner.invoke(args=["forget-arrival-order"])
@@ -250,7 +250,7 @@ def spearman(positions: list[int]) -> float:
 def arrive_in_known_order(app, slug: str, question_ids: list[int], seed: int) -> dict:
     """Submit ARRIVALS submissions, each with its own code and a numeric report no other
     sends; return what ties each stored row to its arrival (id, code hash, report)."""
-    from survey_app.codes import code_sha256, issue_codes
+    from survey_app.classroom.codes import code_sha256, issue_codes
 
     rng = np.random.default_rng(seed)
     with app.app_context():
@@ -263,7 +263,7 @@ def arrive_in_known_order(app, slug: str, question_ids: list[int], seed: int) ->
     order = {"submissions": {}, "one_time_codes": {}, "tallies": {}}
     with app.app_context():
         survey = find_survey(slug)
-        from survey_app.surveys import open_survey
+        from survey_app.surveys.services import open_survey
 
         open_survey(survey)
         db.session.commit()
@@ -363,7 +363,7 @@ def test_no_table_keeps_the_arrival_order(app, runner, every_kind, dialect, forg
     else:
         # While open, a view has made a release: its rows are rewritten too.
         with app.app_context():
-            from survey_app.releases import shown_counts
+            from survey_app.results.releases import shown_counts
 
             assert shown_counts(find_survey(slug)).respondents == ARRIVALS
         assert runner.invoke(args=["forget-arrival-order"]).exit_code == 0

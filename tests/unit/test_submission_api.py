@@ -13,13 +13,15 @@ import pytest
 from flask_wtf.csrf import generate_csrf
 from sqlalchemy import delete, func, select, text
 
-from survey_app import create_app, submissions, surveys
-from survey_app.accounts import create_analyst
+from survey_app import create_app
+from survey_app.accounts.services import create_analyst
 from survey_app.config import MAX_CONTENT_LENGTH
-from survey_app.errors import CODES
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey, Tally
-from survey_app.surveys import create_survey, open_survey, parse_definition
+from survey_app.respondents import submissions
+from survey_app.storage.models import Submission, Survey, Tally
+from survey_app.surveys import services as surveys
+from survey_app.surveys.services import create_survey, open_survey, parse_definition
+from survey_app.web.errors import CODES
 
 #: A second survey, so that ids of one can be sent to the other.
 OTHER_DEFINITION = {

@@ -28,9 +28,9 @@ from sqlalchemy import func, select
 from werkzeug.http import parse_options_header
 
 from survey_app.config import MAX_CONTENT_LENGTH
-from survey_app.errors import CODES
 from survey_app.extensions import db
-from survey_app.models import Submission, Survey, Tally
+from survey_app.storage.models import Submission, Survey, Tally
+from survey_app.web.errors import CODES
 
 FUZZ_SETTINGS = settings(
     max_examples=300,

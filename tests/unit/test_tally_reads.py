@@ -1,7 +1,7 @@
 """One owner for "the number who answered": a page view reads the tallies once.
 
 The count of those who answered comes from the tallies the results are computed from
-(survey_app.releases.respondents_in); the dashboard and the projector's state must not read
+(survey_app.results.releases.respondents_in); the dashboard and the projector's state must not read
 the tallies again for it. The statements sent to the database are counted with SQLAlchemy's
 ``before_cursor_execute`` event.
 """
@@ -101,7 +101,7 @@ def test_one_projector_poll_reads_the_tallies_once(
 
 
 def client_close(app, slug: str) -> None:
-    from survey_app.surveys import close_survey, find_survey
+    from survey_app.surveys.services import close_survey, find_survey
 
     with app.app_context():
         close_survey(find_survey(slug))

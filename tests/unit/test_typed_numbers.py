@@ -1,4 +1,4 @@
-"""One rule for typed numbers: survey_app.typed_numbers (the builder) and
+"""One rule for typed numbers: survey_app.surveys.typed_numbers (the builder) and
 static/js/typed-numbers.js (the respondent page and the builder's script) read every case of
 tests/typed_numbers.json the same way."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from survey_app.typed_numbers import is_unclear_number, read_typed_number, typed_number
+from survey_app.surveys.typed_numbers import is_unclear_number, read_typed_number, typed_number
 from tests.unit.node_scripts import js_module, run_node_script
 
 TABLE = Path(__file__).resolve().parents[1] / "typed_numbers.json"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from survey_app import privacy
-from survey_app.builder import warner_flip_probability, warner_q_shown
+from survey_app.builder.form import warner_flip_probability, warner_q_shown
 from tests.unit.node_scripts import js_module, run_node_script
 
 ROOT = Path(__file__).resolve().parents[2]

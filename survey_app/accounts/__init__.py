@@ -1,0 +1,1 @@
+"""Analysts' accounts: passwords, sessions, devices, who may see which survey, and signing in."""

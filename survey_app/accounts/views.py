@@ -1,0 +1,156 @@
+"""The analyst's sign-in and account: log in, log out, change the password, sign out everywhere."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
+from flask_login import current_user, login_required, logout_user
+from flask_wtf import FlaskForm
+from wtforms import EmailField, HiddenField, PasswordField
+from wtforms.validators import DataRequired, Length, ValidationError
+
+from survey_app.accounts.devices import known_device, remember_device
+from survey_app.accounts.services import (
+    authenticate,
+    end_all_sessions,
+    end_session,
+    password_problem,
+    set_password,
+    sign_in_browser,
+    verify_password,
+)
+from survey_app.dashboard.rendering import ActionForm
+from survey_app.extensions import db
+from survey_app.storage.database import begin_session_writes
+from survey_app.web.analyst_area import analyst_blueprint
+from survey_app.web.ratelimits import sign_in_throttle
+
+bp = analyst_blueprint("sign_in", __name__)
+
+
+class LoginForm(FlaskForm):
+    email = EmailField("Email", validators=[DataRequired(), Length(max=254)])
+    password = PasswordField("Password", validators=[DataRequired(), Length(max=1000)])
+    next = HiddenField()
+
+
+class PasswordChangeForm(FlaskForm):
+    current_password = PasswordField(
+        "Current password", validators=[DataRequired(), Length(max=1000)]
+    )
+    new_password = PasswordField("New password", validators=[DataRequired(), Length(max=1000)])
+    repeat_password = PasswordField(
+        "New password again", validators=[DataRequired(), Length(max=1000)]
+    )
+
+    def validate_current_password(self, field) -> None:
+        if not verify_password(current_user, field.data):
+            raise ValidationError("That is not your current password.")
+
+    def validate_new_password(self, field) -> None:
+        problem = password_problem(field.data, current_user.email)
+        if problem is not None:
+            raise ValidationError(f"The new password {problem}.")
+
+    def validate_repeat_password(self, field) -> None:
+        if field.data != self.new_password.data:
+            raise ValidationError("The two new passwords differ.")
+
+
+def safe_next(target: str | None) -> str:
+    """A path of this site to go to after signing in; anything else goes to the survey list."""
+    fallback = url_for("builder.surveys")
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return fallback
+    if "\\" in target or any(ord(char) < 32 or ord(char) == 127 for char in target):
+        return fallback
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return fallback
+    return target
+
+
+def _writes_next() -> None:
+    """End the transaction so far and begin a write transaction (SQLite: take the lock now)."""
+    db.session.commit()
+    begin_session_writes()
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """Sign in with email and password."""
+    form = LoginForm()
+    if request.method == "GET":
+        form.next.data = request.args.get("next", "")
+    if form.validate_on_submit():
+        email = form.email.data
+        device = known_device(email)
+        throttle = sign_in_throttle()
+        refused = throttle.attempt(email, device) if throttle is not None else None
+        db.session.commit()  # the attempt counts whatever follows; the lock is not held below
+        if refused is not None:
+            current_app.logger.warning(
+                "sign-in refused: too many attempts %s",
+                "from one address" if refused.reason == "address" else "on one account",
+            )
+            flash("Too many sign-in attempts. Please wait a minute and try again.", "error")
+            page = render_template("analyst/login.html", form=form)
+            return page, 429, {"Retry-After": str(refused.retry_after)}
+        analyst = authenticate(email, form.password.data)
+        if analyst is not None:
+            _writes_next()
+            sign_in_browser(analyst)
+            db.session.commit()
+            response = redirect(safe_next(form.next.data))
+            remember_device(response, analyst.email, device)
+            return response
+        current_app.logger.warning("sign-in failed: wrong email or password")
+        flash("That email and password do not match an account.", "error")
+    status = 401 if request.method == "POST" else 200
+    return render_template("analyst/login.html", form=form), status
+
+
+@bp.post("/logout")
+@login_required
+def logout():
+    """Sign out: this browser's session ends on the server too."""
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    end_session(current_user.session_key)
+    db.session.commit()
+    logout_user()
+    session.clear()
+    return redirect(url_for("sign_in.login"))
+
+
+@bp.route("/account", methods=["GET", "POST"])
+@login_required
+def account():
+    """Change the password; sign out on every device."""
+    form = PasswordChangeForm()
+    if form.validate_on_submit():
+        _writes_next()
+        analyst = current_user._get_current_object()
+        set_password(analyst, form.new_password.data)  # ends every session, this one too
+        sign_in_browser(analyst)  # ... so this browser gets a new one
+        db.session.commit()
+        current_app.logger.info("password changed; every other session ended")
+        flash("Password changed. Every other device was signed out.", "success")
+        return redirect(url_for("sign_in.account"))
+    status = 400 if form.errors else 200
+    return render_template("analyst/account.html", form=form, action_form=ActionForm()), status
+
+
+@bp.post("/account/sign-out-everywhere")
+@login_required
+def sign_out_everywhere():
+    """End every session of this account, on every device, this one included."""
+    if not ActionForm().validate_on_submit():
+        abort(400)
+    end_all_sessions(current_user)
+    db.session.commit()
+    logout_user()
+    session.clear()
+    flash("You were signed out on every device.", "success")
+    return redirect(url_for("sign_in.login"))

@@ -1,0 +1,1 @@
+"""The JSON and CSV API under /api/v1."""

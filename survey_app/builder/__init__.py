@@ -1,0 +1,1 @@
+"""The survey builder: its form as a definition, its errors in words, its pages."""

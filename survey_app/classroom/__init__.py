@@ -1,0 +1,1 @@
+"""The classroom: the projector view and one-time codes with their slips."""

@@ -1,0 +1,1 @@
+"""The analyst's dashboard: the page for one survey and its live results panel."""

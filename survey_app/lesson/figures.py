@@ -1,0 +1,255 @@
+"""The lesson's figures: formulas in MathML (with a text alternative) and the geometry of its
+SVG charts, placed from numbers survey_app.privacy.lesson computed (no math here beyond
+placing them on a drawing)."""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from survey_app.privacy import lesson
+from survey_app.results import rounding
+from survey_app.results.presenters import format_number, percent, percent_high, percent_low
+
+#: Decimals of the figures written into formulas.
+FORMULA_PLACES = 3
+
+# --------------------------------------------------------------------------- MathML
+
+
+def mn(value: float | int | str, places: int = FORMULA_PLACES) -> str:
+    text = value if isinstance(value, str) else format_number(float(value), places)
+    return f"<mn>{escape(text.replace('-', '−'))}</mn>"
+
+
+def mi(name: str) -> str:
+    return f"<mi>{escape(name)}</mi>"
+
+
+def mo(operator: str) -> str:
+    return f"<mo>{escape(operator)}</mo>"
+
+
+def frac(numerator: str, denominator: str) -> str:
+    return f"<mfrac><mrow>{numerator}</mrow><mrow>{denominator}</mrow></mfrac>"
+
+
+def paren(body: str) -> str:
+    # Parentheses of text height: in an mrow of their own and not stretched to the formula.
+    return f'<mrow><mo stretchy="false">(</mo>{body}<mo stretchy="false">)</mo></mrow>'
+
+
+def sqrt(body: str) -> str:
+    return f"<msqrt>{body}</msqrt>"
+
+
+def mrow(*parts: str) -> str:
+    """MathML pieces, one after another."""
+    return "".join(parts)
+
+
+def minus(first: str, second: str) -> str:
+    return first + mo("−") + second
+
+
+def times(first: str, second: str) -> str:
+    return first + mo("×") + second
+
+
+#: 1 − 2p, as it stands in the formulas.
+ONE_MINUS_TWO_P = minus(mn("1"), mn("2") + mi("p"))
+
+
+def formula(body: str, alternative: str, name: str) -> Markup:
+    """A block formula with its text alternative (read aloud, shown where MathML is not), in
+    a box named ``name`` that scrolls sideways on a narrow screen (reachable with the keyboard)."""
+    alt = escape(alternative)
+    return Markup(
+        f'<div class="lesson-formula" role="region" tabindex="0" aria-label="{escape(name)}">'
+        f'<math display="block" alttext="{alt}" aria-label="{alt}"><mrow>{body}</mrow></math>'
+        "</div>"
+    )
+
+
+def number(value: float, places: int = FORMULA_PLACES) -> str:
+    return format_number(value, places)
+
+
+def msub(base: str, subscript: str) -> str:
+    return f"<msub>{mi(base)}{mtext(subscript)}</msub>"
+
+
+def mtext(words: str) -> str:
+    return f"<mtext>{escape(words)}</mtext>"
+
+
+# --------------------------------------------------------------------------- charts
+
+#: The one-axis charts are drawn in these units (wide: the projector shows them large).
+CHART_WIDTH = 640
+AXIS_LEFT = 24
+AXIS_WIDTH = 592
+RANGE_ROW = 50
+#: Step 4's rows: (key, label, the Sureness attribute holding the range).
+RANGE_ROWS = (
+    ("notes", "Chebyshev, as in the notes (Theorem 5)", "notes_range"),
+    ("chebyshev", "Chebyshev with the exact variance p(1 − p)", "chebyshev_range"),
+    ("exact", "Exact range (the dashboard’s, once closed)", "exact_range"),
+    ("live", "Live range (the dashboard’s, while open)", "live_range"),
+)
+
+
+def _x(value: float, low: float = 0.0, high: float = 1.0) -> float:
+    """Where a value sits on an axis from ``low`` to ``high``, in chart units."""
+    clipped = min(high, max(low, value))
+    return round(AXIS_LEFT + AXIS_WIDTH * (clipped - low) / (high - low), 2)
+
+
+def _ticks(low: float, high: float, y: float) -> list[dict]:
+    """Axis ticks at a round step (at most about six of them), labelled in percent."""
+    span = high - low
+    step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 6)
+    first = rounding.up(low, step)
+    ticks, value = [], first
+    while value <= high + 1e-9:
+        ticks.append({"x": _x(value, low, high), "y": y, "label": percent(value).replace("-", "−")})
+        value = round(value + step, 10)
+    return ticks
+
+
+def range_chart(sure: lesson.Sureness) -> dict:
+    """Step 4's drawing: each range as a band on one axis from 0% to 100%, the estimate as a
+    line across them all."""
+    rows = []
+    for index, (key, label, attribute) in enumerate(RANGE_ROWS):
+        low, high = getattr(sure, attribute)
+        y = 8 + RANGE_ROW * index
+        rows.append(
+            {
+                "key": key,
+                "label": label,
+                "words": f"{percent_low(low)} to {percent_high(high)}",
+                "x": _x(low),
+                "width": round(_x(high) - _x(low), 2),
+                "text_y": y + 16,
+                "bar_y": y + 24,
+            }
+        )
+    height = 8 + RANGE_ROW * len(rows) + 28
+    estimate = min(1.0, max(0.0, sure.estimate))
+    return {
+        "width": CHART_WIDTH,
+        "height": height,
+        "rows": rows,
+        "estimate_x": _x(estimate),
+        "estimate_words": percent(sure.estimate),
+        "axis_y": height - 26,
+        "ticks": _ticks(0.0, 1.0, height - 6),
+    }
+
+
+def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
+    """Step 5's histogram: a bar per group of noisy counts, the class's estimate marked."""
+    edges, counts = reruns.edges, reruns.counts
+    low = min(float(edges[0]), actual, 0.0 if edges[0] < 0.1 else float(edges[0]))
+    high = max(float(edges[-1]), actual)
+    pad = (high - low) * 0.04
+    low, high = low - pad, high + pad
+    plot_top, plot_height = 10, 190
+    tallest = max(int(counts.max()), 1)
+    bars = []
+    for index, count in enumerate(counts):
+        x1, x2 = _x(float(edges[index]), low, high), _x(float(edges[index + 1]), low, high)
+        bar_height = round(plot_height * int(count) / tallest, 2)
+        bars.append(
+            {
+                "x": x1,
+                "width": max(0.5, round(x2 - x1 - 1, 2)),
+                "y": round(plot_top + plot_height - bar_height, 2),
+                "height": bar_height,
+            }
+        )
+    axis_y = plot_top + plot_height
+    return {
+        "width": CHART_WIDTH,
+        "height": axis_y + 32,
+        "bars": bars,
+        "axis_y": axis_y,
+        "actual_x": _x(actual, low, high),
+        "ticks": _ticks(low, high, axis_y + 26),
+    }
+
+
+def options_chart(shown: list[tuple[str, lesson.Sureness]]) -> dict:
+    """Step 4 for a choice: a row per option on one axis from 0% to 100%, its exact range as
+    a band, its live range as a thinner band under it, its estimate as a short line."""
+    rows = []
+    for index, (label, sure) in enumerate(shown):
+        y = 8 + RANGE_ROW * index
+        exact, live = sure.exact_range, sure.live_range
+        estimate = _x(min(1.0, max(0.0, sure.estimate)))
+        rows.append(
+            {
+                "label": label,
+                "words": f"{percent_low(exact[0])} to {percent_high(exact[1])}",
+                "x": _x(exact[0]),
+                "width": round(_x(exact[1]) - _x(exact[0]), 2),
+                "live_x": _x(live[0]),
+                "live_width": round(_x(live[1]) - _x(live[0]), 2),
+                "estimate_x": estimate,
+                "text_y": y + 16,
+                "bar_y": y + 22,
+                "live_y": y + 36,
+                "mark_top": y + 19,
+                "mark_bottom": y + 42,
+            }
+        )
+    height = 8 + RANGE_ROW * len(rows) + 28
+    return {
+        "width": CHART_WIDTH,
+        "height": height,
+        "rows": rows,
+        "axis_y": height - 26,
+        "ticks": _ticks(0.0, 1.0, height - 6),
+    }
+
+
+# --------------------------------------------------------------------------- the notes' formulas
+
+
+def theorem_5(n: int, p: str, delta: str, half_width: str) -> str:
+    """``h = sqrt(1/delta) / (2 (1 - 2p) sqrt(n))``, then with the numbers."""
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + paren(ONE_MINUS_TWO_P) + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn("1"), times(mn("2"), mn(p, 6))))) + sqrt(mn(str(n))),
+    )
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
+
+
+def theorem_5_options(n: int, keep: str, other: str, delta: str, half_width: str) -> str:
+    """``h = sqrt(1/delta) / (2 (P - Q) sqrt(n))``, then with the numbers."""
+    gap = paren(minus(mi("P"), mi("Q")))
+    general = frac(sqrt(frac(mn("1"), mi("δ"))), mn("2") + gap + sqrt(mi("n")))
+    numbers = frac(
+        sqrt(frac(mn("1"), mn(delta, 6))),
+        times(mn("2"), paren(minus(mn(keep), mn(other)))) + sqrt(mn(str(n))),
+    )
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
+
+
+def bayes_formula(after: lesson.Posterior, flip_probability: float) -> str:
+    """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
+    kept = mi("b") + paren(minus(mn("1"), mi("p")))
+    flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
+    given = mi("P") + paren(mtext("truly Yes") + mo("|") + mtext("sent Yes"))
+    kept_numbers = times(mn(after.prior), mn(1.0 - flip_probability, 6))
+    flipped_numbers = times(mn(1.0 - after.prior), mn(flip_probability, 6))
+    return mrow(
+        given,
+        mo("="),
+        frac(kept, kept + mo("+") + flipped),
+        mo("="),
+        frac(kept_numbers, kept_numbers + mo("+") + flipped_numbers),
+        mo("="),
+        mn(after.after_yes),
+    )

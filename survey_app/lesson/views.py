@@ -1,0 +1,142 @@
+"""The lesson view: randomized response worked out, step by step, on the class's own answers.
+
+``/analyst/surveys/<slug>/lesson`` shows one step at a time, for the projector (``?step=N``
+and ``?question=N``: plain links, so it works without JavaScript; a small script moves through
+them with the arrow keys and a presentation clicker's PageUp / PageDown). It uses only what
+the dashboard may show: the released counts while the survey is open, never anyone's answer.
+``/analyst/surveys/<slug>/lesson.html`` downloads every step as one self-contained HTML file.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from survey_app.accounts.access import owned_survey_or_404
+from survey_app.dashboard.rendering import chosen_confidence
+from survey_app.lesson.presenters import STEPS, lesson_steps
+from survey_app.results.presenters import headline_range_kind
+from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
+from survey_app.storage.models import QuestionKind, Survey
+from survey_app.web.file_names import attachment
+
+bp = Blueprint("lesson", __name__, url_prefix="/analyst/surveys/<slug>")
+
+#: The stylesheets the downloaded lesson carries inline, in this order.
+DOWNLOAD_STYLESHEETS = ("css/app.css", "css/lesson.css")
+
+
+@bp.after_request
+def _never_cached(response):
+    # Results are the professor's: no cache keeps a copy.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _whole_number(name: str, default: int, highest: int) -> int:
+    """``?name=N`` as a number from 1 to ``highest``; ``default`` when absent or not one."""
+    raw = request.args.get(name, "")
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= highest else default
+
+
+def _chosen_flip_probability() -> float | None:
+    """Step 7's control: ``?p=0.15`` (the nearest row is picked); None when absent or bad."""
+    try:
+        value = float(request.args.get("p", ""))
+    except ValueError:
+        return None
+    return value if 0.0 < value < 0.5 else None
+
+
+def _first_yes_no(survey: Survey) -> int:
+    """The number of the survey's first yes/no question (the lesson's subject), else 1."""
+    for number, question in enumerate(survey.questions, start=1):
+        if question.kind == QuestionKind.YES_NO:
+            return number
+    return 1
+
+
+def lesson_context(survey: Survey, only: int | None = None) -> dict:
+    """Everything the lesson's pages show: the question chosen and its eight steps (the
+    figures of step ``only`` alone, when given)."""
+    if not survey.questions:
+        abort(404)
+    confidence = chosen_confidence()
+    results = survey_results(survey, confidence)
+    number = _whole_number("question", _first_yes_no(survey), len(results.questions))
+    question = results.questions[number - 1]
+    headline = headline_range_kind(results)
+    return {
+        "survey": survey,
+        "results": results,
+        "question": question,
+        "confidence": confidence,
+        "headline": headline,
+        "steps": lesson_steps(
+            survey,
+            question,
+            confidence,
+            headline,
+            MIN_ANSWERS_FOR_SHARES,
+            _chosen_flip_probability(),
+            only,
+        ),
+        "dashboard_url": url_for("dashboard.dashboard", slug=survey.slug),
+    }
+
+
+def step_url(slug: str, question: int, step: int, confidence: float, **extra) -> str:
+    """A step's own page (the links the keys and buttons follow)."""
+    kept = None if confidence == DEFAULT_CONFIDENCE else confidence
+    return url_for(
+        ".lesson_page", slug=slug, question=question, step=step, confidence=kept, **extra
+    )
+
+
+@bp.get("/lesson")
+@login_required
+def lesson_page(slug: str):
+    """One step of the lesson, in projector type; the keys and buttons lead to the others."""
+    survey = owned_survey_or_404(current_user, slug)
+    number = _whole_number("step", 1, len(STEPS))
+    context = lesson_context(survey, number)
+    question = context["question"].number
+    confidence = context["confidence"]
+    return render_template(
+        "analyst/lesson.html",
+        **context,
+        step=context["steps"][number - 1],
+        step_urls=[step_url(slug, question, each, confidence) for each in range(1, len(STEPS) + 1)],
+        download_url=url_for(".lesson_download", slug=slug, question=question),
+    )
+
+
+def _inline_styles() -> str:
+    """The lesson's stylesheets, read from the static folder, to carry inside the file."""
+    folder = Path(current_app.static_folder)
+    return "\n".join((folder / name).read_text("utf-8") for name in DOWNLOAD_STYLESHEETS)
+
+
+@bp.get("/lesson.html")
+@login_required
+def lesson_download(slug: str):
+    """Every step in one self-contained HTML file, to post on a course page (no script)."""
+    survey = owned_survey_or_404(current_user, slug)
+    context = lesson_context(survey)
+    styles = _inline_styles()
+    today = dt.date.today()
+    page = render_template("analyst/lesson_download.html", **context, styles=styles, made_on=today)
+    response = Response(page, mimetype="text/html")
+    response.headers["Content-Disposition"] = attachment(survey.title, "lesson", "html", today)
+    # Opened from this server, the file may use its own inline styles and nothing else.
+    digest = base64.b64encode(hashlib.sha256(styles.encode("utf-8")).digest()).decode("ascii")
+    response.headers["Content-Security-Policy"] = (
+        f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    )
+    return response

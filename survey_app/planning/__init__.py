@@ -1,0 +1,1 @@
+"""Planning: what a class of a given size will learn, in shares and in a question's unit."""

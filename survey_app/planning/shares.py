@@ -1,0 +1,559 @@
+"""Planning: what a class of a given size will learn, and how many it takes to learn enough.
+
+Every figure comes from :mod:`survey_app.privacy`; this module chooses which to show, keeps them
+(one costs from a millisecond to a second, and pages ask for the same ones again and again), and
+words them for the builder's live readout and the dashboard's planning section.
+
+The margin a class of n "will reach" is privacy's planned figure: half the exact guaranteed
+interval's expected width, at the widest of the true shares 30%, 50% and 70%. The textbook
+Chebyshev bound is shown beside it, named as such.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from survey_app import privacy
+from survey_app.planning.numbers import (
+    NEXT_TO_NOTHING,
+    SAYS_NEXT_TO_NOTHING,
+    NumberTradeOffRow,
+    NumericPlan,
+    PlannedNumber,
+    join_words,
+    numbers_readout,
+    numeric_questions,
+    numeric_respondents,
+    plan_numbers,
+    question_name,
+)
+from survey_app.results.presenters import (
+    counted,
+    format_count,
+    format_points,
+    plural,
+    points,
+    privacy_readout,
+)
+from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
+from survey_app.storage.models import Survey
+from survey_app.surveys.services import MAX_QUESTIONS
+from survey_app.surveys.typed_numbers import typed_number
+
+#: The margin the dashboard plans for until the professor types another.
+DEFAULT_MARGIN = 0.10
+#: A margin may be asked for between these many points.
+MIN_MARGIN_POINTS = 0.5
+MAX_MARGIN_POINTS = 50.0
+#: The builder's class size until the professor types another.
+DEFAULT_CLASS_SIZE = 40
+#: Class sizes the builder plans for. Above a few thousand one figure takes seconds.
+MIN_CLASS_SIZE = 2
+MAX_CLASS_SIZE = 2000
+#: Flip probabilities compared in the trade-off table (the survey's own p is added).
+TRADE_OFF_FLIP_PROBABILITIES = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+#: Class sizes compared in the trade-off table: the sizes professors have.
+TRADE_OFF_SIZES = (20, 40, 100, 300)
+
+
+# --------------------------------------------------------------------------- figures, kept
+
+
+@lru_cache(maxsize=4096)
+def planned_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
+    """The margin n answers reach (privacy's planned, exact half-width), kept."""
+    return privacy.RandomizedResponse(flip_probability, options).planned_half_width(n, confidence)
+
+
+@lru_cache(maxsize=4096)
+def chebyshev_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
+    """The textbook Chebyshev bound's half-width with n answers, kept."""
+    mechanism = privacy.RandomizedResponse(flip_probability, options)
+    return mechanism.chebyshev_half_width(n, confidence)
+
+
+@lru_cache(maxsize=4096)
+def respondents_needed(p: float, options: int, margin: float, confidence: float) -> int:
+    """The fewest answers whose planned (exact) margin is at most ``margin``, kept."""
+    return privacy.RandomizedResponse(p, options).respondents_for(margin, confidence)
+
+
+@lru_cache(maxsize=4096)
+def respondents_needed_chebyshev(p: float, options: int, margin: float, confidence: float) -> int:
+    """The fewest answers whose Chebyshev half-width is at most ``margin``, kept."""
+    return privacy.RandomizedResponse(p, options).respondents_for_chebyshev(margin, confidence)
+
+
+def forget_figures() -> None:
+    """Drop every kept figure (a test's cold start)."""
+    for kept in (
+        planned_margin,
+        chebyshev_margin,
+        respondents_needed,
+        respondents_needed_chebyshev,
+    ):
+        kept.cache_clear()
+    suggested_flip_probability.cache_clear()
+
+
+@lru_cache(maxsize=4096)
+def suggested_flip_probability(
+    margin: float,
+    n: int,
+    options: tuple[int, ...],
+    confidence: float,
+    numbers: tuple[tuple[float, float, str | None], ...] = (),
+) -> float | None:
+    """privacy.suggest_flip_probability, kept (``options``: the distinct option counts;
+    ``numbers``: each numeric question's bounds and named mechanism)."""
+    return privacy.suggest_flip_probability(margin, n, options, confidence, numbers)
+
+
+def planning_size(n: int) -> int:
+    """n rounded down to two significant digits (123 -> 120, 4567 -> 4500).
+
+    The dashboard's "margin with the respondents so far" is planned at this size, so that a
+    growing survey reuses the figure instead of computing a new one (up to seconds at tens of
+    thousands) at each visit; fewer respondents never promise a narrower margin.
+    """
+    if n < 100:
+        return n
+    step = 10 ** (len(str(n)) - 2)
+    return n // step * step
+
+
+# --------------------------------------------------------------------------- typed numbers
+
+
+def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
+    """A margin typed in points: ``(margin as a share, None)``, ``(None, why not)``, or
+    ``(None, None)`` when nothing was typed."""
+    text = (raw or "").strip()
+    if not text:
+        return None, None
+    points = typed_number(text)  # the one rule for typed numbers ("12,5" is 12.5)
+    if points is None:
+        return None, f"The margin must be a number of percentage points, like 10, not “{text}”."
+    if not MIN_MARGIN_POINTS <= points <= MAX_MARGIN_POINTS:
+        return None, (
+            f"The margin must be between {MIN_MARGIN_POINTS:g} and {MAX_MARGIN_POINTS:g} "
+            "percentage points."
+        )
+    return points / 100.0, None
+
+
+def parse_class_size(raw: str | None) -> tuple[int | None, str | None]:
+    """A class size typed by the professor: ``(size, None)`` or ``(None, why not)``.
+
+    Nothing typed means the default. Not ``int(text)`` alone: "²" is a digit that ``int``
+    refuses, and a string of thousands of digits would cost ``int`` its limit (a 500).
+    """
+    text = (raw or "").strip().replace(",", "")
+    if not text:
+        return DEFAULT_CLASS_SIZE, None
+    if not text.isdecimal():
+        return None, "The class size must be a whole number of students, like 40."
+    size = int(text) if len(text) <= 9 else MAX_CLASS_SIZE + 1
+    if not MIN_CLASS_SIZE <= size <= MAX_CLASS_SIZE:
+        return None, (
+            f"The class size must be between {MIN_CLASS_SIZE} and {MAX_CLASS_SIZE:,} students."
+        )
+    return size, None
+
+
+# --------------------------------------------------------------------------- the builder
+
+
+@dataclass(frozen=True)
+class PlannedQuestions:
+    """Questions that report the same number of values, so share one margin."""
+
+    options: int
+    is_yes_no: bool
+    names: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """How the readout names them: "a yes/no question", "“How often?” (3 options)"."""
+        if self.is_yes_no:
+            return "a yes/no question"
+        if len(self.names) == 1:
+            return f"{self.names[0]} ({self.options} options)"
+        if len(self.names) <= 3:
+            return f"{', '.join(self.names[:-1])} and {self.names[-1]} ({self.options} options)"
+        return f"the {len(self.names)} questions with {self.options} options"
+
+
+def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], int]:
+    """The builder's questions grouped by what they report, and how many were left out.
+
+    Yes/no questions come first; a multiple-choice question counts once it has 2 to 12
+    options (until then it is left out, and saving will say why).
+    """
+    yes_no: list[str] = []
+    choices: dict[int, list[str]] = {}
+    left_out = 0
+    for number, question in enumerate(questions, start=1):
+        if question.get("type") == "yes_no":
+            yes_no.append(question_name(question.get("text", ""), number))
+            continue
+        if question.get("type") == "numeric":
+            continue  # planned on its own (numeric_questions)
+        count = len(question.get("options") or [])
+        if 2 <= count <= privacy.MAX_OPTIONS:
+            choices.setdefault(count, []).append(question_name(question.get("text", ""), number))
+        else:
+            left_out += 1
+    groups = [PlannedQuestions(2, True, tuple(yes_no))] if yes_no else []
+    groups += [PlannedQuestions(k, False, tuple(names)) for k, names in sorted(choices.items())]
+    return groups, left_out
+
+
+def _says_next_to_nothing(margin: float) -> str:
+    return SAYS_NEXT_TO_NOTHING if margin >= NEXT_TO_NOTHING else ""
+
+
+def share_figures(
+    flip_probability: float, groups: Sequence[PlannedQuestions], class_size: int, confidence: float
+) -> list[tuple[PlannedQuestions, float, float]]:
+    """Each group's planned and Chebyshev margins with ``class_size`` answers (ValueError: a p
+    so close to 0.5 that many options can no longer be told apart)."""
+    return [
+        (
+            group,
+            planned_margin(flip_probability, group.options, class_size, confidence),
+            chebyshev_margin(flip_probability, group.options, class_size, confidence),
+        )
+        for group in groups
+    ]
+
+
+def shares_text(
+    figures: Sequence[tuple[PlannedQuestions, float, float]], class_size: int, left_out: int
+) -> str:
+    """What a class will learn of each group's shares, with Chebyshev's figures beside."""
+    (first, margin, _), rest = figures[0], figures[1:]
+    parts = [
+        f"{first.label} will be known within about {points(margin, long=True)}"
+        + _says_next_to_nothing(margin)
+    ]
+    parts += [f"{group.label} within {points(m)}{_says_next_to_nothing(m)}" for group, m, _ in rest]
+    text = f"With {counted(class_size, 'student')}, {'; '.join(parts)}."
+    text += " The textbook Chebyshev bound would say "
+    text += join_words([f"±{format_points(c)}" for _, _, c in figures])
+    text += f" {plural(format_points(figures[-1][2]), 'point')}."
+    if left_out:
+        text += (
+            f" ({counted(left_out, 'multiple-choice question')} without "
+            "2 to 12 options yet left out.)"
+        )
+    return text
+
+
+def class_readout(
+    flip_probability: float,
+    groups: Sequence[PlannedQuestions],
+    left_out: int,
+    class_size: int,
+    confidence: float = DEFAULT_CONFIDENCE,
+    numbers: Sequence[PlannedNumber] = (),
+) -> dict:
+    """What a class of ``class_size`` will learn at p, question by question, in words."""
+    if not groups and not numbers:
+        return {
+            "ok": False,
+            "error": "Give each multiple-choice question its options (2 to 12), and each "
+            "numeric question its bounds, to see what the class will learn.",
+        }
+    if not groups:
+        return numbers_readout(flip_probability, class_size, confidence, numbers)
+    try:
+        figures = share_figures(flip_probability, groups, class_size, confidence)
+    except ValueError:
+        return {"ok": False, "error": "This flip probability is too close to 0.5 to plan with."}
+    reply = {
+        "ok": True,
+        "class_size": class_size,
+        "confidence": confidence,
+        "questions": [
+            {
+                "options": g.options,
+                "yes_no": g.is_yes_no,
+                "label": g.label,
+                "half_width": m,
+                "chebyshev_half_width": c,
+            }
+            for g, m, c in figures
+        ],
+        "text": shares_text(figures, class_size, left_out),
+    }
+    if numbers:
+        extra = numbers_readout(flip_probability, class_size, confidence, numbers)
+        reply["numbers"] = extra["numbers"]
+        reply["text"] += " " + extra["text"]
+    return reply
+
+
+def suggestion_text(
+    suggested: float, wanted: str, class_size: int, flip_probability: float | None
+) -> str:
+    """The suggestion in words, once there is one: already yours, the most privacy offered, or
+    the most private p that reaches the margin wanted."""
+    if flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
+        return (
+            f"Your flip probability, {suggested:g}, is already the most private one that "
+            f"reaches {wanted} with {counted(class_size, 'student')}."
+        )
+    if suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        return (
+            f"With {counted(class_size, 'student')} every question reaches {wanted} even at a flip "
+            f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
+        )
+    return (
+        f"For {wanted} with {counted(class_size, 'student')}, use a flip probability of "
+        f"{suggested:g}: the most privacy that still reaches that margin for every question."
+    )
+
+
+def suggestion_readout(
+    margin: float,
+    groups: Sequence[PlannedQuestions],
+    class_size: int,
+    flip_probability: float | None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    numbers: Sequence[PlannedNumber] = (),
+) -> dict:
+    """The most private p at which every question reaches ``margin``, or why there is none.
+
+    For a numeric question ``margin`` is that share of its range (±10 points: a tenth of it).
+    """
+    options = tuple(sorted({group.options for group in groups}))
+    if not options and not numbers:
+        options = (2,)
+    bounds = tuple((n.lo, n.hi, n.mechanism) for n in numbers)
+    suggested = suggested_flip_probability(margin, class_size, options, confidence, bounds)
+    floor = privacy.MIN_SUGGESTED_FLIP_PROBABILITY
+    wanted = points(margin, long=True)
+    if numbers:
+        amounts = [f"±{n.amount(margin * (n.hi - n.lo))} for {n.name}" for n in numbers]
+        wanted += f" ({join_words(amounts)})"
+    reply = {"margin": margin, "flip_probability": suggested}
+    if suggested is None:
+        needed = max(
+            [respondents_needed(floor, k, margin, confidence) for k in options]
+            + [numeric_respondents(n, floor, margin, confidence) for n in numbers]
+        )
+        reply["respondents_at_floor"] = needed
+        reply["text"] = (
+            f"Even at a flip probability of {floor:g}, the least privacy this app will suggest, "
+            f"{counted(class_size, 'student')} are too few to know every question within {wanted}: "
+            f"that takes about {format_count(needed)} {plural(needed, 'student')}. Ask more "
+            "students, or accept "
+            "a wider margin."
+        )
+    else:
+        reply["text"] = suggestion_text(suggested, wanted, class_size, flip_probability)
+    reply["apply"] = suggested is not None and not (
+        flip_probability is not None and abs(suggested - flip_probability) < 1e-9
+    )
+    return reply
+
+
+def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: str | None) -> dict:
+    """The builder's live readout: what p means, what the class will learn, the suggestion.
+
+    ``definition`` is the builder's form as a survey definition (builder.definition_from_form);
+    the class size and the margin wanted are as typed. The same dictionary is the JSON the
+    readout endpoint answers and what the builder page renders without JavaScript.
+    """
+    questions = definition["questions"][:MAX_QUESTIONS]
+    readout = privacy_readout(definition["flip_probability"], max(1, len(questions)))
+    groups, left_out = question_groups(questions)
+    numbers, numbers_left_out = numeric_questions(questions)
+    class_size, class_size_error = parse_class_size(class_size_raw)
+    margin, margin_error = parse_margin(margin_raw)
+    readout["class_size"] = class_size
+    readout["class_size_error"] = class_size_error
+    flip_probability = readout["flip_probability"] if readout["ok"] else None
+    readout["warning"] = None
+    if flip_probability is not None and flip_probability > privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        readout["warning"] = (
+            f"Above {privacy.MAX_SUGGESTED_FLIP_PROBABILITY:g} almost every answer is a coin "
+            "toss: the class will learn next to nothing."
+        )
+    if class_size is None:
+        readout["planning"] = {"ok": False, "error": class_size_error}
+    elif flip_probability is not None:
+        readout["planning"] = class_readout(
+            flip_probability, groups, left_out + numbers_left_out, class_size, numbers=numbers
+        )
+    else:
+        readout["planning"] = None
+    if margin_error:
+        readout["suggestion"] = {"ok": False, "error": margin_error}
+    elif margin is None:
+        readout["suggestion"] = None
+    elif class_size is None:
+        readout["suggestion"] = None  # the class size's message says why
+    else:
+        suggestion = suggestion_readout(
+            margin, groups, class_size, flip_probability, numbers=numbers
+        )
+        readout["suggestion"] = {"ok": True, **suggestion}
+    return readout
+
+
+# --------------------------------------------------------------------------- the dashboard
+
+
+@dataclass(frozen=True)
+class TradeOffRow:
+    flip_probability: float
+    epsilon: float
+    margins: tuple[float, ...]
+    needed: int
+    needed_chebyshev: int
+    is_current: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    margin: float
+    confidence: float
+    respondents: int
+    needed_yes_no: int
+    needed_worst: int
+    needed_chebyshev: int
+    margin_now: float | None
+    margin_now_chebyshev: float | None
+    sizes: tuple[int, ...]
+    trade_off: list[TradeOffRow]
+    margin_error: str | None = None
+    #: The survey's numeric questions, planned in their units.
+    numbers: tuple[NumericPlan, ...] = ()
+    #: Whether the survey asks a yes/no or choice question (a share to estimate), or none yet;
+    #: a survey of numbers alone is planned by its averages and its trade-off table is in the first
+    #: number's unit (:attr:`number_trade_off`).
+    has_shares: bool = True
+    number_trade_off: tuple[NumberTradeOffRow, ...] = ()
+
+    #: A margin this wide (a share of the range) or wider says next to nothing.
+    next_to_nothing: float = NEXT_TO_NOTHING
+
+    @property
+    def says_next_to_nothing(self) -> bool:
+        return self.margin_now is not None and self.margin_now >= NEXT_TO_NOTHING
+
+
+def distinct_option_counts(survey: Survey) -> list[int]:
+    """The distinct option counts of a survey's questions (2 for yes/no), at least [2].
+
+    Numeric questions are planned apart (planning_numbers.numeric_plans).
+    """
+    return sorted({q.option_count for q in survey.questions if not q.is_numeric}) or [2]
+
+
+def trade_off_row(
+    flip_probability: float, margin: float, confidence: float, is_current: bool
+) -> TradeOffRow:
+    """One row of the trade-off table (yes/no questions)."""
+    return TradeOffRow(
+        flip_probability=flip_probability,
+        epsilon=privacy.epsilon_from_flip_probability(flip_probability),
+        margins=tuple(
+            planned_margin(flip_probability, 2, size, confidence) for size in TRADE_OFF_SIZES
+        ),
+        needed=respondents_needed(flip_probability, 2, margin, confidence),
+        needed_chebyshev=respondents_needed_chebyshev(flip_probability, 2, margin, confidence),
+        is_current=is_current,
+    )
+
+
+def trade_off_flip_probabilities(current: float) -> list[float]:
+    """The table's flip probabilities, with the survey's own among them."""
+    known = [p for p in TRADE_OFF_FLIP_PROBABILITIES if abs(p - current) >= 1e-9]
+    return sorted([*known, current])
+
+
+def make_plan(
+    survey: Survey, margin: float, confidence: float, respondents: int | None = None
+) -> Plan:
+    """How many respondents the survey needs, and what the current number can tell.
+
+    ``respondents``: how many have answered, as the caller's results counted them (else the
+    survey's count).
+    """
+    p = survey.flip_probability
+    option_counts = distinct_option_counts(survey)
+    n = survey.respondents if respondents is None else respondents
+    size = planning_size(n)
+    has_shares = any(not question.is_numeric for question in survey.questions)
+    flip_probabilities = trade_off_flip_probabilities(p)
+    numbers = plan_numbers(
+        survey,
+        margin,
+        confidence,
+        n,
+        # A survey of numbers alone trades off in its first number's unit.
+        () if has_shares else flip_probabilities,
+        TRADE_OFF_SIZES,
+    )
+    return Plan(
+        margin=margin,
+        confidence=confidence,
+        respondents=n,
+        needed_yes_no=respondents_needed(p, 2, margin, confidence),
+        needed_worst=max(respondents_needed(p, k, margin, confidence) for k in option_counts),
+        needed_chebyshev=max(
+            respondents_needed_chebyshev(p, k, margin, confidence) for k in option_counts
+        ),
+        margin_now=(
+            max(planned_margin(p, k, size, confidence) for k in option_counts) if n else None
+        ),
+        margin_now_chebyshev=(
+            max(chebyshev_margin(p, k, n, confidence) for k in option_counts) if n else None
+        ),
+        sizes=TRADE_OFF_SIZES,
+        trade_off=[
+            trade_off_row(each, margin, confidence, each == p) for each in flip_probabilities
+        ],
+        numbers=numbers.plans,
+        has_shares=has_shares or not numbers.plans,
+        number_trade_off=numbers.trade_off,
+    )
+
+
+def plan_for_margin(
+    survey: Survey, raw_margin: str | None, confidence: float, respondents: int | None = None
+) -> Plan:
+    """The plan for a margin typed in points, or the default one with a message why not."""
+    margin, error = parse_margin(raw_margin)
+    plan = make_plan(survey, margin or DEFAULT_MARGIN, confidence, respondents)
+    return dataclasses.replace(plan, margin_error=error) if error else plan
+
+
+# --------------------------------------------------------------------------- warming up
+
+
+def warm_up(confidences: Iterable[float] = CONFIDENCE_LEVELS) -> None:
+    """Work out the default trade-off tables, so that a dashboard's first one comes quickly."""
+    for confidence in confidences:
+        for p in TRADE_OFF_FLIP_PROBABILITIES:
+            trade_off_row(p, DEFAULT_MARGIN, confidence, False)
+
+
+_warm_up_started = threading.Event()
+
+
+def warm_up_in_background() -> threading.Thread | None:
+    """Start :func:`warm_up` on a daemon thread, once per process (None: already started)."""
+    if _warm_up_started.is_set():
+        return None
+    _warm_up_started.set()
+    thread = threading.Thread(target=warm_up, name="planning-warm-up", daemon=True)
+    thread.start()
+    return thread

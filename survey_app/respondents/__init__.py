@@ -1,0 +1,1 @@
+"""What respondents meet: the pages they answer, the submission path, the class's results."""

@@ -1,0 +1,1 @@
+"""Results: counts told by the privacy math, released while open, presented, exported."""

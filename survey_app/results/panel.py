@@ -1,0 +1,435 @@
+"""What the dashboard's results panel and the projector place for each question: its sentences
+(the share and its range, whom the ranges cover, why it is too early) and its charts' geometry,
+worked out here so that templates compute nothing. Figures are worded by
+:mod:`survey_app.results.presenters` (percentages rounded outward, range kinds, a number's words).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from markupsafe import Markup
+
+from survey_app import privacy
+from survey_app.results.presenters import (
+    counted,
+    format_epsilon,
+    format_number,
+    format_upper_bound,
+    numeric_words,
+    percent,
+    percent_high,
+    percent_low,
+    plural,
+    points,
+    range_guarantee,
+    shown_range,
+    too_wide_half_width,
+)
+from survey_app.results.tables import NumericResult, SurveyResults
+from survey_app.storage.models import QuestionKind
+
+#: The shares chart, in SVG units: about a phone's width, so its text stays readable at 360
+#: pixels (CSS lets it grow to twice that for a projector). A row an answer.
+CHART_LEFT, CHART_PLOT, CHART_ROW, CHART_TOP = 16, 282, 58, 4
+CHART_TICKS = (0, 0.25, 0.5, 0.75, 1)
+#: An answer's label in the chart is cut to this many characters (with some leeway).
+CHART_LABEL_LENGTH, CHART_LABEL_LEEWAY = 24, 5
+#: The spread chart of a number question: about ten bars over the scale, in the same units.
+SPREAD_LEFT, SPREAD_PLOT, SPREAD_TOP, SPREAD_TALL = 8, 304, 8, 120
+
+#: What each range kind is called in a chart's title and key.
+RANGE_NAMES = {"live": "live", "together": "all-at-once", "exact": "exact"}
+
+
+def have_answered(count: int) -> str:
+    """ "person has answered" or "people have answered", after the count."""
+    return plural(count, "person has", "people have") + " answered"
+
+
+def pooled_words(results: SurveyResults, survey_id: int) -> str:
+    """The surveys pooled, each with its date and how many answered: "“A” (created 2026-03-02,
+    this survey: 40 answered); “B” (created 2026-03-09: 38 answered)."
+    """
+    answered = results.answered_by_survey or {}
+    return (
+        "; ".join(
+            f"“{each.title}” (created {each.created_at.strftime('%Y-%m-%d')}"
+            f"{', this survey' if each.id == survey_id else ''}: {answered[each.id]} answered)"
+            for each in results.surveys
+        )
+        + "."
+    )
+
+
+def worded_options(question) -> list:
+    """The options a question's words name: every option of a choice question; of a yes/no
+    question only “Yes” (its “No” is the rest)."""
+    if question.kind == QuestionKind.CHOICE:
+        return list(question.options)
+    return [option for option in question.options if option.value == 1]
+
+
+def share_sentence(option, kind: str, confidence: float) -> Markup:
+    """An option's share and its range of that kind, in words (without the caution)."""
+    estimate = option.estimate
+    if not estimate.consistent_with_randomization:
+        return Markup(
+            "“{}”: the answers are not consistent with the randomization. Randomized answers "
+            "give counts this lopsided at most {} of the time (the raw estimate is {})."
+        ).format(option.label, percent(1 - confidence), percent(estimate.estimate))
+    low, high = shown_range(estimate, kind)
+    if low == high:
+        ends = Markup("the range is the single value <strong>{}</strong>").format(percent_low(low))
+    else:
+        ends = Markup("between <strong>{}</strong> and <strong>{}</strong>").format(
+            percent_low(low), percent_high(high)
+        )
+    return Markup("About <strong>{}</strong> would truly answer “{}”: {}, {}.").format(
+        percent(option.shown_share), option.label, ends, range_guarantee(kind, confidence)
+    )
+
+
+def outside_words(estimate) -> str | None:
+    """Why a raw estimate outside 0–100% is no cause for alarm; None inside it."""
+    if not estimate.consistent_with_randomization or not estimate.outside_unit_interval:
+        return None
+    return (
+        f"The randomization noise pushed the raw estimate to {percent(estimate.estimate)}, "
+        f"outside 0–100%; the true share is simply close to "
+        f"{'0%' if estimate.estimate < 0 else '100%'}. This is normal with few respondents."
+    )
+
+
+#: What appears once enough have answered, by what the counts sum up as (Told.summary).
+APPEAR = {"average": "the average appears", "shares": "shares appear"}
+TOO_EARLY_FOR = {"average": "an average. It appears", "shares": "shares. They appear"}
+
+
+def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> Markup | None:
+    """What a question says before it shows results (no answers yet, or too few); None once
+    it shows them."""
+    if answered == 0:
+        appear = APPEAR[question.summary]
+        return Markup("No answers yet: {} once {} people have answered.").format(
+            appear, min_answers
+        )
+    if not (question.too_early or question.n == 0):
+        return None
+    what = TOO_EARLY_FOR[question.summary]
+    return Markup(
+        "<strong>{}</strong> {}: too early for {} once {} people have answered{}; with fewer, "
+        "the randomization that protects each answer hides nearly everything."
+    ).format(
+        answered,
+        have_answered(answered),
+        what,
+        min_answers,
+        " and the results include them" if awaiting else "",
+    )
+
+
+def too_wide_words(question, kind: str) -> str | None:
+    """The caution when a question's ranges of that kind are too wide to say much yet
+    (presenters.too_wide_half_width), its margin in percentage points; else None."""
+    widest = too_wide_half_width(question, kind)
+    if widest is None:
+        return None
+    return (
+        f"These ranges are too wide to say much yet (up to {points(widest, long=True)}): with "
+        f"{counted(question.n, 'respondent')}, the noise that protects them still outweighs "
+        "what they tell. More respondents narrow it."
+    )
+
+
+def scope_words(question, kind: str) -> str:
+    """Whom a question's ranges cover, and what its range kind means here."""
+    choice = question.kind == QuestionKind.CHOICE
+    words = "The shares add up to 100%. " if choice else ""
+    words += (
+        f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
+        "the whole class: "
+        "those who did not answer may differ."
+    )
+    if kind == "live":
+        words += (
+            " While the survey is open they are live ranges: they stay right however often "
+            "you look, so reading them again and again as answers arrive is safe."
+        )
+    elif choice and kind == "exact":
+        words += (
+            " Each answer’s range holds on its own; for ranges that hold for all the answers "
+            "at once, choose “all at once” above the results."
+        )
+    return words
+
+
+def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
+    """The shares chart's geometry: for each answer its share (a mark), its range of that kind
+    (the thick band) and, unless left out, the Chebyshev bound (the thin line beneath)."""
+    left, plot, top = CHART_LEFT, CHART_PLOT, CHART_TOP
+    height = top + CHART_ROW * len(question.options) + 20
+    across = [left + plot * tick for tick in CHART_TICKS]
+    rows = [
+        _chart_row(option, top + CHART_ROW * index, across, kind, chebyshev)
+        for index, option in enumerate(question.options)
+    ]
+    name = RANGE_NAMES.get(kind, "exact")
+    return {
+        "height": height,
+        "ticks": [
+            {"x": x, "y": height - 3, "text": f"{int(tick * 100)}%"}
+            for x, tick in zip(across, CHART_TICKS, strict=True)
+        ],
+        "rows": rows,
+        "chebyshev": chebyshev,
+        "range_name": name,
+        "title": (
+            f"Question {question.number}: the share of each answer, with its {name} "
+            f"{percent(confidence)} range (thick band)"
+            + (" and the textbook Chebyshev bound (thin line)" if chebyshev else "")
+            + f", for the {counted(question.n, 'person', 'people')} who answered"
+        ),
+    }
+
+
+def _chart_row(option, y: int, across: list, kind: str, chebyshev: bool) -> dict:
+    """One answer's row of the shares chart, ``y`` down from the top."""
+    left, plot = CHART_LEFT, CHART_PLOT
+    estimate = option.estimate
+    row = {
+        "label": {"x": left, "y": y + 14, "text": _chart_label(option.label)},
+        "grid": [{"x": x, "y1": y + 19, "y2": y + 53} for x in across],
+        "consistent": estimate.consistent_with_randomization,
+    }
+    if not row["consistent"]:
+        row["not_consistent"] = {"x": left + 4, "y": y + 35}
+        return row
+    low, high = (left + plot * end for end in shown_range(estimate, kind))
+    share = _x(option.shown_share)
+    row["value"] = {"x": left + plot, "y": y + 14, "text": percent(option.shown_share)}
+    row["band"] = {"x": f"{low:.2f}", "y": y + 21, "width": f"{high - low:.2f}", "height": 16}
+    row["share"] = {"x": share, "y1": y + 18, "y2": y + 40}
+    row["chebyshev"] = (
+        {
+            "low": _x(estimate.ci_low),
+            "high": _x(estimate.ci_high),
+            "y": y + 47,
+            "y1": y + 43,
+            "y2": y + 51,
+        }
+        if chebyshev
+        else None
+    )
+    return row
+
+
+def _x(share: float) -> str:
+    """A share's place across the shares chart, to two decimals."""
+    return f"{CHART_LEFT + CHART_PLOT * share:.2f}"
+
+
+def _chart_label(label: str) -> str:
+    """An answer's label as the chart has room for it: "A very long answer indeed…"."""
+    if len(label) <= CHART_LABEL_LENGTH + CHART_LABEL_LEEWAY:
+        return label
+    return label[: CHART_LABEL_LENGTH - 1] + "…"
+
+
+def spread_chart(bins: list[tuple[str, float]]) -> dict:
+    """The spread chart's geometry: a bar for each bin, as tall as its share of the tallest."""
+    left, plot, top, tall = SPREAD_LEFT, SPREAD_PLOT, SPREAD_TOP, SPREAD_TALL
+    width = plot / len(bins) if bins else plot
+    highest = max([*(share for _, share in bins), 0.0001])
+    bars = []
+    for index, (_, share) in enumerate(bins):
+        height = tall * share / highest
+        bars.append(
+            {
+                "x": f"{left + width * index + 1:.2f}",
+                "y": f"{top + tall - height:.2f}",
+                "width": f"{width - 2:.2f}",
+                "height": f"{height:.2f}",
+            }
+        )
+    return {
+        "left": left,
+        "right": left + plot,
+        "middle": left + plot / 2,
+        "base": top + tall,
+        "ticks_y": top + tall + 18,
+        "caption_y": top + tall + 36,
+        "height": top + tall + 40,
+        "bars": bars,
+        "tallest": percent(highest),
+    }
+
+
+def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0) -> dict:
+    """A number question's words and spread chart (numeric_words), with their sentences: a
+    plain headline, and the caution when its range is too wide (``n``: the answers counted)."""
+    words = numeric_words(result, kind)
+    said = words["said"]
+    clipped_bound = "min" if words["clipped"] == "below" else "max"
+    step = words["answer_step"]
+    guarantee = range_guarantee("live" if kind == "live" else "exact", confidence)
+    return {
+        **words,
+        "guarantee": guarantee,
+        "headline": Markup(
+            "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
+            "<strong>{}</strong>: {}."
+        ).format(said["mean"], words["low"], said["high"], guarantee),
+        "too_wide_words": None
+        if not words["too_wide"]
+        else (
+            f"This range is too wide to say much yet (±{said['half_width']} on a scale of "
+            f"{words['min']} to {said['max']}): with {counted(n, 'respondent')}, the noise "
+            "that protects them still outweighs what they tell. More respondents narrow it."
+        ),
+        "counted_people": counted(n, "person", "people"),
+        "clipped_bound": words[clipped_bound],
+        "clipped_bound_said": said[clipped_bound],
+        "clipped_than": "less" if words["clipped"] == "below" else "more",
+        "answer_step_words": None
+        if step is None
+        else ("whole number: 4.6 counts as 5" if step == "1" else f"multiple of {step}"),
+        "chart": spread_chart(words["bins"]) if words["bins"] else None,
+    }
+
+
+def question_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
+    """Everything a results page places for a question once it shows results: the sentences,
+    the caution when its ranges are too wide, and its charts. What its counts tell (shares, or
+    an average) picks the view: callers never ask which kind of question it is."""
+    return _told_view(question.told, question, kind, confidence, chebyshev)
+
+
+@functools.singledispatch
+def _told_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
+    """A question's shares (privacy.Shares): their sentences, caution and chart."""
+    return shares_view(question, kind, confidence, chebyshev)
+
+
+@_told_view.register(privacy.Average)
+def _average_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
+    """A number question's average (privacy.Average): :func:`numeric_view`; ``said``: its
+    headline."""
+    view = numeric_view(question.numeric, kind, confidence, question.n)
+    return {"numeric": view, "said": [view["headline"]]}
+
+
+def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
+    """A question's shares in words, their caution when too wide, and their chart."""
+    berry_esseen = (
+        question.options and question.options[0].estimate.exact_method == "Berry-Esseen bound"
+    )
+    worded = worded_options(question)
+    said = [share_sentence(option, kind, confidence) for option in worded]
+    return {
+        "sentences": [
+            {"text": text, "outside": outside_words(option.estimate)}
+            for text, option in zip(said, worded, strict=True)
+        ],
+        # Each worded option's sentence alone, as the students' results page says it.
+        "said": said,
+        # The projector's shorter words: each share and its range.
+        "brief": [
+            {
+                "label": option.label,
+                "share": percent(option.shown_share),
+                "low": percent_low(shown_range(option.estimate, kind)[0]),
+                "high": percent_high(shown_range(option.estimate, kind)[1]),
+            }
+            for option in worded
+        ],
+        "scope": scope_words(question, kind),
+        "too_wide": too_wide_words(question, kind),
+        # The textbook Chebyshev bound's half-width, the same for every option.
+        "chebyshev_points": None
+        if question.half_width is None
+        else points(question.half_width, long=True),
+        "chart": share_chart(question, kind, confidence, chebyshev),
+        "together": kind == "together",
+        "berry_esseen": bool(berry_esseen),
+    }
+
+
+def question_views(results: SurveyResults, kind: str, min_answers: int) -> dict[int, dict]:
+    """The results panel's view of each question, by id: what it says before it shows results
+    (``waiting``), or what :func:`question_view` gives."""
+    views = {}
+    for question in results.questions:
+        waiting = waiting_words(question, results.answered, results.awaiting_release, min_answers)
+        view = {
+            "waiting": waiting,
+            "waiting_class": "muted" if results.answered == 0 else "too-early",
+        }
+        if waiting is None:
+            view.update(question_view(question, kind, results.confidence))
+        views[question.id] = view
+    return views
+
+
+#: What the students' results page says of a question whose answers the randomization cannot
+#: explain: no estimate (the dashboard shows its owner why).
+NOT_CONSISTENT_WORDS = (
+    "These answers are not consistent with the randomization (some were probably not sent by "
+    "the survey page), so no estimate is given."
+)
+
+
+def class_question_view(question, answered: int, kind: str, confidence: float, min_answers: int):
+    """What the students' results page places for a question, in the dashboard's words: why it
+    is too early (``waiting``), that its answers are not consistent (``notice``), or its
+    sentences (:func:`question_view`'s ``said``: the average's headline, or each worded
+    option's share and range)."""
+    waiting = waiting_words(question, answered, 0, min_answers)
+    if waiting is not None:
+        return {"waiting": waiting}
+    if not question.consistent_with_randomization:
+        return {"notice": NOT_CONSISTENT_WORDS}
+    return {"sentences": question_view(question, kind, confidence)["said"]}
+
+
+def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:
+    """The students' results page's words: how many answered, and each question's view by id
+    (:func:`class_question_view`)."""
+    return {
+        "answered_words": f"{counted(results.respondents, 'person', 'people')} answered.",
+        "views": {
+            question.id: class_question_view(
+                question, results.respondents, kind, results.confidence, min_answers
+            )
+            for question in results.questions
+        },
+    }
+
+
+def protection_words(flip_probability: float, explanation: dict) -> Markup:
+    """How each answer was protected, for the students' results page: the flip (or as much
+    protection as it gives), epsilon a question and for all of them, and the odds it bounds
+    (``explanation``: presenters.privacy_explanation)."""
+    p, flip = format_number(flip_probability), explanation["flip_percent"]
+    if explanation["has_yes_no"]:
+        how = Markup(
+            "it sent the opposite of a yes/no answer with probability <strong>p = {}</strong> "
+            "({}% of the time)"
+        ).format(p, flip)
+    else:
+        how = Markup(
+            "as much protection as sending the opposite of a yes/no answer {}% of the time (p = {})"
+        ).format(flip, p)
+    total = (
+        ""
+        if explanation["question_count"] == 1
+        else f" and ε = {format_epsilon(explanation['epsilon_total'])} for all "
+        f"{explanation['questions']}"
+    )
+    return Markup(
+        "Your phone randomized your answer before sending it: {}. That is "
+        "<strong>ε = {}</strong> a question{}: nobody, not even whoever ran the survey, can be "
+        "more than {} times surer of your real answer from what your phone sent."
+    ).format(
+        how, format_epsilon(explanation["epsilon"]), total, format_upper_bound(explanation["odds"])
+    )

@@ -1,0 +1,1 @@
+"""Storage: the database models, engine settings and write transactions, and migrations."""

@@ -1,0 +1,1 @@
+"""Surveys: definitions and their checks, lifecycle (draft, open, closed), copies, managing."""

@@ -1,0 +1,561 @@
+"""What can be done with a survey: define it (checked), open, close, copy, archive, delete it.
+
+Views and commands call these; they hold the rules (a definition's fields and their limits; a
+survey's mechanism is frozen once it opens), so that the web, the API and the command line
+agree. They flush; the view or command that calls them commits. Submissions are recorded by
+:mod:`survey_app.respondents.submissions`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import numbers
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import current_app
+from sqlalchemy import (
+    delete,
+    select,
+    update,
+)
+
+from survey_app import privacy
+from survey_app.extensions import db
+from survey_app.results import releases
+from survey_app.storage.database import after_commit, forget_arrival_order
+from survey_app.storage.models import (
+    TALLY_SHARDS,
+    Analyst,
+    OneTimeCode,
+    Question,
+    QuestionKind,
+    Submission,
+    Survey,
+    SurveyStatus,
+    Tally,
+    new_join_code,
+    normalise_join_code,
+    utc_now,
+)
+from survey_app.surveys.definition_checks import SurveyDefinitionError, refused
+from survey_app.surveys.definition_checks import checked_text as _text
+from survey_app.surveys.typed_numbers import is_unclear_number
+from survey_app.web import strictjson
+
+MAX_TITLE_LENGTH = 200
+MAX_INTRO_LENGTH = 5000
+MAX_QUESTION_LENGTH = 1000
+MAX_OPTION_LENGTH = 200
+MAX_QUESTIONS = 50
+MIN_OPTIONS = 2
+MIN_FLIP_PROBABILITY = 0.000001
+MAX_FLIP_PROBABILITY = 0.499999
+MAX_UNIT_LENGTH = 40
+#: A survey with a numeric question needs epsilon >= privacy.MIN_NUMERIC_EPSILON (0.01): p below
+#: 1 / (1 + e^0.01) = 0.49750002..., written as the shorter limit below it.
+MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
+#: The mechanisms a numeric question's definition may name.
+NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
+
+
+#: The survey quickstart opens, and the tests' sample: a yes/no and a three-option question.
+SAMPLE_SURVEY = {
+    "title": "Academic integrity (sample)",
+    "intro": "A sample survey. Your answers are randomized on your device before they are sent.",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Have you ever copied homework?", "type": "yes_no"},
+        {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+    ],
+}
+
+
+class SurveyStateError(ValueError):
+    """The survey's status does not allow what was asked."""
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+@dataclass(frozen=True)
+class QuestionDefinition:
+    text: str
+    kind: QuestionKind
+    choices: tuple[str, ...] | None = None
+    #: A numeric question's bounds, unit ("" if none) and named mechanism (None: chosen).
+    minimum: float | None = None
+    maximum: float | None = None
+    unit: str | None = None
+    mechanism: str | None = None
+
+
+@dataclass(frozen=True)
+class SurveyDefinition:
+    title: str
+    intro: str
+    flip_probability: float
+    questions: tuple[QuestionDefinition, ...]
+    #: The class size planned for: a numeric question's mechanism is chosen for it.
+    expected_respondents: int = privacy.PLANNED_RESPONDENTS
+    #: Once closed, the survey's page shows respondents the class's results.
+    show_results_after_close: bool = False
+
+
+def parse_flip_probability(value: object, field: str = "flip_probability") -> float:
+    """A flip probability in (0, 0.5), or :class:`SurveyDefinitionError` saying why not."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise refused(field, "not_probability", f"must be a number in (0, 0.5), got {value!r}")
+    try:
+        privacy.epsilon_from_flip_probability(value)
+    except ValueError as error:
+        detail = f"must be a number in (0, 0.5), got {value!r}"
+        raise refused(field, "not_probability", detail) from error
+    if not MIN_FLIP_PROBABILITY <= value <= MAX_FLIP_PROBABILITY:
+        # Closer to 0 or 0.5 the browser's 32-bit draws round the flip away (answers sent as
+        # they are) or to a coin toss (nothing can be estimated); either way it is no survey.
+        raise refused(
+            field,
+            "probability_limits",
+            f"must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, got {value!r}",
+        )
+    return float(value)
+
+
+#: Fields only a numeric question has.
+_NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
+
+
+def _bound(field: str, raw: dict, name: str) -> float:
+    """A numeric question's ``min`` or ``max``: a finite number."""
+    if name not in raw:
+        detail = "missing (a numeric question needs min and max, e.g. 0 and 40)"
+        raise refused(f"{field}.{name}", "missing", detail)
+    value = raw[name]
+    # The builder passes on a bound it could not read as typed: say so if it is a number whose
+    # meaning is unclear ("1,000", "1.000,5"; survey_app.surveys.typed_numbers).
+    if isinstance(value, str) and is_unclear_number(value):
+        raise refused(
+            f"{field}.{name}",
+            "unclear_number",
+            f"{value.strip()!r} is not clear: write 1000 without a thousands "
+            "separator, or 1.5 with one decimal point or comma",
+        )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        key = "empty" if value == "" else "not_number"  # a field left empty, in the builder
+        raise refused(f"{field}.{name}", key, f"must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        number = math.inf
+    if not math.isfinite(number):
+        detail = f"must be a finite number, got {value!r}"
+        raise refused(f"{field}.{name}", "not_number", detail)
+    return number
+
+
+#: Bounds have at most this many decimals: the builder shows them back with as many (the
+#: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
+MAX_BOUND_DECIMALS = 6
+
+
+def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
+    """The limits of privacy.check_numeric_bounds, as errors naming the field, and decimals.
+
+    Bounds within +-1e12 (a million million); max - min at least a millionth, and at least a
+    billionth of the bounds' size (so 1e9 to 1e9 + 100 is refused: ask from 0 to 100 instead);
+    at most MAX_BOUND_DECIMALS decimals.
+    """
+    limit = privacy.MAX_NUMERIC_MAGNITUDE
+    for name, value in (("min", minimum), ("max", maximum)):
+        if abs(value) > limit:
+            detail = f"must be between -{limit:,.0f} and {limit:,.0f}, got {value!r}"
+            raise refused(f"{field}.{name}", "magnitude", detail, limit=limit)
+    smallest = privacy.smallest_numeric_range(minimum, maximum)
+    if maximum - minimum < smallest:
+        raise refused(
+            f"{field}.max",
+            "range_too_small",
+            f"must be at least {smallest:g} above min (a millionth, and a "
+            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}",
+            smallest=smallest,
+        )
+    for name, value in (("min", minimum), ("max", maximum)):
+        if round(value, MAX_BOUND_DECIMALS) != value:
+            detail = f"must have at most {MAX_BOUND_DECIMALS} decimals, got {value!r}"
+            raise refused(f"{field}.{name}", "decimals", detail, limit=MAX_BOUND_DECIMALS)
+    try:
+        privacy.check_numeric_bounds(minimum, maximum)
+    except ValueError as error:  # the checks above are the same: a safety net
+        raise refused(field, "bounds", str(error)) from error
+
+
+def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefinition:
+    """A numeric question: finite ``min`` below ``max``, optional ``unit`` and ``mechanism``."""
+    if "options" in raw:
+        raise refused(f"{field}.options", "no_options", "a numeric question has no options")
+    minimum = _bound(field, raw, "min")
+    maximum = _bound(field, raw, "max")
+    if not minimum < maximum:
+        detail = f"must be above min ({minimum:g}), got {maximum:g}"
+        raise refused(f"{field}.max", "max_not_above_min", detail, minimum=minimum)
+    check_numeric_bounds(field, minimum, maximum)
+    unit = _text(f"{field}.unit", raw.get("unit", ""), MAX_UNIT_LENGTH, required=False)
+    mechanism = raw.get("mechanism")
+    if mechanism is not None and mechanism not in NUMERIC_MECHANISM_NAMES:
+        names = " or ".join(repr(name) for name in NUMERIC_MECHANISM_NAMES)
+        detail = f"must be {names}, got {mechanism!r}"
+        raise refused(f"{field}.mechanism", "mechanism", detail)
+    return QuestionDefinition(
+        text, QuestionKind.NUMERIC, minimum=minimum, maximum=maximum, unit=unit, mechanism=mechanism
+    )
+
+
+def parse_question(index: int, raw: object) -> QuestionDefinition:
+    """One question of a definition; ``index`` counts from 0 and names it in errors."""
+    field = f"questions[{index}]"
+    if not isinstance(raw, dict):
+        raise refused(field, "not_object", "must be an object with text and type")
+    unknown = set(raw) - {"text", "type", "options", *_NUMERIC_FIELDS}
+    if unknown:
+        raise refused(field, "unknown_field", f"unknown field {sorted(unknown)[0]!r}")
+    text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
+    kind = raw.get("type")
+    if kind == QuestionKind.NUMERIC.value:
+        return parse_numeric_question(field, text, raw)
+    numeric_only = [name for name in _NUMERIC_FIELDS if name in raw]
+    if numeric_only and kind in (QuestionKind.YES_NO.value, QuestionKind.CHOICE.value):
+        name = numeric_only[0]
+        raise refused(f"{field}.{name}", "numeric_only", f"only a numeric question has {name}")
+    if kind == QuestionKind.YES_NO.value:
+        if "options" in raw:
+            raise refused(f"{field}.options", "no_options", "a yes_no question has no options")
+        return QuestionDefinition(text, QuestionKind.YES_NO)
+    if kind != QuestionKind.CHOICE.value:
+        detail = f"must be 'yes_no', 'choice' or 'numeric', got {kind!r}"
+        raise refused(f"{field}.type", "type", detail)
+    options = raw.get("options")
+    if not isinstance(options, list):
+        detail = "a choice question needs a list of options"
+        raise refused(f"{field}.options", "options_list", detail)
+    if not MIN_OPTIONS <= len(options) <= privacy.MAX_OPTIONS:
+        raise refused(
+            f"{field}.options",
+            "option_count",
+            f"must have {MIN_OPTIONS} to {privacy.MAX_OPTIONS} options, got {len(options)}",
+            count=len(options),
+            low=MIN_OPTIONS,
+            high=privacy.MAX_OPTIONS,
+        )
+    labels = tuple(
+        _text(f"{field}.options[{number}]", option, MAX_OPTION_LENGTH)
+        for number, option in enumerate(options)
+    )
+    if len(set(labels)) != len(labels):
+        raise refused(f"{field}.options", "options_differ", "options must all differ")
+    return QuestionDefinition(text, QuestionKind.CHOICE, labels)
+
+
+def parse_definition(raw: object) -> SurveyDefinition:
+    """Check a survey definition (the parsed JSON or TOML) and return it, or raise.
+
+    The error names the first field that is wrong and what is wrong with it.
+    """
+    if not isinstance(raw, dict):
+        raise SurveyDefinitionError("survey: must be an object with title and questions")
+    unknown = set(raw) - {
+        "title",
+        "intro",
+        "flip_probability",
+        "questions",
+        "expected_respondents",
+        "show_results_after_close",
+    }
+    if unknown:
+        raise refused(sorted(unknown)[0], "unknown_field", "unknown field")
+    title = _text("title", raw.get("title"), MAX_TITLE_LENGTH)
+    intro = _text("intro", raw.get("intro", ""), MAX_INTRO_LENGTH, required=False, line_breaks=True)
+    if "flip_probability" not in raw:
+        detail = "missing (a number in (0, 0.5), e.g. 0.25)"
+        raise refused("flip_probability", "missing", detail)
+    flip_probability = parse_flip_probability(raw["flip_probability"])
+    questions = raw.get("questions")
+    if not isinstance(questions, list) or not questions:
+        raise refused("questions", "no_questions", "must be a non-empty list")
+    if len(questions) > MAX_QUESTIONS:
+        detail = f"at most {MAX_QUESTIONS} questions"
+        raise refused("questions", "too_many_questions", detail, limit=MAX_QUESTIONS)
+    parsed = tuple(parse_question(index, q) for index, q in enumerate(questions))
+    if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS and any(
+        q.kind == QuestionKind.NUMERIC for q in parsed
+    ):
+        raise refused(
+            "flip_probability",
+            "probability_with_numbers",
+            f"must be at most {MAX_FLIP_PROBABILITY_WITH_NUMBERS} in a survey "
+            f"with a numeric question (closer to 0.5 a number would carry no information), "
+            f"got {flip_probability!r}",
+            limit=MAX_FLIP_PROBABILITY_WITH_NUMBERS,
+        )
+    return SurveyDefinition(
+        title=title,
+        intro=intro,
+        flip_probability=flip_probability,
+        questions=parsed,
+        expected_respondents=parse_expected_respondents(raw.get("expected_respondents")),
+        show_results_after_close=parse_switch(
+            "show_results_after_close", raw.get("show_results_after_close", False)
+        ),
+    )
+
+
+def parse_switch(field: str, value: object) -> bool:
+    """A setting that is on or off: true or false, nothing else."""
+    if not isinstance(value, bool):
+        raise SurveyDefinitionError(f"{field}: must be true or false, got {value!r}")
+    return value
+
+
+#: The class sizes a survey may plan for (the planner's own limits).
+MAX_EXPECTED_RESPONDENTS = 100_000
+
+
+def parse_expected_respondents(value: object) -> int:
+    """The class size planned (``expected_respondents``): a whole number of 2 or more."""
+    if value is None:
+        return privacy.PLANNED_RESPONDENTS
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 2 <= value <= MAX_EXPECTED_RESPONDENTS
+    ):
+        raise SurveyDefinitionError(
+            f"expected_respondents: must be a whole number from 2 to {MAX_EXPECTED_RESPONDENTS:,}, "
+            f"got {value!r}"
+        )
+    return value
+
+
+def load_definition_file(path: str | Path) -> SurveyDefinition:
+    """Read a survey definition from a ``.json`` or ``.toml`` file."""
+    path = Path(path)
+    try:
+        content = path.read_bytes()
+    except OSError as error:
+        raise SurveyDefinitionError(f"{path}: cannot be read ({error.strerror})") from error
+    try:
+        if path.suffix.lower() == ".toml":
+            raw = tomllib.loads(content.decode("utf-8"))
+        else:
+            raw = strictjson.loads(content.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise SurveyDefinitionError(f"{path}: is not UTF-8 text") from error
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise SurveyDefinitionError(
+            f"{path}: is not valid {_format_name(path)} ({error})"
+        ) from error
+    except ValueError as error:
+        raise SurveyDefinitionError(f"{path}: {error}") from error
+    return parse_definition(raw)
+
+
+def _format_name(path: Path) -> str:
+    return "TOML" if path.suffix.lower() == ".toml" else "JSON"
+
+
+# --------------------------------------------------------------------------- surveys
+
+
+def create_survey(owner: Analyst, definition: SurveyDefinition) -> Survey:
+    """Add a draft survey for ``owner`` (the caller commits)."""
+    survey = Survey(
+        owner=owner,
+        title=definition.title,
+        intro=definition.intro,
+        flip_probability=definition.flip_probability,
+        expected_respondents=definition.expected_respondents,
+        show_results_after_close=definition.show_results_after_close,
+        status=SurveyStatus.DRAFT,
+    )
+    db.session.add(survey)
+    replace_questions(survey, definition.questions)
+    return survey
+
+
+def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...]) -> None:
+    """Set a draft's questions; refused once the survey has opened."""
+    if not survey.is_draft and survey.id is not None:
+        raise SurveyStateError("questions cannot change once the survey has opened")
+    if survey.id is not None:
+        # Still a draft in the database, not only as loaded; on PostgreSQL this also holds the
+        # survey's row, so an "open" arriving meanwhile waits for this edit to commit.
+        still_draft = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status == SurveyStatus.DRAFT)
+            .values(status=SurveyStatus.DRAFT)
+        )
+        if still_draft.rowcount != 1:
+            raise SurveyStateError("questions cannot change once the survey has opened")
+    survey.questions.clear()
+    db.session.flush()
+    survey.questions.extend(
+        Question(
+            position=position,
+            text=question.text,
+            kind=question.kind,
+            choices=list(question.choices) if question.choices else None,
+            minimum=question.minimum,
+            maximum=question.maximum,
+            unit=question.unit,
+            numeric_mechanism=question.mechanism,
+        )
+        for position, question in enumerate(questions)
+    )
+
+
+def open_survey(survey: Survey) -> None:
+    """Open a draft (or reopen a closed survey) to submissions; the caller commits.
+
+    Opening freezes the mechanism: every value of every yes/no or choice question gets its
+    zero tallies now. A numeric question's reports are too many to list (Laplace's reach far
+    beyond the bounds): each gets its tally row when it first arrives (submissions).
+    """
+    if survey.is_open:
+        return
+    if survey.archived:
+        raise SurveyStateError(
+            "an archived survey cannot open: put it back on your survey list first"
+        )
+    if not survey.questions:
+        raise SurveyStateError("a survey needs at least one question to open")
+    if survey.is_draft:
+        # Only the request that moves the survey out of draft adds its tallies (a double
+        # click, or an edit saved at the same moment, must not).
+        moved = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status == SurveyStatus.DRAFT)
+            .values(status=SurveyStatus.OPEN)
+        )
+        if moved.rowcount != 1:  # nothing was changed: the caller rolls back its transaction
+            raise SurveyStateError("the survey was opened or changed a moment ago; reload")
+        db.session.add_all(
+            Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
+            for question in survey.questions
+            for value in range(question.option_count)
+            for shard in range(TALLY_SHARDS)
+        )
+        # The browsers randomize with these from now: a later rule must not change them.
+        for question in survey.questions:
+            if question.is_numeric and question.numeric_mechanism is None:
+                question.chosen_mechanism = question.mechanism.name
+    elif survey.is_closed:
+        releases.reopen(survey)
+    # Read before closed_at is cleared: a code that has stopped resolving is never revived
+    # (someone may have kept it to try later); reopening within the grace keeps it.
+    code_expired = join_code_expired(survey)
+    survey.status = SurveyStatus.OPEN
+    survey.closed_at = None
+    if survey.join_code is None or code_expired:
+        survey.join_code = unused_join_code()
+    db.session.flush()
+
+
+def unused_join_code() -> str:
+    """A join code no survey has (the column's unique index is the last word on a race)."""
+    while True:
+        code = new_join_code()
+        taken = db.session.execute(select(Survey.id).where(Survey.join_code == code)).first()
+        if taken is None:
+            return code
+
+
+def close_survey(survey: Survey) -> None:
+    """Stop accepting submissions; the caller commits. Results stay readable.
+
+    Once that commit is done, the storage forgets the order in which the survey's
+    submissions arrived (:func:`survey_app.storage.database.forget_arrival_order`).
+    """
+    if survey.is_draft:
+        raise SurveyStateError("a draft has not opened, so it cannot close")
+    survey.status = SurveyStatus.CLOSED
+    survey.closed_at = utc_now()
+    releases.close(survey)
+    db.session.flush()
+    after_commit(functools.partial(forget_arrival_order, survey.id))
+
+
+def archive_survey(survey: Survey, archived: bool = True) -> None:
+    """Take a survey off the survey list (or put it back); results and exports stay.
+
+    An open survey is refused: archived surveys are out of sight, so none may be taking
+    answers. The professor closes it first (with its confirmation), then archives it.
+    """
+    if archived:
+        # Checked in the database, not only as loaded: an "open" arriving meanwhile waits
+        # (PostgreSQL holds the row) or is seen (SQLite writes one at a time).
+        moved = db.session.execute(
+            update(Survey)
+            .where(Survey.id == survey.id, Survey.status != SurveyStatus.OPEN)
+            .values(archived=True)
+        )
+        if moved.rowcount != 1:
+            raise SurveyStateError(
+                "this survey is still taking answers: close it first, then archive it"
+            )
+    survey.archived = archived
+    db.session.flush()
+
+
+def delete_survey(survey: Survey) -> None:
+    """Delete a survey and all of it: questions, tallies, submissions, one-time codes.
+
+    The caller commits. The rows are deleted here one table at a time, not left to the
+    foreign keys' ON DELETE CASCADE alone (which stays, for tables added later): SQLite
+    applies cascades only on connections with ``PRAGMA foreign_keys = ON``. Once committed,
+    the storage is rewritten as when a survey closes
+    (:func:`survey_app.storage.database.forget_arrival_order`): SQLite's file is rebuilt without the
+    deleted rows, PostgreSQL's VACUUM frees the space they held for reuse.
+    """
+    survey_id = survey.id
+    questions = select(Question.id).where(Question.survey_id == survey_id)
+    db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
+    releases.delete_release(survey)
+    db.session.execute(delete(Submission).where(Submission.survey_id == survey_id))
+    db.session.execute(delete(OneTimeCode).where(OneTimeCode.survey_id == survey_id))
+    db.session.delete(survey)  # its questions go with it (the relationship's cascade)
+    db.session.flush()
+    after_commit(functools.partial(forget_arrival_order, survey_id))
+
+
+def join_code_expired(survey: Survey) -> bool:
+    """Whether a closed survey's join code has stopped resolving: its grace has passed.
+
+    ``SURVEY_APP_JOIN_CODE_GRACE_HOURS`` after closing, so that the codes of old surveys do not
+    pile up as targets for whoever guesses codes.
+    """
+    if not survey.is_closed:
+        return False
+    if survey.closed_at is None:  # closed before closing times were kept: long ago
+        return True
+    return utc_now() - survey.closed_at >= current_app.config["JOIN_CODE_GRACE"]
+
+
+def find_survey_by_join_code(typed: str) -> Survey | None:
+    """The survey a typed join code names (any case, spaces or dashes between), or None.
+
+    A closed survey's code past its grace names nothing: it answers as an unknown code does.
+    """
+    code = normalise_join_code(typed)
+    if code is None:
+        return None
+    survey = db.session.execute(select(Survey).where(Survey.join_code == code)).scalar_one_or_none()
+    if survey is None or join_code_expired(survey):
+        return None
+    return survey
+
+
+def find_survey(slug: str) -> Survey | None:
+    return db.session.execute(select(Survey).where(Survey.slug == slug)).scalar_one_or_none()

@@ -1,0 +1,200 @@
+"""Managing surveys: open and close (with a confirmation), duplicate, archive, delete.
+
+The rules are :mod:`survey_app.surveys.services`'; these views ask the professor first where a slip
+of
+the finger would cost something (closing stops the answers, deleting loses them for good),
+on a page of its own, so the confirmation works without JavaScript and reads out as a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
+from sqlalchemy import select
+
+from survey_app.accounts.access import owned_survey_or_404
+from survey_app.classroom.codes import code_counts, codes_missing
+from survey_app.extensions import db
+from survey_app.storage.models import Survey
+from survey_app.surveys.copies import duplicate_survey
+from survey_app.surveys.services import (
+    SurveyStateError,
+    archive_survey,
+    close_survey,
+    delete_survey,
+    open_survey,
+)
+
+bp = Blueprint("manage", __name__, url_prefix="/analyst")
+
+#: A confirmation page's form carries this field; without it a POST only leads to that page.
+CONFIRMED = "confirmed"
+
+
+class ManageForm(FlaskForm):
+    """A management button: its fields are read from request.form; this checks its CSRF token."""
+
+
+@bp.after_request
+def _never_cached(response):
+    # Analyst pages name surveys and their answers: no browser or proxy cache keeps them.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _checked_survey(slug: str) -> Survey:
+    """The signed-in analyst's survey (404 otherwise); a POST must carry its CSRF token (400)."""
+    survey = owned_survey_or_404(current_user, slug)
+    if request.method == "POST" and not ManageForm().validate_on_submit():
+        abort(400)
+    return survey
+
+
+def _confirmed() -> bool:
+    return request.method == "POST" and request.form.get(CONFIRMED) == "yes"
+
+
+def _sentence(message: str) -> str:
+    """A rule's message (lower case, no stop, as the command line prints it) as a sentence."""
+    return message[0].upper() + message[1:] + "."
+
+
+def _apply(survey: Survey, change: Callable[[Survey], None], message: str) -> bool:
+    """Make a lifecycle change and commit it, flashing ``message``; or flash why not."""
+    try:
+        change(survey)
+    except SurveyStateError as error:
+        db.session.rollback()
+        flash(_sentence(str(error)), "error")
+        return False
+    db.session.commit()
+    flash(message, "success")
+    return True
+
+
+def _to_dashboard(slug: str):
+    return redirect(url_for("dashboard.dashboard", slug=slug))
+
+
+# --------------------------------------------------------------------------- open, close
+
+
+@bp.post("/surveys/<slug>/open")
+@login_required
+def open_survey_view(slug: str):
+    """Open the survey to respondents (or reopen a closed one)."""
+    survey = _checked_survey(slug)
+    if _apply(survey, open_survey, "The survey is open: share the link below.") and (
+        missing := codes_missing(survey)
+    ):
+        # Open all the same: codes can be issued now, and the dashboard keeps saying so.
+        flash(f"{missing} Issue them under “One answer per student” below.", "error")
+    return _to_dashboard(slug)
+
+
+@bp.route("/surveys/<slug>/close", methods=["GET", "POST"])
+@login_required
+def close_survey_view(slug: str):
+    """Close the survey once the professor confirms: no more answers; results stay."""
+    survey = _checked_survey(slug)
+    if _confirmed():
+        _apply(survey, close_survey, "The survey is closed; its results stay here.")
+        return _to_dashboard(slug)
+    if request.method == "POST":  # the dashboard's button, without JavaScript: ask first
+        return redirect(url_for("manage.close_survey_view", slug=slug), 303)
+    if not survey.is_open:
+        flash(
+            "This survey is a draft: it has not opened, so it cannot close."
+            if survey.is_draft
+            else "This survey is already closed.",
+            "error",
+        )
+        return _to_dashboard(slug)
+    return render_template("analyst/confirm_close.html", survey=survey, form=ManageForm())
+
+
+# --------------------------------------------------------------------------- duplicate, archive
+
+
+@bp.post("/surveys/<slug>/duplicate")
+@login_required
+def duplicate(slug: str):
+    """Copy the survey as a new draft (questions and settings, no answers) and edit the copy."""
+    original = _checked_survey(slug)
+    copy = duplicate_survey(original)
+    db.session.commit()
+    flash(
+        f"This is a new draft, a copy of “{original.title}” with its questions and privacy "
+        "level, without its answers or codes. Rename it for the next section, then save it.",
+        "success",
+    )
+    return redirect(url_for("builder.edit_survey", slug=copy.slug))
+
+
+@bp.post("/surveys/<slug>/archive")
+@login_required
+def archive(slug: str):
+    """Take the survey off the survey list; its results and exports stay."""
+    survey = _checked_survey(slug)
+    _apply(
+        survey,
+        archive_survey,
+        "Archived: the survey is off your survey list, under “Archived surveys”. "
+        "Its results and exports stay here.",
+    )
+    return _to_dashboard(slug)
+
+
+@bp.post("/surveys/<slug>/unarchive")
+@login_required
+def unarchive(slug: str):
+    """Put an archived survey back on the survey list."""
+    survey = _checked_survey(slug)
+    _apply(
+        survey,
+        lambda each: archive_survey(each, archived=False),
+        "The survey is back on your survey list.",
+    )
+    if request.form.get("back") == "archived":  # pressed on the list of archived surveys
+        return redirect(url_for("manage.archived_surveys"))
+    return _to_dashboard(slug)
+
+
+@bp.get("/archived")
+@login_required
+def archived_surveys():
+    """The signed-in analyst's archived surveys."""
+    archived = db.session.execute(
+        select(Survey)
+        .where(Survey.owner_id == current_user.id, Survey.archived.is_(True))
+        .order_by(Survey.created_at.desc(), Survey.id.desc())
+    ).scalars()
+    return render_template("analyst/archived.html", surveys=list(archived), form=ManageForm())
+
+
+# --------------------------------------------------------------------------- delete
+
+
+@bp.route("/surveys/<slug>/delete", methods=["GET", "POST"])
+@login_required
+def delete(slug: str):
+    """Delete the survey and everything of it, once the professor confirms."""
+    survey = _checked_survey(slug)
+    if _confirmed():
+        title = survey.title
+        delete_survey(survey)
+        db.session.commit()
+        flash(f"“{title}” and its answers were deleted.", "success")
+        return redirect(url_for("builder.surveys"))
+    if request.method == "POST":
+        return redirect(url_for("manage.delete", slug=slug), 303)
+    return render_template(
+        "analyst/confirm_delete.html",
+        survey=survey,
+        answers=survey.respondents,
+        codes=code_counts(survey),
+        form=ManageForm(),
+    )

@@ -1,0 +1,1 @@
+"""What every page shares: headers, errors, assets, filters, query parsing, links, limits."""

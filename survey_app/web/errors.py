@@ -1,0 +1,125 @@
+"""Error pages for people and JSON errors for API clients."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, SecurityError
+
+# The join form and join links: limited per address, one count for both.
+from survey_app.web.ratelimits import JOIN_ENDPOINTS
+
+#: Plain words for the error pages people see.
+MESSAGES = {
+    400: "The request could not be understood.",
+    401: "Please sign in first.",
+    403: "You are not allowed to do that.",
+    404: "There is nothing here. Check the link you were given.",
+    405: "That is not something this address can do.",
+    409: "That conflicts with the current state of the survey.",
+    410: "This survey has closed and no longer takes answers.",
+    413: "What was sent is too large.",
+    429: "Too many attempts. Please wait a minute and try again.",
+    500: "Something went wrong on our side. Nothing you sent was lost; please try again.",
+}
+
+
+BUSY = (
+    "Many people are joining from this network right now. Wait a minute, then press Join "
+    "again (or scan the QR code)."
+)
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+#: The machine-readable ``code`` of an API error, by status, when no more precise one is given.
+CODES = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    429: "rate_limited",
+    500: "internal",
+}
+
+#: The reasons the respondent page's submission (POST /api/v1/surveys/<slug>/responses) may
+#: get: those survey_app.respondents.submissions gives, and those of errors any request may meet
+#: there.
+#: static/js/survey-replies.js says what the page does with each (a test checks the two lists
+#: hold the same codes).
+SUBMISSION_CODES = frozenset(
+    {
+        "invalid",
+        "not_found",
+        "survey_not_open",
+        "already_used",
+        "code_required",
+        "code_invalid",
+        "code_used",
+        "method_not_allowed",
+        "too_large",
+        "rate_limited",
+        "internal",
+    }
+)
+
+#: Every ``code`` the JSON API sends: those by status, the submission's, and the analyst's
+#: (an export asked too early, or a page left open past its session).
+API_CODES = (
+    frozenset(CODES.values())
+    | SUBMISSION_CODES
+    | {"survey_not_closed", "results_held", "signed_out"}
+)
+
+
+def json_error(message: str, status: int, code: str | None = None):
+    """``{"error": <words for people>, "code": <a reason for programs>}`` with ``status``."""
+    response = jsonify(error=message, code=code or CODES.get(status, "error"))
+    response.status_code = status
+    return response
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException):
+        status = error.code or 500
+        if isinstance(error, SecurityError):
+            # A Host header outside SURVEY_APP_TRUSTED_HOSTS: no page of this site can be
+            # built for it (its links would name that host), so a plain answer.
+            return Response("This address is not served here.\n", 400, mimetype="text/plain")
+        if wants_json():
+            response = json_error(_api_message(error), status)
+            if status == 401:
+                response.headers["WWW-Authenticate"] = 'Bearer realm="survey-app"'
+            return response
+        if status == 429 and request.endpoint in JOIN_ENDPOINTS:
+            # A lecture hall shares one address: the join form again, with what to do.
+            page = render_template(
+                "respondent/join.html", code=request.args.get("code", "")[:100], error=BUSY
+            )
+            return page, 429, {"Retry-After": "60"}
+        message = MESSAGES.get(status, error.description)
+        return render_template("error.html", status=status, message=message), status
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        app.logger.exception("unhandled error")
+        if wants_json():
+            return json_error("internal error; nothing was stored", 500)
+        return render_template("error.html", status=500, message=MESSAGES[500]), 500
+
+
+def _api_message(error: HTTPException) -> str:
+    if error.code == 413:
+        return f"the body is too large (at most {request.max_content_length // 1024:,} KiB)"
+    if error.code == 404:
+        return "not found"
+    if error.code == 405:
+        return "method not allowed"
+    if error.code == 400 and error.description and "CSRF" in error.description:
+        return error.description
+    return (error.description or error.name).strip()

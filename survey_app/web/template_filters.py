@@ -1,0 +1,47 @@
+"""The filters templates use, by the name templates call them: one table, registered at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Flask
+
+from survey_app.results.presenters import (
+    counted,
+    format_count,
+    format_epsilon,
+    format_number,
+    format_points,
+    format_upper_bound,
+    numeric_words,
+    percent,
+    percent_high,
+    percent_low,
+    range_guarantee,
+    shown_range,
+    widest_shown_half_width,
+)
+
+#: Each filter's name in templates, and the presenter that computes it.
+FILTERS: dict[str, Callable] = {
+    "percent": percent,
+    "percent_low": percent_low,
+    "percent_high": percent_high,
+    "shown_range": shown_range,
+    "widest_shown_half_width": widest_shown_half_width,
+    "range_guarantee": range_guarantee,
+    "epsilon": format_epsilon,
+    "upper_bound": format_upper_bound,
+    "points": format_points,
+    "headcount": format_count,
+    # A count and its noun, by the one rule for plurals: {{ n|counted("answer") }}.
+    "counted": counted,
+    "bound": format_number,
+    "numeric_words": numeric_words,
+}
+
+
+def register(app: Flask) -> None:
+    """Make every filter of the table available to the app's templates."""
+    for name, presenter in FILTERS.items():
+        app.add_template_filter(presenter, name)
