@@ -95,7 +95,7 @@ def login():
                 "from one address" if refused.reason == "address" else "on one account",
             )
             flash("Too many sign-in attempts. Please wait a minute and try again.", "error")
-            page = render_template("analyst/login.html", form=form)
+            page = render_template("accounts/login.html", form=form)
             return page, 429, {"Retry-After": str(refused.retry_after)}
         analyst = authenticate(email, form.password.data)
         if analyst is not None:
@@ -108,7 +108,7 @@ def login():
         current_app.logger.warning("sign-in failed: wrong email or password")
         flash("That email and password do not match an account.", "error")
     status = 401 if request.method == "POST" else 200
-    return render_template("analyst/login.html", form=form), status
+    return render_template("accounts/login.html", form=form), status
 
 
 @bp.post("/logout")
@@ -139,7 +139,7 @@ def account():
         flash("Password changed. Every other device was signed out.", "success")
         return redirect(url_for("sign_in.account"))
     status = 400 if form.errors else 200
-    return render_template("analyst/account.html", form=form, action_form=ActionForm()), status
+    return render_template("accounts/account.html", form=form, action_form=ActionForm()), status
 
 
 @bp.post("/account/sign-out-everywhere")

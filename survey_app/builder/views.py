@@ -62,7 +62,7 @@ def surveys():
         ).scalars()
     )
     return render_template(
-        "analyst/surveys.html",
+        "builder/surveys.html",
         surveys=[survey for survey in owned if not survey.archived],
         archived_count=sum(survey.archived for survey in owned),
         form=ActionForm(),
@@ -198,7 +198,7 @@ def render_builder(
     removed = draft.removed
     return (
         render_template(
-            "analyst/builder.html",
+            "builder/builder.html",
             definition=definition,
             survey=survey,
             errors=errors,
@@ -325,7 +325,7 @@ def preview(slug: str):
     """The survey as respondents will see it; nothing can be sent from a preview."""
     survey = owned_survey_or_404(current_user, slug)
     return render_template(
-        "respondent/survey.html",
+        "respondents/survey.html",
         survey=survey,
         explanation=privacy_explanation(survey),
         preview=True,

@@ -136,7 +136,7 @@ def _slips_page(survey, codes: list[str]) -> str:
         for code in codes
     ]
     return render_template(
-        "analyst/code_slips.html",
+        "classroom/code_slips.html",
         survey=survey,
         slips=slips,
         join_url=join_url,

@@ -135,7 +135,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "summary_words": summary_words(layout, hidden),
         "pages": [page_entry(survey, page, confidence) for page in pages(shapes, layout)],
         "join_key": join_key(survey),
-        "join_html": render_template("analyst/_present_join.html", join=join_panel(survey)),
+        "join_html": render_template("classroom/_present_join.html", join=join_panel(survey)),
     }
 
 
@@ -150,7 +150,7 @@ def question_entry(
         "text": question.text,
         "n": question.n,
         "html": render_template(
-            "analyst/_present_question.html",
+            "classroom/_present_question.html",
             question=question,
             answered=results.answered,
             awaiting=results.awaiting_release,
@@ -284,7 +284,7 @@ def present(slug: str):
     # Without JavaScript the pages turn by links (?page=N); the script turns them in place.
     page = chosen_page(request.args.get("page"), len(state["pages"]))
     return render_template(
-        "analyst/present.html",
+        "classroom/present.html",
         survey=survey,
         state=state,
         page=page,

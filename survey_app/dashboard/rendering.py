@@ -157,7 +157,7 @@ def render_dashboard(
         survey, request.args.get("margin"), shown["confidence"], respondents
     )
     return render_template(
-        "analyst/dashboard.html",
+        "dashboard/dashboard.html",
         survey=survey,
         **shown,
         **pool_choices(survey),

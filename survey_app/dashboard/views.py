@@ -28,5 +28,5 @@ def results_panel(slug: str):
     """The dashboard's results alone, which the open dashboard fetches to refresh itself: an
     empty 304 while they are what the page shows (survey_app.web.live_updates)."""
     survey = owned_survey_or_404(current_user, slug)
-    panel = render_template("analyst/_results.html", survey=survey, **shown_results(survey))
+    panel = render_template("dashboard/_results.html", survey=survey, **shown_results(survey))
     return unless_unchanged(make_response(panel))

@@ -108,7 +108,7 @@ def lesson_page(slug: str):
     question = context["question"].number
     confidence = context["confidence"]
     return render_template(
-        "analyst/lesson.html",
+        "lesson/lesson.html",
         **context,
         step=context["steps"][number - 1],
         step_urls=[step_url(slug, question, each, confidence) for each in range(1, len(STEPS) + 1)],
@@ -130,7 +130,7 @@ def lesson_download(slug: str):
     context = lesson_context(survey)
     styles = _inline_styles()
     today = dt.date.today()
-    page = render_template("analyst/lesson_download.html", **context, styles=styles, made_on=today)
+    page = render_template("lesson/lesson_download.html", **context, styles=styles, made_on=today)
     response = Response(page, mimetype="text/html")
     response.headers["Content-Disposition"] = attachment(survey.title, "lesson", "html", today)
     # Opened from this server, the file may use its own inline styles and nothing else.

@@ -21,10 +21,10 @@ def survey_page(slug: str):
         abort(404)
     if survey.is_closed:
         if results_shown_to_respondents(survey):  # still 410: it takes no more answers
-            return render_template("respondent/results.html", **class_results_context(survey)), 410
-        return render_template("respondent/closed.html", survey=survey), 410
+            return render_template("respondents/results.html", **class_results_context(survey)), 410
+        return render_template("respondents/closed.html", survey=survey), 410
     return render_template(
-        "respondent/survey.html",
+        "respondents/survey.html",
         survey=survey,
         explanation=privacy_explanation(survey),
     )
@@ -38,13 +38,13 @@ def class_results(slug: str):
         abort(404)
     if not survey.is_closed:
         abort(403, description="The class's results show here once the survey closes.")
-    return render_template("respondent/results.html", **class_results_context(survey))
+    return render_template("respondents/results.html", **class_results_context(survey))
 
 
 @bp.get("/")
 def home():
     """The front door: join a survey with the code on the screen; professors sign in."""
-    return render_template("respondent/join.html", code="", error=None)
+    return render_template("respondents/join.html", code="", error=None)
 
 
 @bp.get("/join")
@@ -86,4 +86,4 @@ def _join(typed: str):
             f"No survey has the code “{typed.strip()}”. Check it: it has {JOIN_CODE_LENGTH} "
             "letters and digits, like “K7W3PX”."
         )
-    return render_template("respondent/join.html", code=typed.strip(), error=error), 404
+    return render_template("respondents/join.html", code=typed.strip(), error=error), 404

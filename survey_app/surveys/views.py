@@ -113,7 +113,7 @@ def close_survey_view(slug: str):
             "error",
         )
         return _to_dashboard(slug)
-    return render_template("analyst/confirm_close.html", survey=survey, form=ManageForm())
+    return render_template("surveys/confirm_close.html", survey=survey, form=ManageForm())
 
 
 # --------------------------------------------------------------------------- duplicate, archive
@@ -172,7 +172,7 @@ def archived_surveys():
         .where(Survey.owner_id == current_user.id, Survey.archived.is_(True))
         .order_by(Survey.created_at.desc(), Survey.id.desc())
     ).scalars()
-    return render_template("analyst/archived.html", surveys=list(archived), form=ManageForm())
+    return render_template("surveys/archived.html", surveys=list(archived), form=ManageForm())
 
 
 # --------------------------------------------------------------------------- delete
@@ -192,7 +192,7 @@ def delete(slug: str):
     if request.method == "POST":
         return redirect(url_for("manage.delete", slug=slug), 303)
     return render_template(
-        "analyst/confirm_delete.html",
+        "surveys/confirm_delete.html",
         survey=survey,
         answers=survey.respondents,
         codes=code_counts(survey),

@@ -99,7 +99,7 @@ def register(app: Flask) -> None:
         if status == 429 and request.endpoint in JOIN_ENDPOINTS:
             # A lecture hall shares one address: the join form again, with what to do.
             page = render_template(
-                "respondent/join.html", code=request.args.get("code", "")[:100], error=BUSY
+                "respondents/join.html", code=request.args.get("code", "")[:100], error=BUSY
             )
             return page, 429, {"Retry-After": "60"}
         message = MESSAGES.get(status, error.description)

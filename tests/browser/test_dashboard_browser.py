@@ -24,11 +24,11 @@ from tests.browser.test_professor_browser import (
     find,
     type_into,
 )
-from tests.unit.test_pooled_results import OTHER_ROWS
+from tests.unit.results.test_pooled_results import OTHER_ROWS
 
 pytestmark = pytest.mark.browser
 
-#: Where the chart draws 0% and 100%, in its own 320 units (templates/analyst/_chart.html).
+#: Where the chart draws 0% and 100%, in its own 320 units (templates/results/_chart.html).
 CHART_UNITS, CHART_LEFT, CHART_WIDTH = 320, 16, 282
 
 SCREENS = {

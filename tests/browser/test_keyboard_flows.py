@@ -19,7 +19,7 @@ from survey_app.extensions import db
 from survey_app.storage.models import Submission, Survey
 from survey_app.surveys.services import find_survey
 from tests.conftest import ANALYST_PASSWORD
-from tests.unit.test_results_api import submit
+from tests.unit.results.test_results_api import submit
 
 pytestmark = pytest.mark.browser
 

@@ -17,8 +17,8 @@ from survey_app.surveys.services import SAMPLE_SURVEY
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
-from tests.unit.test_lesson_pages import ROWS
-from tests.unit.test_results_api import submit_and_close
+from tests.unit.lesson.test_lesson_pages import ROWS
+from tests.unit.results.test_results_api import submit_and_close
 
 pytestmark = pytest.mark.browser
 

@@ -3,9 +3,10 @@
 The module is imported into a blank page, as in test_randomized_response_browser.py. With words
 from a generator of a fixed seed, many reports of every mechanism (Laplace, the hybrid and the
 one-bit mechanism) are compared with the exact law of survey_app.privacy by a chi-square test
-(the same cases and tolerance as under Node, in tests/unit/test_numeric_node.py); with stubbed
-words, reports equal the values worked out by hand there. A survey whose numeric question names
-the one-bit mechanism is answered through the respondent page (survey.js) as a student would.
+(the same cases and tolerance as under Node, in tests/unit/privacy/test_numeric_node.py);
+with stubbed words, reports equal the values worked out by hand there. A survey whose
+numeric question names the one-bit mechanism is answered through the respondent page
+(survey.js) as a student would.
 """
 
 import json
@@ -21,7 +22,7 @@ from tests.browser.respondent_helpers import saved_state
 from tests.browser.test_numeric_end_to_end import stored
 from tests.browser.test_randomized_response_browser import STUB_WORDS, load_module
 from tests.numeric_helpers import HOURS
-from tests.unit.test_numeric_node import (
+from tests.unit.privacy.test_numeric_node import (
     CASES,
     CHOSEN,
     P_VALUE_FLOOR,

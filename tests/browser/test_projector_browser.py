@@ -13,7 +13,7 @@ from survey_app.extensions import db
 from survey_app.surveys.services import find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import signed_in
-from tests.unit.test_results_api import submit
+from tests.unit.results.test_results_api import submit
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import pytest
 
 import survey_app.privacy as privacy
 from tests.browser.conftest import seeded_words
-from tests.unit.test_privacy import EPSILON_GRID, OPTION_COUNTS
+from tests.unit.privacy.test_privacy import EPSILON_GRID, OPTION_COUNTS
 
 pytestmark = pytest.mark.browser
 
@@ -132,7 +132,7 @@ crypto.getRandomValues = (array) => {
 T_QUARTER = 2**30  # flip threshold of p = 0.25: 0.25 * 2^32
 T_TENTH = 429496730  # flip threshold of p = 0.1: 0.1 * 2^32 = 429496729.6 rounded up
 # Keep threshold of k = 4, p = 0.1 (eps = ln 9): floor(2^32 (2^32 - T) / (2^32 + 2 T)), just
-# under 0.75 * 2^32 (tests/unit/test_privacy.py derives it).
+# under 0.75 * 2^32 (tests/unit/privacy/test_privacy.py derives it).
 T_KEEP_4_TENTH = 3221225471
 
 # (function, arguments, words handed out, expected output, words drawn)

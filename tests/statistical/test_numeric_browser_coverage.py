@@ -2,7 +2,7 @@
 
 Classes of 40 at the worst cases (everyone at one bound, half at each, everyone at the midpoint)
 answer through ``randomizeNumber`` of static/js/randomized-response.js under Node, with words
-from a generator of a fixed seed (as the law tests in tests/unit/test_numeric_node.py); the
+from a generator of a fixed seed (as the law tests in tests/unit/privacy/test_numeric_node.py); the
 ranges are the server's (``estimate_mean``, and the live range at the last look). The seed is
 fixed, so the outcome is repeatable and cannot flake.
 """
@@ -17,7 +17,7 @@ import pytest
 
 from survey_app import privacy
 from tests.browser.conftest import seeded_words
-from tests.unit.test_randomized_response_node import run_node
+from tests.unit.respondents.test_randomized_response_node import run_node
 
 SEED = 20_261_125
 CLASS = 40

@@ -2,7 +2,7 @@
 
 Each test randomizes the same class REPETITIONS times from a fixed seed with the mechanisms'
 reference samplers (which draw from the exact laws the browser's draws are checked against in
-tests/unit/test_numeric_node.py) and estimates each class's mean with ``estimate_mean``. The
+tests/unit/privacy/test_numeric_node.py) and estimates each class's mean with ``estimate_mean``. The
 seeds are fixed, so a run is reproducible; each comment says how unlikely a failure of a correct
 implementation would be for another seed.
 """

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from survey_app import privacy
-from tests.unit.test_exact_intervals import worst_coverage
+from tests.unit.privacy.test_exact_intervals import worst_coverage
 
 OPTIONS = 4
 N = 40

@@ -1,0 +1,91 @@
+"""One rule for typed numbers: survey_app.surveys.typed_numbers (the builder) and
+static/js/typed-numbers.js (the respondent page and the builder's script) read every case of
+tests/typed_numbers.json the same way."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from survey_app.surveys.typed_numbers import is_unclear_number, read_typed_number, typed_number
+from tests.unit.node_scripts import js_module, run_node_script
+
+TABLE = Path(__file__).resolve().parents[2] / "typed_numbers.json"
+CASES = json.loads(TABLE.read_text(encoding="utf-8"))["cases"]
+
+
+def outcome(value: float | None, unclear: bool) -> float | str | None:
+    """A reading as the table writes it: the number, "unclear", or None."""
+    return value if value is not None else ("unclear" if unclear else None)
+
+
+def test_the_table_covers_each_outcome_and_the_rule_s_corners():
+    outcomes = [case["value"] for case in CASES]
+    assert outcomes.count("unclear") >= 10 and outcomes.count(None) >= 10
+    typed = {case["typed"] for case in CASES}
+    assert len(typed) == len(CASES)  # no case twice
+    for corner in ("1 000", "\u22123", "1e3", "NaN", "Infinity", "0x10", "2,5", "1,500"):
+        assert corner in typed
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: repr(case["typed"][:24]))
+def test_python_reads_each_case_as_the_table_says(case):
+    reading = read_typed_number(case["typed"])
+    assert outcome(reading.value, reading.unclear) == case["value"]
+    assert typed_number(case["typed"]) == (reading.value)
+    assert is_unclear_number(case["typed"]) is (case["value"] == "unclear")
+    if reading.value is not None:
+        assert math.isfinite(reading.value)
+
+
+def test_the_browser_reads_every_case_as_the_table_says(tmp_path):
+    read = run_node_script(
+        tmp_path,
+        f"""
+        import {{ readTypedNumber, typedNumber }} from "{js_module("typed-numbers.js")}";
+        const cases = {json.dumps([case["typed"] for case in CASES])};
+        console.log(JSON.stringify(cases.map((typed) => {{
+          const reading = readTypedNumber(typed);
+          return [reading.value ?? null, reading.unclear === true, typedNumber(typed)];
+        }})));
+        """,
+    )
+    assert len(read) == len(CASES)
+    for case, (value, unclear, number) in zip(CASES, read, strict=True):
+        assert outcome(value, unclear) == case["value"], case["typed"]
+        assert number == value, case["typed"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("1,500", "Write 1500 without a separator, or 1.5 with one decimal point or comma."),
+        (
+            "\u221212.500",
+            "Write -12500 without a separator, or -12.5 with one decimal point or comma.",
+        ),
+        (
+            "1 000,500",
+            "Write 1000500 without a separator, or 1000.5 with one decimal point or comma.",
+        ),
+        ("1,000", "Write 1000 without a separator, or 1 with one decimal point or comma."),
+        (
+            "1.000,5",
+            "Write the number without thousands separators and with at most one decimal point "
+            "or comma, like 1500 or 1.5.",
+        ),
+    ],
+)
+def test_the_page_says_how_to_write_an_unclear_number(tmp_path, typed, message):
+    said = run_node_script(
+        tmp_path,
+        f"""
+        import {{ unclearNumberMessage }} from "{js_module("typed-numbers.js")}";
+        console.log(JSON.stringify(unclearNumberMessage({json.dumps(typed)})));
+        """,
+    )
+    assert said == message
+    assert is_unclear_number(typed)
