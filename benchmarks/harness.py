@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,6 +189,12 @@ class Fetched:
         return self.headers.get("Content-Type", "")
 
 
+def header_size(status: int, reason: str, headers: Iterable[tuple[str, str]]) -> int:
+    """Bytes of an HTTP/1.1 response's status line and headers, with the blank line after."""
+    size = len(f"HTTP/1.1 {status} {reason}\r\n") + 2
+    return size + sum(len(name) + len(value) + 4 for name, value in headers)  # ": ", CRLF
+
+
 def fetch(
     port: int,
     method: str,
@@ -209,9 +215,8 @@ def fetch(
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
         content = response.read()
-        header_bytes = len(f"HTTP/1.1 {response.status} {response.reason}\r\n") + 2
-        header_bytes += sum(len(name) + len(value) + 4 for name, value in response.getheaders())
-        return Fetched(response.status, response.msg, content, header_bytes)
+        head = header_size(response.status, response.reason, response.getheaders())
+        return Fetched(response.status, response.msg, content, head)
     finally:
         connection.close()
 

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
@@ -20,7 +21,15 @@ import numpy as np
 
 from benchmarks.common import BenchError
 from benchmarks.figures import ExportFigures, PageFigures, Resource, ThroughputFigures
-from benchmarks.harness import HOST, Deployment, Server, fetch, free_port, peak_rss_mib
+from benchmarks.harness import (
+    HOST,
+    Deployment,
+    Fetched,
+    Server,
+    fetch,
+    free_port,
+    peak_rss_mib,
+)
 from benchmarks.seeding import SurveyShape
 
 
@@ -254,14 +263,23 @@ CSS_URL = re.compile(r"""@import\s+["']([^"']+)["']|url\(\s*["']?([^"')]+?)["']?
 
 
 class ResourceLinks(HTMLParser):
-    """The URLs an HTML page makes the browser load, with what kind of resource each is."""
+    """The URLs an HTML page makes the browser load, with what kind of resource each is.
+
+    The browser runs scripts (the respondent page needs them), so what a ``<noscript>`` holds
+    is not loaded: a browser with scripts on reads it as text.
+    """
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.links: list[tuple[str, str]] = []
         self._in_style = False
+        self._in_noscript = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "noscript":
+            self._in_noscript = True
+        if self._in_noscript:
+            return
         attributes = {name: value or "" for name, value in attrs}
         if tag == "link":
             rels = set(attributes.get("rel", "").lower().split())
@@ -279,6 +297,8 @@ class ResourceLinks(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "style":
             self._in_style = False
+        if tag == "noscript":
+            self._in_noscript = False  # a noscript holds no noscript
 
     def handle_data(self, data: str) -> None:
         if self._in_style:
@@ -323,8 +343,20 @@ def decoded(fetched) -> bytes:
 
 
 def measure_respondent_page(port: int, slug: str) -> PageFigures:
-    """Fetch /s/<slug> and, recursively, what it loads; sum the bytes and count the requests."""
-    page_url = f"http://127.0.0.1:{port}/s/{slug}"
+    """Fetch /s/<slug> from the server and, recursively, what it loads: a first visit."""
+    return first_visit(
+        lambda path, headers: fetch(port, "GET", path, headers=headers),
+        f"http://{HOST}:{port}/s/{slug}",
+    )
+
+
+def first_visit(get: Callable[[str, dict[str, str]], Fetched], page_url: str) -> PageFigures:
+    """Fetch a page and, recursively, what it loads, as a browser with an empty cache would;
+    sum the bytes and count the requests.
+
+    ``get(path, headers)`` makes one request: over HTTP in the benchmark, or to the app in
+    process in a test (the same crawl and the same sums, without a server).
+    """
     netloc = urlsplit(page_url).netloc
     queue: list[tuple[str, str, str]] = [("document", page_url, page_url)]
     seen: set[str] = set()
@@ -347,7 +379,7 @@ def measure_respondent_page(port: int, slug: str) -> PageFigures:
             continue
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         # As a browser asks: compressed where the server offers it (the transfer counted).
-        fetched = fetch(port, "GET", path, headers={"Accept-Encoding": BROWSER_ENCODINGS})
+        fetched = get(path, {"Accept-Encoding": BROWSER_ENCODINGS})
         resources.append(
             Resource(
                 absolute.removeprefix(f"http://{netloc}"),

@@ -364,8 +364,9 @@ def render_markdown(report: BenchReport, notes: str | None = None) -> str:
         f"{THROUGHPUT_TURNS} windows of {options['throughput_seconds'] / THROUGHPUT_TURNS:g} s "
         "each, so that a slow spell of the machine falls on both. The clients take CPU from the "
         "servers, more so from the faster one.",
-        "- Respondent page: `/s/<slug>` and everything it loads (stylesheets, scripts, module "
-        "preloads, the modules' static imports, recursively, each URL once), asked for as a "
+        "- Respondent page: a phone's first visit (empty cache, scripts on): `/s/<slug>` and "
+        "everything it loads (stylesheets, scripts, module preloads, the modules' static "
+        "imports, recursively, each URL once; not what a `<noscript>` holds), asked for as a "
         "browser asks (`Accept-Encoding: gzip, deflate, br`); transfer = bodies as sent "
         "(stylesheets and scripts compressed) + response headers; 1 KB = 1,024 bytes, "
         "1 MB = 1,048,576 bytes.",

@@ -218,7 +218,7 @@ def test_the_respondent_page_and_everything_it_loads_are_counted(databases, data
     assert len(paths) == len(urls) == page["requests"] == len(page["resources"])
     assert all(resource["status"] == 200 for resource in page["resources"])
     assert page["external"] == [] and page["errors"] == []
-    assert 0 < page["body_bytes"] < page["transfer_bytes"]
+    assert 0 < page["body_bytes"] < page["transfer_bytes"] <= bench_common.PAGE_TRANSFER_LIMIT_BYTES
 
 
 @pytest.mark.parametrize("database", DATABASES)
@@ -295,6 +295,22 @@ def test_static_imports_are_found_in_modules():
         "./multi-line.js",
         "./re-export.js",
         "./dynamic.js",
+    ]
+
+
+def test_a_page_loads_what_its_tags_name_but_not_what_a_noscript_holds():
+    """A phone with scripts on reads a ``<noscript>`` as text and fetches nothing in it."""
+    parser = bench_measuring.ResourceLinks()
+    parser.feed(
+        '<link rel="stylesheet" href="/a.css"><link rel="modulepreload" href="/m.js">'
+        '<noscript><link rel="stylesheet" href="/noscript.css"><img src="/i.png"></noscript>'
+        '<link rel="icon" href="/icon.png"><script type="module" src="/s.js"></script>'
+    )
+    assert parser.links == [
+        ("stylesheet", "/a.css"),
+        ("script", "/m.js"),
+        ("icon", "/icon.png"),
+        ("script", "/s.js"),
     ]
 
 
