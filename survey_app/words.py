@@ -16,10 +16,10 @@ from markupsafe import Markup
 from survey_app.results import rounding
 
 
-def join_words(parts) -> str:
-    """ "a", "a and b", "a, b and c"."""
+def join_words(parts, last: str = "and") -> str:
+    """ "a", "a and b", "a, b and c" (or, with ``last="or"``, "a, b or c")."""
     parts = list(parts)
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {last} {parts[-1]}"
 
 
 def counted(count: int | float | str, noun: str, nouns: str | None = None) -> str:

@@ -164,6 +164,7 @@ def render_dashboard(
         confidence_levels=CONFIDENCE_LEVELS,
         plan=plan,
         plan_words=plan_words(plan),
+        margin_meaning=planning.margin_meaning(shown["confidence"]),
         explanation=privacy_explanation(survey),
         status=survey_status_words(survey),
         form=ActionForm(),

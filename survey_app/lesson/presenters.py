@@ -340,12 +340,17 @@ def _signed(words: str) -> str:
     return words.replace("-", "−")
 
 
+#: The share of the re-runs whose spread the lesson quotes ("the middle 95% lay between ...").
+RERUNS_MIDDLE = 0.95
+
+
 def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
     """Re-runs of the randomization at the class's estimated share, the class's estimate marked."""
     yes = question.options[1].estimate
     runs = lesson.reruns(yes.estimate, yes.n, flip_probability)
-    low, high = runs.middle(0.95)
+    low, high = runs.middle(RERUNS_MIDDLE)
     return {
+        "middle_share": percent(RERUNS_MIDDLE),
         "runs": f"{len(runs.estimates):,}",
         "n": f"{runs.n:,}",
         "true_yes": f"{runs.true_yes:,}",

@@ -31,6 +31,7 @@ from survey_app.planning.numbers import (
     plan_numbers,
     question_name,
 )
+from survey_app.results import rounding
 from survey_app.results.presenters import (
     counted,
     format_count,
@@ -43,6 +44,7 @@ from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import MAX_QUESTIONS
 from survey_app.surveys.typed_numbers import typed_number
+from survey_app.words import percent
 
 #: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10
@@ -215,6 +217,34 @@ def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], 
 
 def _says_next_to_nothing(margin: float) -> str:
     return SAYS_NEXT_TO_NOTHING if margin >= NEXT_TO_NOTHING else ""
+
+
+def margin_meaning(confidence: float) -> str:
+    """What a margin on the dashboard's table is, from the figures planning uses: the true
+    shares it is planned at, the confidence, and the width past which it says next to nothing."""
+    shares = join_words([percent(share) for share in privacy.PLANNING_SHARES], last="or")
+    return (
+        "A margin is how far the range the results give reaches on either side of the "
+        f"estimate, on average (at a true share of {shares}, whichever is widest); the range "
+        f"holds the true share at least {percent(confidence)} of the time. The textbook "
+        "Chebyshev bound gives the same guarantee with far wider ranges. A margin of "
+        f"{points(NEXT_TO_NOTHING, long=True)} or more says next to nothing. Fewer flips (a "
+        "lower flip probability) sharpen the results but protect each student less."
+    )
+
+
+def builder_margin_meaning(example_share: float = 0.4) -> str:
+    """What the builder's margins mean, at the confidence it plans at, with an example of
+    the default margin around ``example_share``."""
+    times = rounding.text(rounding.nearest(DEFAULT_CONFIDENCE * 100, 0.1), 1)
+    return (
+        f"Margins are at {percent(DEFAULT_CONFIDENCE)} confidence: the range the dashboard "
+        f"gives holds the true share at least {times} times in 100, and is about this wide on "
+        f"average ({points(DEFAULT_MARGIN, long=True)} around {percent(example_share)} means "
+        f"{percent(example_share - DEFAULT_MARGIN)} to {percent(example_share + DEFAULT_MARGIN)})."
+        " A higher flip probability gives each student more privacy, but needs more students "
+        "for the same margin."
+    )
 
 
 def share_figures(
