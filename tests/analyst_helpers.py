@@ -1,5 +1,5 @@
 """What the tests of the analyst's pages share: signing in, CSRF tokens, the builder's fields,
-recording answers, reading the dashboard's figures back.
+recording answers, reading the dashboard's figures back, the app's routes as addresses.
 
 Every figure a page shows is compared with what :mod:`survey_app.privacy` computes, formatted as
 the page formats it (``presenters.percent``); nothing here re-derives the math.
@@ -12,6 +12,7 @@ import re
 import uuid
 from urllib.parse import urlsplit
 
+from flask import url_for
 from sqlalchemy import func, select
 
 from survey_app import privacy
@@ -258,3 +259,20 @@ def slug_from(response) -> str:
     path = urlsplit(response.headers["Location"]).path
     assert path.startswith("/analyst/surveys/")
     return path.rsplit("/", 1)[1]
+
+
+def route_addresses(app, method: str, slug: str, join_code: str) -> dict[str, str]:
+    """Every route of the app that takes ``method``, by endpoint, as an address with its parts
+    filled in: the survey's slug and join code, and a stylesheet for the static files. A route
+    with a part of another name fails here, until this says how to fill it."""
+    parts = {"slug": slug, "code": join_code, "filename": "css/app.css"}
+    addresses = {}
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            if method not in rule.methods:
+                continue
+            assert rule.arguments <= parts.keys(), f"{rule.rule}: how is it filled in?"
+            assert rule.endpoint not in addresses, f"{rule.endpoint} has two {method} routes"
+            values = {name: parts[name] for name in rule.arguments}
+            addresses[rule.endpoint] = url_for(rule.endpoint, **values)
+    return addresses

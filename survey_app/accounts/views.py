@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
+from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
 from wtforms import EmailField, HiddenField, PasswordField
@@ -20,10 +20,10 @@ from survey_app.accounts.services import (
     sign_in_browser,
     verify_password,
 )
-from survey_app.dashboard.rendering import ActionForm
 from survey_app.extensions import db
 from survey_app.storage.database import begin_session_writes
 from survey_app.web.analyst_area import analyst_blueprint
+from survey_app.web.forms import ActionForm
 from survey_app.web.ratelimits import sign_in_throttle
 
 bp = analyst_blueprint("sign_in", __name__)
@@ -115,8 +115,6 @@ def login():
 @login_required
 def logout():
     """Sign out: this browser's session ends on the server too."""
-    if not ActionForm().validate_on_submit():
-        abort(400)
     end_session(current_user.session_key)
     db.session.commit()
     logout_user()
@@ -146,8 +144,6 @@ def account():
 @login_required
 def sign_out_everywhere():
     """End every session of this account, on every device, this one included."""
-    if not ActionForm().validate_on_submit():
-        abort(400)
     end_all_sessions(current_user)
     db.session.commit()
     logout_user()

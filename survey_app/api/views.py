@@ -22,6 +22,7 @@ from survey_app.web import strictjson
 from survey_app.web.errors import json_error
 from survey_app.web.file_names import attachment
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
+from survey_app.web.security import never_cached
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -79,8 +80,7 @@ def csv_response(lines, survey, holds: str) -> Response:
     """A CSV download, named by the survey's title and the day (file_names)."""
     response = Response(stream_with_context(lines), mimetype="text/csv")
     response.headers["Content-Disposition"] = attachment(survey.title, holds, "csv")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return never_cached(response)
 
 
 @bp.get("/surveys/<slug>/results")
@@ -88,9 +88,7 @@ def survey_results_json(slug: str):
     """Debiased estimates and Chebyshev intervals of the caller's own survey."""
     survey = owned_survey_or_404(api_analyst(), slug)
     confidence = requested_confidence()
-    response = jsonify(results_document(survey_results(survey, confidence)))
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return never_cached(jsonify(results_document(survey_results(survey, confidence))))
 
 
 def requested_slugs() -> list[str]:
@@ -111,9 +109,7 @@ def pooled_results_json():
         results = survey_results(surveys, confidence)
     except PoolingError as error:
         abort(400, description=f"these surveys cannot be pooled: {error}")
-    response = jsonify(results_document(results))
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return never_cached(jsonify(results_document(results)))
 
 
 @bp.get("/surveys/<slug>/results.csv")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -31,7 +31,6 @@ from survey_app.builder.form import (
     warner_flip_probability,
     warner_q_shown,
 )
-from survey_app.dashboard.rendering import ActionForm
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
 from survey_app.results.exports import date_like_labels
@@ -46,6 +45,7 @@ from survey_app.surveys.services import (
     replace_questions,
 )
 from survey_app.web.analyst_area import analyst_blueprint
+from survey_app.web.forms import ActionForm
 
 bp = analyst_blueprint("builder", __name__)
 
@@ -246,8 +246,6 @@ def new_survey():
     """Build a new survey (it starts as a draft)."""
     if request.method == "GET":
         return render_builder(Draft.of(_copy(BLANK_DEFINITION)))
-    if not ActionForm().validate_on_submit():
-        abort(400)
     draft = Draft.from_form()
     if apply_builder_action(draft):
         return render_builder(draft)
@@ -275,8 +273,6 @@ def edit_survey(slug: str):
         return redirect(url_for("dashboard.dashboard", slug=slug))
     if request.method == "GET":
         return render_builder(Draft.of(definition_of(survey)), survey)
-    if not ActionForm().validate_on_submit():
-        abort(400)
     draft = Draft.from_form()
     if apply_builder_action(draft):
         return render_builder(draft, survey)

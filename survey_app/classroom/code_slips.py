@@ -13,7 +13,6 @@ import io
 from flask import (
     Blueprint,
     Response,
-    abort,
     flash,
     redirect,
     render_template,
@@ -22,7 +21,6 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_required
-from flask_wtf import FlaskForm
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.codes import (
@@ -38,6 +36,7 @@ from survey_app.results.presenters import qr_code_svg
 from survey_app.surveys.services import SurveyStateError
 from survey_app.web.file_names import attachment
 from survey_app.web.links import external_url, is_absolute
+from survey_app.web.security import never_cached
 
 bp = Blueprint("codes", __name__, url_prefix="/analyst")
 
@@ -47,15 +46,7 @@ ISSUED_BATCHES = "issued_code_batches"
 REMEMBERED_BATCHES = 20
 
 
-class CodeForm(FlaskForm):
-    """The codes forms' fields are read from request.form; this checks their CSRF token."""
-
-
-@bp.after_request
-def _never_cached(response):
-    # A page of codes is shown once: no cache, no back button, keeps it.
-    response.headers["Cache-Control"] = "no-store"
-    return response
+bp.after_request(never_cached)  # a page of codes is shown once
 
 
 @bp.post("/surveys/<slug>/codes/required")
@@ -63,8 +54,6 @@ def _never_cached(response):
 def set_required(slug: str):
     """Require a one-time code from every respondent of a draft, or stop requiring one."""
     survey = owned_survey_or_404(current_user, slug)
-    if not CodeForm().validate_on_submit():
-        abort(400)
     required = request.form.get("required") == "1"
     try:
         require_codes(survey, required)
@@ -150,8 +139,6 @@ def _slips_page(survey, codes: list[str]) -> str:
 def issue(slug: str):
     """Issue one-time codes and show them once: slips to print, or a CSV file."""
     survey = owned_survey_or_404(current_user, slug)
-    if not CodeForm().validate_on_submit():
-        abort(400)
     batch = request.form.get("batch", "")[:64]
     if _sent_before(batch):
         # The same form sent again (a reload of the slips page): its codes were issued and

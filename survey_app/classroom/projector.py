@@ -19,7 +19,6 @@ import json
 from flask import (
     Blueprint,
     Response,
-    abort,
     flash,
     jsonify,
     redirect,
@@ -43,7 +42,7 @@ from survey_app.classroom.projector_pages import (
     text_class,
     title_class,
 )
-from survey_app.dashboard.rendering import ActionForm, chosen_confidence
+from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
 from survey_app.results.panel import have_answered, question_view, worded_options
 from survey_app.results.presenters import (
@@ -55,6 +54,7 @@ from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
 from survey_app.storage.models import Survey
 from survey_app.web.links import external_url, is_absolute
+from survey_app.web.security import never_cached
 from survey_app.words import closed_on, closed_words
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
@@ -66,11 +66,8 @@ POLL_SECONDS = 2
 AUTO_TURN_SECONDS = 15
 
 
-@bp.after_request
-def _never_cached(response):
-    # Results are the professor's: no cache keeps a copy (the ETag is checked by the page itself).
-    response.headers["Cache-Control"] = "no-store"
-    return response
+# Results are the professor's: no cache keeps a copy (the page checks the ETag itself).
+bp.after_request(never_cached)
 
 
 def results_hidden(survey: Survey) -> bool:
@@ -321,8 +318,6 @@ def present_state(slug: str):
 def set_results_visibility(slug: str):
     """Hide the results from the projector until the survey closes, or show them again."""
     survey = owned_survey_or_404(current_user, slug)
-    if not ActionForm().validate_on_submit():
-        abort(400)
     hide = request.form.get("hide") == "1"
     survey.hide_results_until_closed = hide
     db.session.commit()

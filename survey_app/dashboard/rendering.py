@@ -1,5 +1,5 @@
-"""What several analyst pages share: the CSRF-only action form, the confidence chosen, and
-the dashboard's figures and page. No blueprint owns it, so that no blueprint imports another
+"""What several analyst pages share: the confidence chosen, and the dashboard's figures and
+page. No blueprint owns it, so that no blueprint imports another
 (the dashboard is rendered by the analyst's pages and by the codes' on a refused request)."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import secrets
 
 from flask import render_template, request
 from flask_login import current_user
-from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from survey_app.accounts.access import owned_surveys_or_404
@@ -36,6 +35,7 @@ from survey_app.results.tables import (
     survey_results,
 )
 from survey_app.storage.models import Survey, SurveyStatus
+from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.words import survey_status_words
@@ -43,10 +43,6 @@ from survey_app.words import survey_status_words
 #: How often an open survey's dashboard fetches its results panel again (the page's script
 #: reads it from the panel's data-refresh-seconds).
 REFRESH_SECONDS = 10
-
-
-class ActionForm(FlaskForm):
-    """A button that changes something: only its CSRF token."""
 
 
 def confidence_choice() -> tuple[float, str | None]:

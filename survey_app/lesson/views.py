@@ -24,6 +24,7 @@ from survey_app.results.presenters import headline_range_kind
 from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.storage.models import QuestionKind, Survey
 from survey_app.web.file_names import attachment
+from survey_app.web.security import never_cached
 
 bp = Blueprint("lesson", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -31,11 +32,7 @@ bp = Blueprint("lesson", __name__, url_prefix="/analyst/surveys/<slug>")
 DOWNLOAD_STYLESHEETS = ("css/app.css", "css/lesson.css")
 
 
-@bp.after_request
-def _never_cached(response):
-    # Results are the professor's: no cache keeps a copy.
-    response.headers["Cache-Control"] = "no-store"
-    return response
+bp.after_request(never_cached)  # results are the professor's
 
 
 def _whole_number(name: str, default: int, highest: int) -> int:

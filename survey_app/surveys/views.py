@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from survey_app.accounts.access import owned_survey_or_404
@@ -27,6 +26,8 @@ from survey_app.surveys.services import (
     delete_survey,
     open_survey,
 )
+from survey_app.web.forms import ActionForm
+from survey_app.web.security import never_cached
 
 bp = Blueprint("manage", __name__, url_prefix="/analyst")
 
@@ -34,23 +35,7 @@ bp = Blueprint("manage", __name__, url_prefix="/analyst")
 CONFIRMED = "confirmed"
 
 
-class ManageForm(FlaskForm):
-    """A management button: its fields are read from request.form; this checks its CSRF token."""
-
-
-@bp.after_request
-def _never_cached(response):
-    # Analyst pages name surveys and their answers: no browser or proxy cache keeps them.
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-def _checked_survey(slug: str) -> Survey:
-    """The signed-in analyst's survey (404 otherwise); a POST must carry its CSRF token (400)."""
-    survey = owned_survey_or_404(current_user, slug)
-    if request.method == "POST" and not ManageForm().validate_on_submit():
-        abort(400)
-    return survey
+bp.after_request(never_cached)  # analyst pages name surveys and their answers
 
 
 def _confirmed() -> bool:
@@ -86,7 +71,7 @@ def _to_dashboard(slug: str):
 @login_required
 def open_survey_view(slug: str):
     """Open the survey to respondents (or reopen a closed one)."""
-    survey = _checked_survey(slug)
+    survey = owned_survey_or_404(current_user, slug)
     if _apply(survey, open_survey, "The survey is open: share the link below.") and (
         missing := codes_missing(survey)
     ):
@@ -99,7 +84,7 @@ def open_survey_view(slug: str):
 @login_required
 def close_survey_view(slug: str):
     """Close the survey once the professor confirms: no more answers; results stay."""
-    survey = _checked_survey(slug)
+    survey = owned_survey_or_404(current_user, slug)
     if _confirmed():
         _apply(survey, close_survey, "The survey is closed; its results stay here.")
         return _to_dashboard(slug)
@@ -113,7 +98,7 @@ def close_survey_view(slug: str):
             "error",
         )
         return _to_dashboard(slug)
-    return render_template("surveys/confirm_close.html", survey=survey, form=ManageForm())
+    return render_template("surveys/confirm_close.html", survey=survey, form=ActionForm())
 
 
 # --------------------------------------------------------------------------- duplicate, archive
@@ -123,7 +108,7 @@ def close_survey_view(slug: str):
 @login_required
 def duplicate(slug: str):
     """Copy the survey as a new draft (questions and settings, no answers) and edit the copy."""
-    original = _checked_survey(slug)
+    original = owned_survey_or_404(current_user, slug)
     copy = duplicate_survey(original)
     db.session.commit()
     flash(
@@ -138,7 +123,7 @@ def duplicate(slug: str):
 @login_required
 def archive(slug: str):
     """Take the survey off the survey list; its results and exports stay."""
-    survey = _checked_survey(slug)
+    survey = owned_survey_or_404(current_user, slug)
     _apply(
         survey,
         archive_survey,
@@ -152,7 +137,7 @@ def archive(slug: str):
 @login_required
 def unarchive(slug: str):
     """Put an archived survey back on the survey list."""
-    survey = _checked_survey(slug)
+    survey = owned_survey_or_404(current_user, slug)
     _apply(
         survey,
         lambda each: archive_survey(each, archived=False),
@@ -172,7 +157,7 @@ def archived_surveys():
         .where(Survey.owner_id == current_user.id, Survey.archived.is_(True))
         .order_by(Survey.created_at.desc(), Survey.id.desc())
     ).scalars()
-    return render_template("surveys/archived.html", surveys=list(archived), form=ManageForm())
+    return render_template("surveys/archived.html", surveys=list(archived), form=ActionForm())
 
 
 # --------------------------------------------------------------------------- delete
@@ -182,7 +167,7 @@ def archived_surveys():
 @login_required
 def delete(slug: str):
     """Delete the survey and everything of it, once the professor confirms."""
-    survey = _checked_survey(slug)
+    survey = owned_survey_or_404(current_user, slug)
     if _confirmed():
         title = survey.title
         delete_survey(survey)
@@ -196,5 +181,5 @@ def delete(slug: str):
         survey=survey,
         answers=survey.respondents,
         codes=code_counts(survey),
-        form=ManageForm(),
+        form=ActionForm(),
     )

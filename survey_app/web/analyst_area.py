@@ -9,15 +9,9 @@ from __future__ import annotations
 from flask import Blueprint, current_app
 
 from survey_app.planning import shares as planning
+from survey_app.web.security import never_cached
 
 URL_PREFIX = "/analyst"
-
-
-def _never_cached(response):
-    # Analyst pages show survey results and carry session tokens: no browser or proxy cache
-    # keeps them, and the back button after signing out shows nothing of them.
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 def _plan_ahead() -> None:
@@ -31,6 +25,6 @@ def _plan_ahead() -> None:
 def analyst_blueprint(name: str, import_name: str) -> Blueprint:
     """A blueprint of analyst pages: under /analyst, never cached, planning warmed up."""
     blueprint = Blueprint(name, import_name, url_prefix=URL_PREFIX)
-    blueprint.after_request(_never_cached)
+    blueprint.after_request(never_cached)
     blueprint.before_request(_plan_ahead)
     return blueprint

@@ -1,11 +1,13 @@
-"""Headers on every response: what the browser may load, frame or send elsewhere."""
+"""Headers on responses: what the browser may load, frame or send elsewhere (every response),
+and what no cache may keep (:func:`never_cached`, the one rule the pages and views that need it
+use)."""
 
 from __future__ import annotations
 
 import logging
 import re
 
-from flask import Flask, request
+from flask import Flask, Response, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -32,6 +34,19 @@ SECURITY_HEADERS = (
     ("Cross-Origin-Opener-Policy", "same-origin"),
     ("Permissions-Policy", "camera=(), microphone=(), geolocation=()"),
 )
+
+
+def never_cached(response: Response) -> Response:
+    """``response`` marked no-store: no browser or proxy cache keeps a copy.
+
+    For what is the professor's alone (results, analyst pages carrying session tokens, the
+    projector's and the lesson's figures) and for what is shown once (a page of codes): the
+    back button after signing out, or after printing the slips, shows nothing of it. Blueprints
+    take it as their after_request; a view of a blueprint that caches some of its answers
+    (the API) applies it to the response it returns.
+    """
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 class SessionInterface(SecureCookieSessionInterface):

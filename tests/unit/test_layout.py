@@ -166,3 +166,29 @@ def test_no_blueprint_imports_another():
     assert {name: found for name, found in crossing.items() if found} == {}
     assert "survey_app.dashboard.rendering" not in blueprints
     assert "survey_app.web.analyst_area" not in blueprints
+
+
+def empty_forms() -> list[str]:
+    """The package's FlaskForm classes with no fields of their own (only a CSRF token)."""
+    found = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            if "FlaskForm" not in {getattr(base, "id", None) for base in node.bases}:
+                continue
+            if not any(isinstance(statement, ast.Assign) for statement in node.body):
+                found.append(f"{name}.{node.name}")
+    return found
+
+
+def test_each_cross_cutting_view_rule_is_written_once():
+    """No caching (security.never_cached) and the buttons' form (forms.ActionForm) each have
+    one place; the CSRF token is checked by CSRFProtect alone, never again by a view."""
+    sources = {name: path.read_text(encoding="utf-8") for name, path in modules().items()}
+    assert [name for name, text in sources.items() if '"no-store"' in text] == [
+        "survey_app.web.security"
+    ]
+    assert empty_forms() == ["survey_app.web.forms.ActionForm"]
+    checks = ("validate_csrf", "ActionForm().validate")
+    assert [name for name, text in sources.items() if any(c in text for c in checks)] == []

@@ -13,11 +13,13 @@ from survey_app.accounts import services as accounts
 from survey_app.accounts.services import find_analyst, verify_password
 from survey_app.extensions import db
 from survey_app.storage.models import AnalystSession
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,
     csrf_token,
     is_signed_in,
+    route_addresses,
     sign_in,
 )
 
@@ -254,6 +256,59 @@ def test_analyst_pages_are_never_cached(signed_in_client, survey):
         response = signed_in_client.get(path)
         assert response.status_code == 200, path
         assert response.headers["Cache-Control"] == "no-store", path
+
+
+#: Every GET route whose answer no cache may keep (security.never_cached): the analyst's
+#: pages, the projector's and the lesson's, and the API's results and exports.
+NEVER_CACHED = {
+    "builder.surveys",
+    "builder.new_survey",
+    "builder.edit_survey",
+    "builder.preview",
+    "builder.readout",
+    "sign_in.login",
+    "sign_in.account",
+    "dashboard.dashboard",
+    "dashboard.results_panel",
+    "manage.archived_surveys",
+    "manage.close_survey_view",
+    "manage.delete",
+    "projector.present",
+    "projector.present_state",
+    "lesson.lesson_page",
+    "lesson.lesson_download",
+    "api.survey_results_json",
+    "api.pooled_results_json",
+    "api.survey_results_csv",
+    "api.survey_responses_csv",
+}
+#: The rest: what respondents see, a public definition, the static files (their own rule).
+CACHEABLE = {
+    "respondent.home",
+    "respondent.join",
+    "respondent.join_by_code",
+    "respondent.survey_page",
+    "respondent.class_results",
+    "api.survey_definition",
+    "static",
+}
+
+
+def test_which_answers_no_cache_keeps_is_said_for_every_route(app, make_survey, sign_in_as):
+    slug, _ = make_survey(status="closed")  # closed: its responses can be exported
+    with app.app_context():
+        join_code = find_survey(slug).join_code
+    addresses = route_addresses(app, "GET", slug, join_code)
+    assert addresses.keys() == NEVER_CACHED | CACHEABLE  # a new route is put in one of them
+    owner = app.test_client()
+    sign_in_as(owner, ANALYST_EMAIL)
+    for endpoint, address in addresses.items():
+        query = {"surveys": slug} if endpoint == "api.pooled_results_json" else {}
+        response = owner.get(address, query_string=query)
+        response.get_data()  # a streamed export runs to its end
+        assert response.status_code < 500, (endpoint, response.status_code)
+        no_store = response.headers.get("Cache-Control") == "no-store"
+        assert no_store is (endpoint in NEVER_CACHED), endpoint
 
 
 def test_the_account_page_is_linked_and_needs_sign_in(client, signed_in_client):

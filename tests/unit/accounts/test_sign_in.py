@@ -4,6 +4,7 @@ where signing in leads.
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlsplit
 
 import pytest
@@ -17,6 +18,7 @@ from tests.analyst_helpers import (
     builder_fields,
     csrf_token,
     is_signed_in,
+    route_addresses,
     sign_in,
     state_of,
     survey_count,
@@ -178,6 +180,41 @@ def test_status_change_without_its_token_is_refused(
     )
     assert response.status_code == 400
     assert state_of(app, slug) == before
+
+
+#: The one POST that takes no CSRF token: a respondent's answers (JSON, no cookies, randomized).
+CSRF_EXEMPT = {"api.submit_response"}
+
+
+@pytest.mark.parametrize("variant", ["missing", "garbage"])
+def test_every_post_without_its_token_is_refused_before_its_view_runs(
+    app, make_survey, sign_in_as, monkeypatch, variant
+):
+    """CSRFProtect checks every POST once, for the whole app: no view checks it again, so
+    this is the list of what it guards (every POST route, the exempt one aside)."""
+    slug, _ = make_survey(status="draft")
+    posts = route_addresses(app, "POST", slug, "ABCDEF")
+    ran: list[str] = []
+
+    def recorder(endpoint: str):
+        # Named as the view, so that CSRFProtect knows the exempt one (it goes by the name).
+        @functools.wraps(app.view_functions[endpoint])
+        def record(*args, **kwargs):
+            ran.append(endpoint)
+            return "ran"
+
+        return record
+
+    for endpoint in posts:
+        monkeypatch.setitem(app.view_functions, endpoint, recorder(endpoint))
+    owner = app.test_client()
+    sign_in_as(owner, ANALYST_EMAIL)
+    for endpoint, address in posts.items():
+        response = owner.post(address, data=_with_token(app, {"confirmed": "yes"}, variant))
+        expected = 200 if endpoint in CSRF_EXEMPT else 400
+        assert response.status_code == expected, endpoint
+    assert ran == sorted(CSRF_EXEMPT)
+    assert len(posts) >= 15  # the builder's, the dashboard's buttons, sign-in and account
 
 
 # --------------------------------------------------------------------------- cookies
