@@ -21,7 +21,7 @@ from survey_app.surveys.services import find_survey
 from survey_app.web import strictjson
 from survey_app.web.errors import json_error
 from survey_app.web.file_names import attachment
-from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
+from survey_app.web.parsing import parse_confidence, parse_survey_list
 from survey_app.web.security import never_cached
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -69,11 +69,9 @@ def submit_response(slug: str):
 
 
 def requested_confidence() -> float:
-    """The ``confidence`` query parameter, in (0, 1); 400 otherwise (parsing.parse_confidence)."""
-    try:
-        return parse_confidence(request.args.get("confidence"))
-    except QueryError as error:
-        abort(400, description=str(error))
+    """The ``confidence`` query parameter, in (0, 1); else a QueryError, which errors answers
+    with a 400 in its words (parsing.parse_confidence)."""
+    return parse_confidence(request.args.get("confidence"))
 
 
 def csv_response(lines, survey, holds: str) -> Response:
@@ -92,11 +90,9 @@ def survey_results_json(slug: str):
 
 
 def requested_slugs() -> list[str]:
-    """The ``surveys`` query parameter: slugs separated by commas, each once; 400 otherwise."""
-    try:
-        return parse_survey_list(request.args.getlist("surveys"))
-    except QueryError as error:
-        abort(400, description=str(error))
+    """The ``surveys`` query parameter: slugs separated by commas, each once; else a
+    QueryError (a 400 in its words)."""
+    return parse_survey_list(request.args.getlist("surveys"))
 
 
 @bp.get("/results")

@@ -44,6 +44,7 @@ from survey_app.surveys.services import (
     parse_definition,
     replace_questions,
 )
+from survey_app.surveys.typed_numbers import whole_number
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
 
@@ -117,15 +118,6 @@ class Draft:
         ]
 
 
-def small_count(text: str) -> int | None:
-    """A count written in at most four digits, else None.
-
-    Not ``str.isdigit`` and ``int``: "²" is a digit that ``int`` refuses, and so is a string of
-    more than 4300 digits; either would be a 500 instead of a plain answer.
-    """
-    return int(text) if text.isdecimal() and len(text) <= 4 else None
-
-
 def apply_builder_action(draft: Draft) -> bool:
     """Add, remove or restore a question as the pressed button asks; True if it was such a
     button (the page comes back), False for saving."""
@@ -142,8 +134,8 @@ def apply_builder_action(draft: Draft) -> bool:
         warner = warner_flip_probability(request.form.get("warner_q", ""))
         if warner is not None:  # else the field's own check says why when the draft is saved
             definition["flip_probability"] = warner
-    elif action.startswith("remove_") and small_count(action[7:]) is not None:
-        index = small_count(action[7:])
+    elif action.startswith("remove_") and whole_number(action[7:]) is not None:
+        index = whole_number(action[7:])
         if index < len(questions):
             draft.removed = (index, questions.pop(index), draft.before.pop(index))
             draft.focus = "undo-remove"
@@ -343,7 +335,7 @@ def readout():
         value: object = float(raw)
     except ValueError:
         value = raw
-    count = min(small_count(request.args.get("questions", "1")) or 1, MAX_QUESTIONS)
+    count = min(whole_number(request.args.get("questions", "1")) or 1, MAX_QUESTIONS)
     definition = {"flip_probability": value, "questions": [{"type": "yes_no"}] * count}
     return jsonify(
         planning.builder_readout(

@@ -35,6 +35,7 @@ from survey_app.storage.models import (
     typed_code_characters,
 )
 from survey_app.surveys.services import SurveyStateError, unused_join_code
+from survey_app.surveys.typed_numbers import typed_count
 
 CODE_LENGTH = 10
 #: The most codes one request or command issues, and the most one survey holds.
@@ -76,9 +77,9 @@ def code_sha256(code: str) -> str:
 def parse_code_count(value: object) -> int:
     """How many codes were asked for, checked: a whole number from 1 to MAX_CODES_AT_ONCE."""
     text = str(value).strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        raise CodeRequestError(f"the number of codes must be a whole number, got {text!r}")
-    count = int(text)
+    count = typed_count(text)  # the one rule for typed counts: "1,000" and "1 000" are 1000
+    if count is None:
+        raise CodeRequestError(f"the number of codes must be a whole number, got {text[:20]!r}")
     if not 1 <= count <= MAX_CODES_AT_ONCE:
         raise CodeRequestError(
             f"the number of codes must be from 1 to {MAX_CODES_AT_ONCE}, got {count}"

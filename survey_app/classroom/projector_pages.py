@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from survey_app.surveys.typed_numbers import whole_number
+
 #: How wide an average character of the projector's sans-serif is, in ems of its size
 #: (measured in Chromium about 0.52; rounded up so that a line is never longer than thought).
 CHAR_WIDTH = 0.56
@@ -273,9 +275,7 @@ def title_class(title_length: int) -> str:
 
 
 def chosen_page(asked: str | None, count: int) -> int:
-    """The page a link asks for (``?page=N``), within 1..count; the first for anything else."""
-    try:
-        number = int(asked or "1")
-    except ValueError:
-        return 1
+    """The page a link asks for (``?page=N``, typed_numbers.whole_number), within 1..count;
+    the first for anything else (a page that turns by itself has no place to say why)."""
+    number = whole_number(asked or "") or 1
     return min(max(number, 1), max(count, 1))

@@ -24,6 +24,7 @@ from survey_app.results.presenters import headline_range_kind
 from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.storage.models import QuestionKind, Survey
 from survey_app.web.file_names import attachment
+from survey_app.web.parsing import parse_whole_number
 from survey_app.web.security import never_cached
 
 bp = Blueprint("lesson", __name__, url_prefix="/analyst/surveys/<slug>")
@@ -36,9 +37,11 @@ bp.after_request(never_cached)  # results are the professor's
 
 
 def _whole_number(name: str, default: int, highest: int) -> int:
-    """``?name=N`` as a number from 1 to ``highest``; ``default`` when absent or not one."""
-    raw = request.args.get(name, "")
-    return int(raw) if raw.isdigit() and 1 <= int(raw) <= highest else default
+    """``?name=N`` as a number from 1 to ``highest``: ``default`` when absent or out of range
+    (a link to a step or question the lesson does not have); a 400 in words when not a whole
+    number (parsing.parse_whole_number)."""
+    number = parse_whole_number(request.args.get(name), name, default)
+    return number if 1 <= number <= highest else default
 
 
 def _chosen_flip_probability() -> float | None:

@@ -18,6 +18,13 @@ the cases both are tested against.
   group thousands (``12 5``).
 - Not a number: anything else, among them exponents (``1e3``), NaN, infinities, hexadecimal,
   underscores and digits of other scripts, or a number too large for a float.
+
+Whole numbers have a rule of their own, in two forms. :func:`whole_number` reads what the app's
+own links and forms carry (a lesson's step, a projector's page, how many questions): ASCII
+digits alone, at most MAX_WHOLE_DIGITS of them. :func:`typed_count` reads a count a professor
+types (a class size, a number of codes): the same, and its digits may be grouped in threes by
+the spaces above or by commas, as the pages themselves write counts ("2,000 students"). A count
+is whole, so a comma before three digits can only group thousands: ``1,000`` is clear here.
 """
 
 from __future__ import annotations
@@ -33,11 +40,19 @@ _GROUP = "[ \u00a0\u2007\u2009\u202f]"
 _SIGN = "[-+\u2212]?"
 
 _PLAIN = re.compile(rf"{_SIGN}(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)")
-_GROUPED = re.compile(rf"{_SIGN}[1-9][0-9]{{0,2}}(?:{_GROUP}[0-9]{{3}})+(?:[.,][0-9]*)?")
+_GROUPED_DIGITS = rf"[1-9][0-9]{{0,2}}(?:{_GROUP}[0-9]{{3}})+"
+_GROUPED = re.compile(rf"{_SIGN}{_GROUPED_DIGITS}(?:[.,][0-9]*)?")
 #: A separator that could be grouping thousands: after 1-3 digits or spaced groups, before 3.
 _MAYBE_THOUSANDS = re.compile(
     rf"{_SIGN}(?:[1-9][0-9]{{0,2}}|[1-9][0-9]{{0,2}}(?:{_GROUP}[0-9]{{3}})+)[.,][0-9]{{3}}"
 )
+#: The most digits a whole number may have: no count, step or page comes near it, a float holds
+#: it exactly (the browser's numbers are floats), and ``int`` is never asked to read thousands
+#: of digits (past 4300 it refuses: a 500 instead of a plain answer).
+MAX_WHOLE_DIGITS = 15
+_WHOLE = re.compile(rf"[0-9]{{1,{MAX_WHOLE_DIGITS}}}")
+#: A count's digits grouped in threes, by one kind of separator throughout.
+_COUNT_GROUPS = (re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+"), re.compile(_GROUPED_DIGITS))
 #: Made of digits, points, commas and spaces only: a number, clear or not.
 _NUMBER_LIKE = re.compile(rf"{_SIGN}(?:[0-9.,]|{_GROUP})*[0-9](?:[0-9.,]|{_GROUP})*")
 
@@ -70,3 +85,24 @@ def typed_number(typed: str) -> float | None:
 def is_unclear_number(typed: str) -> bool:
     """True if ``typed`` is a number written so that which one it is is not clear."""
     return read_typed_number(typed).unclear
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number if it is ASCII digits alone, at most MAX_WHOLE_DIGITS of
+    them; else None.
+
+    Not ``str.isdigit`` and ``int``: "²" is a digit that ``int`` refuses, "٣" one that it
+    reads, and a string of thousands of digits one it refuses; ``int`` also takes spaces,
+    signs and underscores ("+1_0"), which no link of the app writes.
+    """
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
+def typed_count(typed: str) -> int | None:
+    """The whole count ``typed`` (a class size, a number of codes), by the rule in this
+    module's docstring: "40", " 1 000 " and "1,000" are clear; "1.000", "2,5", "-3", "1e3"
+    and "4.0" are not (None)."""
+    text = typed.strip(_AROUND)
+    if any(groups.fullmatch(text) for groups in _COUNT_GROUPS):
+        text = re.sub(rf",|{_GROUP}", "", text)
+    return whole_number(text)

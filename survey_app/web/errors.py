@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
+from survey_app.web.parsing import QueryError
+
 # The join form and join links: limited per address, one count for both.
 from survey_app.web.ratelimits import JOIN_ENDPOINTS
 
@@ -104,6 +106,14 @@ def register(app: Flask) -> None:
             return page, 429, {"Retry-After": "60"}
         message = MESSAGES.get(status, error.description)
         return render_template("error.html", status=status, message=message), status
+
+    @app.errorhandler(QueryError)
+    def _bad_query(error: QueryError):
+        # An address whose query names something no page can show: a 400 that says which.
+        if wants_json():
+            return json_error(str(error), 400)
+        message = f"This address asks for something the page cannot show: {error}."
+        return render_template("error.html", status=400, message=message), 400
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):

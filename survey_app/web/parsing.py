@@ -1,6 +1,7 @@
-"""What a query string names, read one way everywhere: the confidence asked for and a list of
-surveys. No blueprint owns this module: the API answers a :class:`QueryError` with a 400 and its
-words; the dashboard says the same words on the page and shows the rest with the default.
+"""What a query string names, read one way everywhere: the confidence asked for, a list of
+surveys and a whole number (a step, a question). No blueprint owns this module: a
+:class:`QueryError` is answered with a 400 and its words (survey_app.errors; the API words its
+own); the dashboard says the same words on the page and shows the rest with the default.
 """
 
 from __future__ import annotations
@@ -8,10 +9,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from survey_app.results.tables import DEFAULT_CONFIDENCE
+from survey_app.surveys.typed_numbers import whole_number
 
 
 class QueryError(ValueError):
     """A query parameter that cannot be read; its message names the parameter and why."""
+
+
+def _shown(raw: str) -> str:
+    """What was sent, short enough to quote back (a value may be thousands of characters)."""
+    return raw if len(raw) <= 20 else raw[:20] + "…"
+
+
+def parse_whole_number(raw: str | None, parameter: str, default: int) -> int:
+    """The whole number ``parameter`` names (typed_numbers.whole_number: ASCII digits, a
+    bounded few), ``default`` when absent or blank; a QueryError in words for anything else.
+
+    Whether it is in range is the page's rule (the lesson shows its first step for a step it
+    does not have, as for a link to a step since removed)."""
+    text = (raw or "").strip()
+    if not text:
+        return default
+    number = whole_number(text)
+    if number is None:
+        raise QueryError(f"{parameter} must be a whole number, like 3, got {_shown(text)!r}")
+    return number
 
 
 def parse_confidence(raw: str | None, offered: Sequence[float] | None = None) -> float:

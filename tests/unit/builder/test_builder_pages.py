@@ -116,7 +116,9 @@ def test_add_and_remove_buttons_rerender_and_save_nothing(app, signed_in, action
     assert ("Never\nOnce\nOften</textarea>" in page) is (action != "remove_1")
 
 
-@pytest.mark.parametrize("action", ["remove_²", "remove_" + "9" * 5000, "remove_-1", "remove_"])
+@pytest.mark.parametrize(
+    "action", ["remove_²", "remove_" + "9" * 5000, "remove_-1", "remove_", "remove_١", "remove_+1"]
+)
 def test_odd_remove_buttons_remove_nothing(app, signed_in, action):
     fields = builder_fields(title="", action=action)  # an empty title: nothing can be saved
     fields["csrf_token"] = token_of(signed_in)
@@ -429,7 +431,8 @@ def test_readout_refuses_impossible_flip_probabilities(signed_in, value):
 
 @pytest.mark.parametrize(
     ("questions", "counted"),
-    [("abc", 1), ("0", 1), ("-3", 1), ("999", 50), ("²", 1), ("9" * 5000, 1), ("٣", 3)],
+    # Whole numbers as the app's links write them (typed_numbers.whole_number): ASCII digits.
+    [("abc", 1), ("0", 1), ("-3", 1), ("999", 50), ("²", 1), ("9" * 5000, 1), ("٣", 1)],
     ids=["letters", "zero", "negative", "many", "superscript", "5000 digits", "arabic-indic"],
 )
 def test_readout_question_count_is_kept_in_range(signed_in, questions, counted):

@@ -185,7 +185,14 @@ def test_a_survey_that_opened_without_codes_cannot_start_taking_them(app, runner
         assert db.session.execute(select(func.count()).select_from(OneTimeCode)).scalar() == 0
 
 
-@pytest.mark.parametrize("count", ["0", "2001", "99999999", "ten", "1.5", "٣"])
+@pytest.mark.parametrize(("typed", "count"), [("40", 40), (" 1,000 ", 1000), ("1 000", 1000)])
+def test_a_number_of_codes_is_read_as_a_class_size_is(typed, count):
+    # One rule for the counts a professor types (typed_numbers.typed_count): the pages write
+    # "2,000", so "1,000" is a thousand, for codes as for students.
+    assert codes.parse_code_count(typed) == count
+
+
+@pytest.mark.parametrize("count", ["0", "2001", "99999999", "ten", "1.5", "٣", "1.000", "9" * 5000])
 def test_a_bad_number_of_codes_is_refused_in_one_line(runner, make_survey, count):
     slug, _ = make_survey(status="draft")
     result = runner.invoke(args=["issue-codes", slug, count])

@@ -143,7 +143,22 @@ def test_page_words(first, last, total, words):
 
 @pytest.mark.parametrize(
     ("asked", "count", "page"),
-    [(None, 3, 1), ("2", 3, 2), ("9", 3, 3), ("0", 3, 1), ("-4", 3, 1), ("two", 3, 1), ("1", 0, 1)],
+    [
+        (None, 3, 1),
+        ("2", 3, 2),
+        ("9", 3, 3),
+        ("0", 3, 1),
+        ("-4", 3, 1),
+        ("two", 3, 1),
+        ("1", 0, 1),
+        # Not whole numbers as the app's links write them (typed_numbers.whole_number): the
+        # first page, where int() would read "+2" and "1_0" and give up on 5000 digits.
+        ("²", 3, 1),
+        ("9" * 5000, 3, 1),
+        ("+2", 3, 1),
+        ("1_0", 3, 1),
+        ("", 3, 1),
+    ],
 )
 def test_the_page_a_link_asks_for_stays_among_the_pages(asked, count, page):
     assert chosen_page(asked, count) == page

@@ -285,6 +285,27 @@ def test_navigation_is_links_without_javascript(client, closed_class):
     assert '<h2 id="step-1-heading">' in client.get(lesson(closed_class, 99)).get_data(as_text=True)
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("step", "²"), ("step", "9" * 5000), ("step", "-1"), ("step", "1e3"), ("question", "٣")],
+    ids=["superscript", "5000 digits", "negative", "exponent", "other script"],
+)
+def test_a_step_or_question_that_is_no_whole_number_is_refused_in_words(
+    client, closed_class, name, value
+):
+    response = client.get(f"/analyst/surveys/{closed_class}/lesson", query_string={name: value})
+    assert response.status_code == 400
+    words = html.unescape(response.get_data(as_text=True))
+    assert f"{name} must be a whole number, like 3, got" in words
+    assert value[:20] in words and "9" * 21 not in words  # a long value is quoted short
+    assert 'id="lesson-next"' not in words
+
+
+def test_a_blank_step_is_the_first(client, closed_class):
+    page = client.get(f"/analyst/surveys/{closed_class}/lesson?step=&question=").text
+    assert '<h2 id="step-1-heading">' in page
+
+
 def test_while_open_it_shows_only_the_released_counts(
     app, client, make_survey, analyst, sign_in_as
 ):

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from survey_app.surveys.typed_numbers import is_unclear_number, read_typed_number, typed_number
+from survey_app.surveys.typed_numbers import (
+    is_unclear_number,
+    read_typed_number,
+    typed_count,
+    typed_number,
+    whole_number,
+)
 from tests.unit.node_scripts import js_module, run_node_script
 
 TABLE = Path(__file__).resolve().parents[2] / "typed_numbers.json"
@@ -89,3 +95,42 @@ def test_the_page_says_how_to_write_an_unclear_number(tmp_path, typed, message):
     )
     assert said == message
     assert is_unclear_number(typed)
+
+
+# --------------------------------------------------------------------------- whole numbers
+
+#: (what was sent, typed_count's reading, whole_number's): a count a professor types may group
+#: its thousands ("1,000" is clear for a count, unlike for a number), a link's number may not.
+WHOLE_CASES = [
+    ("40", 40, 40),
+    ("007", 7, 7),
+    ("0", 0, 0),
+    ("1,000", 1000, None),
+    ("12,500,000", 12_500_000, None),
+    ("1 000", 1000, None),
+    ("1\u202f000", 1000, None),
+    (" 40 ", 40, None),
+    ("9" * 15, int("9" * 15), int("9" * 15)),
+    ("9" * 16, None, None),
+    ("9" * 5000, None, None),
+    ("²", None, None),
+    ("٣", None, None),
+    ("1.000", None, None),
+    ("2,5", None, None),
+    ("4.0", None, None),
+    ("1,0000", None, None),
+    ("1,000 000", None, None),
+    (",000", None, None),
+    ("-3", None, None),
+    ("+3", None, None),
+    ("1e3", None, None),
+    ("1_0", None, None),
+    ("", None, None),
+    ("\x00", None, None),
+]
+
+
+@pytest.mark.parametrize(("typed", "count", "whole"), WHOLE_CASES, ids=lambda v: repr(v)[:24])
+def test_whole_numbers_are_ascii_digits_and_counts_may_group_thousands(typed, count, whole):
+    assert typed_count(typed) == count
+    assert whole_number(typed) == whole
