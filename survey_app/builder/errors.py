@@ -46,14 +46,18 @@ _QUESTION_FIELDS = {
     "unit": ("question-unit", "Question {n}'s unit"),
     "mechanism": ("question-mechanism", "Question {n}'s randomization"),
 }
+#: The fields above the class size on the page (its error comes after theirs).
+_ABOVE_CLASS_SIZE = ("title", "intro", "flip_probability")
 #: Stand-ins for a top-level field in error, so that the fields after it are checked too.
 _STAND_INS = {"title": "Title", "intro": "", "flip_probability": 0.25}
 
 
-def builder_errors(definition: dict) -> list[BuilderError]:
+def builder_errors(definition: dict, class_size_error: str | None = None) -> list[BuilderError]:
     """Every error of the builder's ``definition`` in words, in the page's order, one a field
     (empty if it can be saved). The rules are parse_definition's: a top-level field in error is
-    replaced by a stand-in to check the rest, and each question is checked on its own."""
+    replaced by a stand-in to check the rest, and each question is checked on its own. The
+    class size is read by the planner's rule (planning.parse_class_size), whose words
+    ``class_size_error`` are, if it refused the one typed."""
     errors: list[SurveyDefinitionError] = []
     trial = dict(definition)
     for _ in range(len(_STAND_INS) + 1):
@@ -69,6 +73,9 @@ def builder_errors(definition: dict) -> list[BuilderError]:
     for index, question in enumerate(definition.get("questions") or ()):
         errors += question_errors(index, question)
     worded = [worded_error(error) for error in errors]
+    if class_size_error is not None:
+        above = sum(error.field_id in _ABOVE_CLASS_SIZE for error in worded)
+        worded.insert(above, BuilderError("class_size", class_size_error))
     seen: set[str] = set()
     return [e for e in worded if not (e.field_id in seen or seen.add(e.field_id))]
 

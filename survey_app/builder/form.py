@@ -14,8 +14,8 @@ import math
 from flask import request
 
 from survey_app import privacy
+from survey_app.planning import shares as planning
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import MAX_EXPECTED_RESPONDENTS
 from survey_app.surveys.typed_numbers import typed_number
 from survey_app.words import format_number
 
@@ -51,11 +51,11 @@ def definition_from_form() -> dict:
         "show_results_after_close": form.get("show_results_after_close") == "1",
     }
     # The planner's class size is saved with the survey (a numeric question's mechanism is
-    # chosen for it); one the planner refuses is said there, and the survey keeps its default.
-    class_size = form.get("class_size", "").strip()
-    if len(class_size) <= 6 and class_size.isascii() and class_size.isdigit():
-        if 2 <= int(class_size) <= MAX_EXPECTED_RESPONDENTS:
-            definition["expected_respondents"] = int(class_size)
+    # chosen for it), read by the planner's rule; one it refuses is not saved, and saving
+    # says why beside the field (builder_pages.checked_draft).
+    class_size, _ = planning.parse_class_size(form.get("class_size"))
+    if class_size is not None:
+        definition["expected_respondents"] = class_size
     return definition
 
 

@@ -170,8 +170,9 @@ def restore(draft: Draft) -> None:
 
 
 def planning_fields(planned: int = planning.DEFAULT_CLASS_SIZE) -> tuple[str, str]:
-    """The class size (saved with the survey) and the margin wanted (not), as typed in the
-    builder; the class size ``planned`` before anything was typed."""
+    """The class size (saved with the survey, by planning.parse_class_size) and the margin
+    wanted (not), as typed in the builder; the class size ``planned`` before anything was
+    typed."""
     form = request.form
     return form.get("class_size", str(planned)), form.get("margin", "")
 
@@ -220,7 +221,8 @@ def render_builder(
 def checked_draft(draft: Draft, survey: Survey | None = None):
     """The posted draft checked for saving: (its definition, None), or (None, the page that
     says what to change or asks before saving a much wider range)."""
-    errors = builder_errors(draft.definition)
+    _, class_size_error = planning.parse_class_size(request.form.get("class_size"))
+    errors = builder_errors(draft.definition, class_size_error)
     if errors:
         return None, render_builder(draft, survey, errors=errors)
     wide = draft.wide_ranges()

@@ -43,7 +43,7 @@ from survey_app.results.presenters import (
 from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import MAX_QUESTIONS
-from survey_app.surveys.typed_numbers import typed_number
+from survey_app.surveys.typed_numbers import typed_count, typed_number
 from survey_app.words import percent
 
 #: The margin the dashboard plans for until the professor types another.
@@ -151,15 +151,16 @@ def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
 def parse_class_size(raw: str | None) -> tuple[int | None, str | None]:
     """A class size typed by the professor: ``(size, None)`` or ``(None, why not)``.
 
-    Nothing typed means the default. Not ``int(text)`` alone: "²" is a digit that ``int``
-    refuses, and a string of thousands of digits would cost ``int`` its limit (a 500).
+    Nothing typed means the default. The one rule for typed counts (typed_numbers.typed_count):
+    "1,000" and "1 000" are a thousand. The builder saves the class size by this rule too
+    (builder.definition_from_form), and refuses to save one it refuses.
     """
-    text = (raw or "").strip().replace(",", "")
+    text = (raw or "").strip()
     if not text:
         return DEFAULT_CLASS_SIZE, None
-    if not text.isdecimal():
+    size = typed_count(text)
+    if size is None:
         return None, "The class size must be a whole number of students, like 40."
-    size = int(text) if len(text) <= 9 else MAX_CLASS_SIZE + 1
     if not MIN_CLASS_SIZE <= size <= MAX_CLASS_SIZE:
         return None, (
             f"The class size must be between {MIN_CLASS_SIZE} and {MAX_CLASS_SIZE:,} students."

@@ -13,8 +13,10 @@ import re
 import pytest
 
 from survey_app import privacy
+from survey_app.extensions import db
 from survey_app.planning import shares as planning
 from survey_app.results.presenters import format_count, format_points, percent
+from survey_app.storage.models import Survey
 from tests.analyst_helpers import (
     builder_fields,
     figures,
@@ -300,12 +302,51 @@ def test_builder_rerender_with_a_bad_class_size_says_why(app, signed_in, class_s
     assert re.search(rf'id="class_size"[^>]*value="{class_size}"', page)
 
 
-def test_saving_with_a_bad_class_size_still_saves(app, signed_in):
+def saved_class_size(app, title: str) -> int:
+    with app.app_context():
+        survey = db.session.execute(db.select(Survey).filter_by(title=title)).scalar_one()
+        return survey.expected_respondents
+
+
+@pytest.mark.parametrize("typed", ["1,000", "1 000", " 1000 "])
+def test_a_class_size_with_its_thousands_grouped_is_planned_and_saved_as_typed(
+    app, signed_in, typed
+):
+    # The pages write counts so ("between 2 and 2,000 students"): the figures and the saving
+    # read them by one rule (planning.parse_class_size), as a thousand.
+    reply = readout(signed_in, class_size=typed)
+    assert reply["class_size"] == 1000 and reply["planning"]["ok"] is True
+    fields = builder_fields(title="Lecture hall")
+    fields.update(class_size=typed, margin="", csrf_token=token_of(signed_in))
+    assert signed_in.post("/analyst/surveys/new", data=fields).status_code == 302
+    assert saved_class_size(app, "Lecture hall") == 1000
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["abc", "1", "2001", "1.000", "2,5", "²", "9" * 5000],
+    ids=["letters", "one", "too many", "point", "decimal comma", "superscript", "5000 digits"],
+)
+def test_saving_with_a_class_size_the_figures_refuse_says_why_beside_it(app, signed_in, typed):
     fields = builder_fields()
-    fields.update(class_size="abc", margin="zzz", csrf_token=token_of(signed_in))
+    fields.update(class_size=typed, margin="", csrf_token=token_of(signed_in))
     response = signed_in.post("/analyst/surveys/new", data=fields)
-    assert response.status_code == 302  # planning fields are advice, not part of the survey
-    assert survey_count(app) == 1
+    assert response.status_code == 400
+    assert survey_count(app) == 0
+    words = readout(signed_in, class_size=typed)["class_size_error"]
+    assert words.startswith("The class size must be")
+    page = html.unescape(response.text)
+    assert f'<p class="field-error" id="class_size-error">{words}</p>' in page
+    field = re.search(r'<input id="class_size"[^>]*>', page).group(0)
+    assert f'value="{typed}"' in field and 'aria-invalid="true"' in field and "autofocus" in field
+
+
+def test_saving_with_a_bad_margin_still_saves(app, signed_in):
+    fields = builder_fields(title="Advice")
+    fields.update(class_size="120", margin="zzz", csrf_token=token_of(signed_in))
+    response = signed_in.post("/analyst/surveys/new", data=fields)
+    assert response.status_code == 302  # the margin is advice, not part of the survey
+    assert saved_class_size(app, "Advice") == 120
 
 
 def test_applying_the_suggestion_without_javascript_sets_p(app, signed_in):
