@@ -1,6 +1,6 @@
 """What several analyst pages share: the confidence chosen, and the dashboard's figures and
-page. No blueprint owns it, so that no blueprint imports another
-(the dashboard is rendered by the analyst's pages and by the codes' on a refused request)."""
+page. No blueprint owns it, so that no blueprint imports another (the dashboard is rendered by
+the analyst's pages and by the codes' on a refused request)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The form of the analyst's buttons that change something. No blueprint owns this module: the
-builder, dashboard, codes, management, projector and account pages all render it.
+builder's, the dashboard's, the management and the account pages all render it.
 
 Every POST is checked for its CSRF token once, for the whole app, by Flask-WTF's CSRFProtect
 (survey_app.extensions, bound in create_app): a missing or wrong token is refused with a 400
