@@ -52,7 +52,7 @@ def definition_from_form() -> dict:
     }
     # The planner's class size is saved with the survey (a numeric question's mechanism is
     # chosen for it), read by the planner's rule; one it refuses is not saved, and saving
-    # says why beside the field (builder_pages.checked_draft).
+    # says why beside the field (builder.views.checked_draft).
     class_size, _ = planning.parse_class_size(form.get("class_size"))
     if class_size is not None:
         definition["expected_respondents"] = class_size

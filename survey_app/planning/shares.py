@@ -153,7 +153,7 @@ def parse_class_size(raw: str | None) -> tuple[int | None, str | None]:
 
     Nothing typed means the default. The one rule for typed counts (typed_numbers.typed_count):
     "1,000" and "1 000" are a thousand. The builder saves the class size by this rule too
-    (builder.definition_from_form), and refuses to save one it refuses.
+    (builder.form.definition_from_form), and refuses to save one it refuses.
     """
     text = (raw or "").strip()
     if not text:

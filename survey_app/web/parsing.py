@@ -1,6 +1,6 @@
 """What a query string names, read one way everywhere: the confidence asked for, a list of
 surveys and a whole number (a step, a question). No blueprint owns this module: a
-:class:`QueryError` is answered with a 400 and its words (survey_app.errors: JSON for the API,
+:class:`QueryError` is answered with a 400 and its words (survey_app.web.errors: JSON for the API,
 an error page for people); the dashboard says the same words on the page and shows the rest
 with the default.
 """
