@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from werkzeug.datastructures import ImmutableMultiDict
 
 from survey_app.extensions import db
-from survey_app.surveys import find_survey
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import ANALYST_EMAIL, route_addresses
 from tests.unit.test_results_api import submit_and_close
 
