@@ -95,7 +95,7 @@ def state_of(app, slug: str) -> dict | None:
             "flip_probability": survey.flip_probability,
             "status": survey.status,
             "owner": survey.owner.email,
-            "questions": [(q.text, q.kind.value, q.choices) for q in survey.questions],
+            "questions": [(q.text, q.kind, q.choices) for q in survey.questions],
             "tallies": sorted(map(tuple, tallies)),
         }
 
@@ -132,7 +132,7 @@ def results_of(app, slug: str | list[str], confidence: float = 0.95):
             "questions": [
                 {
                     "id": q.id,
-                    "kind": q.kind.value,
+                    "kind": q.kind,
                     "n": q.n,
                     "half_width": q.half_width,
                     "widest_exact_half_width": q.widest_exact_half_width,

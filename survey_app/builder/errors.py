@@ -129,9 +129,9 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
         "probability_limits": (
             "The flip probability must be a number between 0.000001 and 0.499999"
         ),
-        "probability_with_numbers": (
-            f"With a number question, the flip probability can be at most {values.get('limit')} "
-            "(closer to 0.5 a number would carry no information)"
+        "probability_for_kind": (
+            f"With {values.get('question')}, the flip probability can be at most "
+            f"{values.get('limit')} ({values.get('why')})"
         ),
         "missing": f"{subject} is missing",
         "unclear_number": (

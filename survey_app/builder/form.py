@@ -13,7 +13,8 @@ import math
 
 from flask import request
 
-from survey_app import privacy
+from survey_app import kinds, privacy
+from survey_app.kinds.numeric import typed_or_text
 from survey_app.planning import shares as planning
 from survey_app.storage.models import Survey
 from survey_app.surveys.typed_numbers import typed_number
@@ -24,22 +25,15 @@ def definition_from_form() -> dict:
     """The builder's fields as a survey definition, checked by the same rules as files."""
     form = request.form
     texts = form.getlist("question_text")
-    kinds = form.getlist("question_type")
-    options = form.getlist("question_options")
-    numeric = {name: form.getlist(f"question_{name}") for name in NUMERIC_FIELDS}
+    names = form.getlist("question_type")
     questions = []
     for index, text in enumerate(texts):
-        kind = kinds[index] if index < len(kinds) else "yes_no"
-        question = {"text": text, "type": kind}
-        if kind == "choice":
-            raw = options[index] if index < len(options) else ""
-            question["options"] = [line.strip() for line in raw.splitlines() if line.strip()]
-        if kind == "numeric":
-            typed = {
-                name: values[index] if index < len(values) else ""
-                for name, values in numeric.items()
-            }
-            question.update(numeric_from_form(typed))
+        name = names[index] if index < len(names) else next(iter(kinds.KINDS))
+        question = {"text": text, "type": name}
+        if name in kinds.KINDS:  # else the definition's check names the type
+            kind = kinds.kind_named(name)
+            typed = {field: _typed(f"question_{field}", index) for field in kind.fields}
+            question.update(kind.from_form(typed))
         questions.append(question)
     raw_p = form.get("flip_probability", "").strip()
     flip_probability = typed_or_text(raw_p)
@@ -59,16 +53,10 @@ def definition_from_form() -> dict:
     return definition
 
 
-#: A numeric question's builder fields (named question_<field>, one per question).
-NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
-
-
-def typed_or_text(text: str) -> float | str:
-    """A number typed in a field, by the one rule of survey_app.surveys.typed_numbers; else the
-    text,
-    which the definition's check names (asking how to write it, if it is unclear)."""
-    value = typed_number(text)
-    return text if value is None else value
+def _typed(name: str, index: int) -> str:
+    """The ``index``-th of the form's fields named ``name`` (one per question), "" if none."""
+    values = request.form.getlist(name)
+    return values[index] if index < len(values) else ""
 
 
 def warner_flip_probability(typed_q: str) -> float | None:
@@ -85,21 +73,6 @@ def warner_q_shown(flip_probability: object) -> str:
     if not math.isfinite(flip_probability):
         return ""
     return f"{privacy.warner_q_from_flip_probability(flip_probability):g}"
-
-
-def numeric_from_form(typed: dict[str, str]) -> dict:
-    """A numeric question's bounds as typed: numbers where they are clear (else the text, which
-    the definition's check names), the unit, and the mechanism unless "automatic" (empty).
-
-    One decimal comma is a decimal point ("2,5" is 2.5); an unclear bound ("1,000", "1.000,5")
-    stays text, which the check refuses, asking for 1000 or 1.5.
-    """
-    question: dict[str, object] = {"unit": typed["unit"]}
-    for name in ("min", "max"):
-        question[name] = typed_or_text(typed[name].strip())
-    if typed["mechanism"]:
-        question["mechanism"] = typed["mechanism"]
-    return question
 
 
 def shown_bound(value: object) -> str:
@@ -122,17 +95,8 @@ def definition_of(survey: Survey) -> dict:
         "expected_respondents": survey.expected_respondents,
         "show_results_after_close": survey.show_results_after_close,
         "questions": [
-            {
-                "text": q.text,
-                "type": q.kind.value,
-                "options": list(q.choices or []),
-                **(
-                    {"min": q.minimum, "max": q.maximum, "unit": q.unit or ""}
-                    | ({"mechanism": q.numeric_mechanism} if q.numeric_mechanism else {})
-                    if q.is_numeric
-                    else {}
-                ),
-            }
+            # Every question has its options field (empty where its kind has none).
+            {"text": q.text, "type": q.kind, "options": []} | kinds.kind_of(q).to_definition(q)
             for q in survey.questions
         ],
     }
@@ -208,6 +172,6 @@ def ranges_to_carry(definition: dict, before: list) -> list[tuple[float, float] 
     it has none or is much wider than the one before (then that one stays, to ask on saving)."""
     carried = []
     for question, earlier in zip(definition["questions"], before, strict=True):
-        now = range_of(question) if question.get("type") == "numeric" else None
+        now = range_of(question)  # None for a question without bounds
         carried.append(earlier if now is None or is_much_wider(now, earlier) else now)
     return carried

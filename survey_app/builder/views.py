@@ -10,6 +10,7 @@ from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
+from survey_app import kinds
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.builder.errors import (
     builder_errors,
@@ -74,17 +75,17 @@ BLANK_DEFINITION = {
     "title": "",
     "intro": "",
     "flip_probability": 0.25,
-    "questions": [{"text": "", "type": "yes_no"}],
+    "questions": [next(iter(kinds.KINDS.values())).blank()],
 }
 
 #: What the builder says when asked for one question more than a survey holds.
 QUESTION_LIMIT_WORDS = f"A survey holds at most {MAX_QUESTIONS} questions."
+
+
 #: The new question each "Add" button adds: a number's bounds start empty (placeholders).
-NEW_QUESTIONS = {
-    "add_yes_no": {"text": "", "type": "yes_no"},
-    "add_choice": {"text": "", "type": "choice", "options": ["", ""]},
-    "add_numeric": {"text": "", "type": "numeric", "min": "", "max": "", "unit": ""},
-}
+def new_questions() -> dict[str, dict]:
+    """The new question each kind's "Add" button (named add_<kind>) adds."""
+    return {f"add_{kind.name}": kind.blank() for kind in kinds.KINDS.values()}
 
 
 @dataclass
@@ -114,7 +115,7 @@ class Draft:
             for index, (question, earlier) in enumerate(
                 zip(self.definition["questions"], self.before, strict=True)
             )
-            if question.get("type") == "numeric" and is_much_wider(range_of(question), earlier)
+            if is_much_wider(range_of(question), earlier)
         ]
 
 
@@ -123,11 +124,11 @@ def apply_builder_action(draft: Draft) -> bool:
     button (the page comes back), False for saving."""
     definition, questions = draft.definition, draft.definition["questions"]
     action = request.form.get("action", "save")
-    if action in NEW_QUESTIONS:
+    if action in new_questions():
         if len(questions) >= MAX_QUESTIONS:
             draft.notice, draft.focus = QUESTION_LIMIT_WORDS, "builder-notice"
         else:
-            questions.append(_copy_question(NEW_QUESTIONS[action]))
+            questions.append(_copy_question(new_questions()[action]))
             draft.before.append(None)
             draft.focus = f"question-text-{len(questions) - 1}"
     elif action == "apply_warner":  # Warner's coins: p = q / 2 (pages without JavaScript)

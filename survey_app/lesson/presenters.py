@@ -45,7 +45,7 @@ from survey_app.results.presenters import (
     range_guarantee,
 )
 from survey_app.results.tables import QuestionResult
-from survey_app.storage.models import QuestionKind, Survey
+from survey_app.storage.models import Survey
 
 #: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
 LN = mi("ln") + mo("\u2061") + '<mspace width="0.2em"></mspace>'
@@ -66,8 +66,8 @@ STEPS = (
 )
 #: The steps a choice or a number question has (the others are about yes/no questions).
 OTHER_KIND_STEPS = {
-    QuestionKind.CHOICE: ("coin", "arrived", "estimate", "sure", "budgets"),
-    QuestionKind.NUMERIC: ("coin", "arrived", "estimate", "budgets"),
+    "choice": ("coin", "arrived", "estimate", "sure", "budgets"),
+    "numeric": ("coin", "arrived", "estimate", "budgets"),
 }
 
 
@@ -516,7 +516,7 @@ def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float
 
 
 def _other_figures(key: str, question, survey, headline: str, confidence: float) -> dict:
-    if key == "coin" and question.kind == QuestionKind.CHOICE:
+    if key == "coin" and question.kind == "choice":
         labels = [option.label for option in question.options]
         return choice_coin_step(survey.flip_probability, len(labels), labels)
     if key == "coin":
@@ -528,7 +528,7 @@ def _other_figures(key: str, question, survey, headline: str, confidence: float)
         return arrived_step(question, survey.is_open)
     if key == "sure":
         return choice_sure_step(question, survey.flip_probability)
-    if question.kind == QuestionKind.CHOICE:
+    if question.kind == "choice":
         return choice_estimate_step(question, survey.flip_probability)
     return numeric_estimate_step(question, headline, confidence)
 
@@ -547,7 +547,7 @@ def lesson_steps(
     ``only``: the one step whose figures are worked out (a page shows one step; the others
     need only their titles, and the re-runs and the trade-off take a moment each).
     """
-    yes_no = question.kind == QuestionKind.YES_NO
+    yes_no = question.kind == "yes_no"
     waiting = _waiting_note(question, min_answers)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):

@@ -22,7 +22,7 @@ from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.lesson.presenters import STEPS, lesson_steps
 from survey_app.results.presenters import headline_range_kind
 from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
-from survey_app.storage.models import QuestionKind, Survey
+from survey_app.storage.models import Survey
 from survey_app.web.file_names import attachment
 from survey_app.web.parsing import parse_whole_number
 from survey_app.web.security import never_cached
@@ -56,7 +56,7 @@ def _chosen_flip_probability() -> float | None:
 def _first_yes_no(survey: Survey) -> int:
     """The number of the survey's first yes/no question (the lesson's subject), else 1."""
     for number, question in enumerate(survey.questions, start=1):
-        if question.kind == QuestionKind.YES_NO:
+        if question.kind == "yes_no":
             return number
     return 1
 

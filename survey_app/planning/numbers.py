@@ -12,14 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from survey_app import privacy
+from survey_app.kinds.numeric import MAX_FLIP_PROBABILITY_WITH_NUMBERS, parse_numeric_question
 from survey_app.results import rounding
 from survey_app.results.presenters import counted, join_words, numeric_places, with_unit
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import (
-    MAX_FLIP_PROBABILITY_WITH_NUMBERS,
-    SurveyDefinitionError,
-    parse_numeric_question,
-)
+from survey_app.surveys.services import SurveyDefinitionError
 
 #: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%,
 #: an average anywhere in the middle four fifths of its range. A share of the scale (0.4 is
@@ -185,7 +182,7 @@ def survey_numbers(survey: Survey) -> list[PlannedNumber]:
             question.mechanism.name,
         )
         for number, question in enumerate(survey.questions, start=1)
-        if question.is_numeric
+        if not question.has_options
     ]
 
 

@@ -485,7 +485,7 @@ def distinct_option_counts(survey: Survey) -> list[int]:
 
     Numeric questions are planned apart (planning_numbers.numeric_plans).
     """
-    return sorted({q.option_count for q in survey.questions if not q.is_numeric}) or [2]
+    return sorted({q.option_count for q in survey.questions if q.has_options}) or [2]
 
 
 def trade_off_row(
@@ -522,7 +522,7 @@ def make_plan(
     option_counts = distinct_option_counts(survey)
     n = survey.respondents if respondents is None else respondents
     size = planning_size(n)
-    has_shares = any(not question.is_numeric for question in survey.questions)
+    has_shares = any(question.has_options for question in survey.questions)
     flip_probabilities = trade_off_flip_probabilities(p)
     numbers = plan_numbers(
         survey,

@@ -124,7 +124,7 @@ def shape_of(slug: str) -> SurveyShape:
         question_ids=tuple(question.id for question in survey.questions),
         value_ranges=tuple(question.report_range for question in survey.questions),
         requires_codes=survey.requires_codes,
-        has_numeric=any(question.is_numeric for question in survey.questions),
+        has_numeric=any(not question.has_options for question in survey.questions),
     )
     if len(_shapes) >= MAX_CACHED_SHAPES:
         _shapes.clear()

@@ -27,7 +27,6 @@ from survey_app.results.presenters import (
     too_wide_half_width,
 )
 from survey_app.results.tables import NumericResult, SurveyResults
-from survey_app.storage.models import QuestionKind
 
 #: The shares chart, in SVG units: about a phone's width, so its text stays readable at 360
 #: pixels (CSS lets it grow to twice that for a projector). A row an answer.
@@ -65,7 +64,7 @@ def pooled_words(results: SurveyResults, survey_id: int) -> str:
 def worded_options(question) -> list:
     """The options a question's words name: every option of a choice question; of a yes/no
     question only “Yes” (its “No” is the rest)."""
-    if question.kind == QuestionKind.CHOICE:
+    if question.kind == "choice":
         return list(question.options)
     return [option for option in question.options if option.value == 1]
 
@@ -144,7 +143,7 @@ def too_wide_words(question, kind: str) -> str | None:
 
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
-    choice = question.kind == QuestionKind.CHOICE
+    choice = question.kind == "choice"
     words = "The shares add up to 100%. " if choice else ""
     words += (
         f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "

@@ -11,10 +11,10 @@ import math
 import segno
 from markupsafe import Markup
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.results import rounding
 from survey_app.results.tables import NumericResult, SurveyResults
-from survey_app.storage.models import Question, QuestionKind, Survey
+from survey_app.storage.models import Question, Survey
 
 # The words' one rule for plurals, units and percentage points (survey_app.words), offered here
 # too: pages and other presenters take their words from the presenters.
@@ -54,7 +54,7 @@ def public_definition(survey: Survey) -> dict:
             {
                 "id": question.id,
                 "text": question.text,
-                "type": question.kind.value,
+                "type": question.kind,
                 "options": [
                     {"value": value, "label": label}
                     for value, label in enumerate(question.option_labels)
@@ -113,9 +113,9 @@ def privacy_explanation(survey: Survey) -> dict:
         # Warner's coins: a fair coin, then on tails a second coin that says "lie" with
         # probability q = 2p (randomized response with flip probability p = q / 2).
         "warner_lie_percent": _percent(min(1.0, privacy.warner_q_from_flip_probability(p))),
-        "has_numeric": any(q.kind == QuestionKind.NUMERIC for q in survey.questions),
-        "has_yes_no": any(q.kind == QuestionKind.YES_NO for q in survey.questions),
-        "has_choice": any(q.kind == QuestionKind.CHOICE for q in survey.questions),
+        "has_numeric": any(not q.has_options for q in survey.questions),
+        "has_yes_no": any(q.kind == "yes_no" for q in survey.questions),
+        "has_choice": any(q.kind == "choice" for q in survey.questions),
         "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
         "how": privacy_how(survey.questions, _percent(p)),
         "questions": counted(len(survey.questions), "question"),
@@ -126,14 +126,11 @@ def privacy_how(questions, flip_percent: str) -> str:
     """What each kind of question asked gets, in one sentence: "Each respondent’s browser flips
     a yes/no answer 25% of the time and adds random noise to each number before sending it,
     all at the same strength"."""
-    kinds = {question.kind for question in questions}
-    ways = [f"flips a yes/no answer {flip_percent}% of the time"] * (QuestionKind.YES_NO in kinds)
-    ways += ["swaps a multiple-choice answer for another option at random"] * (
-        QuestionKind.CHOICE in kinds
-    )
-    ways += ["adds random noise to each number"] * (QuestionKind.NUMERIC in kinds)
+    asked = {question.kind for question in questions}
+    # In the registry's order (yes/no first), each kind asked once.
+    ways = [kind.way(flip_percent) for name, kind in kinds.KINDS.items() if name in asked]
     how = f"Each respondent’s browser {join_words(ways)} before sending it"
-    if QuestionKind.YES_NO not in kinds:
+    if "yes_no" not in asked:
         return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
     return f"{how}, all at the same strength" if len(ways) > 1 else how
 
@@ -304,7 +301,7 @@ def results_document(results: SurveyResults) -> dict:
                 "id": question.id,
                 "number": question.number,
                 "text": question.text,
-                "type": question.kind.value,
+                "type": question.kind,
                 "n": question.n,
                 **told_fields(question.told, question),
                 "options": [

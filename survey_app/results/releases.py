@@ -54,7 +54,7 @@ def _total(counts: Counts) -> int:
 
 def _empty_counts(survey: Survey) -> dict[int, Counts]:
     return {
-        question.id: {} if question.is_numeric else [0] * question.option_count
+        question.id: [0] * question.option_count if question.has_options else {}
         for question in survey.questions
     }
 

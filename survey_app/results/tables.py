@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from survey_app import privacy
 from survey_app.results.releases import Counts, ShownCounts, shown_counts
-from survey_app.storage.models import Question, QuestionKind, Survey
+from survey_app.storage.models import Question, Survey
 
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
@@ -65,7 +65,8 @@ class QuestionResult:
     id: int
     number: int
     text: str
-    kind: QuestionKind
+    #: The name of its kind (survey_app.kinds).
+    kind: str
     #: What the question's counts tell (privacy.Shares or privacy.Average): its ``summary``
     #: says what they sum up as, its ``rows()`` are the CSV's.
     told: privacy.Told

@@ -30,13 +30,10 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.orm import Mapped, column_property, mapped_column, relationship
+from sqlalchemy.orm import Mapped, column_property, mapped_column, relationship, validates
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.extensions import db
-
-#: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
-YES_NO_LABELS = ("No", "Yes")
 
 
 def new_slug() -> str:
@@ -90,12 +87,6 @@ class SurveyStatus(enum.StrEnum):
     DRAFT = "draft"
     OPEN = "open"
     CLOSED = "closed"
-
-
-class QuestionKind(enum.StrEnum):
-    YES_NO = "yes_no"
-    CHOICE = "choice"
-    NUMERIC = "numeric"
 
 
 class Analyst(db.Model):
@@ -268,14 +259,9 @@ class Question(db.Model):
     survey_id: Mapped[int] = mapped_column(ForeignKey("surveys.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
-    kind: Mapped[QuestionKind] = mapped_column(
-        Enum(
-            QuestionKind,
-            native_enum=False,
-            length=10,
-            values_callable=lambda kinds: [kind.value for kind in kinds],
-        )
-    )
+    #: The name of its kind (survey_app.kinds), checked against the registry when set: text
+    #: without a CHECK constraint, so a kind registered later needs no schema change.
+    kind: Mapped[str] = mapped_column(String(10))
     # Option labels of a choice question, in order; None for yes/no.
     choices: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     # A numeric question's bounds (answers are clipped to them in the browser), the unit it is
@@ -291,16 +277,19 @@ class Question(db.Model):
 
     survey: Mapped[Survey] = relationship(back_populates="questions")
 
-    @property
-    def is_numeric(self) -> bool:
-        return self.kind == QuestionKind.NUMERIC
+    @validates("kind")
+    def _registered_kind(self, key: str, name: str) -> str:
+        return kinds.kind_named(name).name
 
     @property
     def option_labels(self) -> list[str]:
         """Labels of the values a respondent can report, by value (none for a number)."""
-        if self.kind == QuestionKind.YES_NO:
-            return list(YES_NO_LABELS)
-        return list(self.choices or [])
+        return kinds.kind_of(self).option_labels(self)
+
+    @property
+    def has_options(self) -> bool:
+        """Its answers are one of its options (else numbers): see survey_app.kinds.base."""
+        return kinds.kind_of(self).has_options
 
     @property
     def option_count(self) -> int:
@@ -308,21 +297,11 @@ class Question(db.Model):
 
     @property
     def mechanism(self) -> privacy.Mechanism:
-        """What the browser does to an answer to this question (yes/no is the case k = 2).
+        """What the browser does to an answer to this question: its kind picks it.
 
-        The one place that picks a mechanism by the question's kind: callers hold the
-        privacy.Mechanism interface and never ask. A numeric question's is at the survey's
-        epsilon: see privacy.numeric_mechanism.
+        Callers hold the privacy.Mechanism interface and never ask which kind it is.
         """
-        if self.is_numeric:
-            return privacy.numeric_mechanism(
-                self.minimum,
-                self.maximum,
-                self.survey.epsilon_per_question,
-                self.numeric_mechanism or self.chosen_mechanism,
-                self.survey.expected_respondents,
-            )
-        return privacy.RandomizedResponse(self.survey.flip_probability, self.option_count)
+        return kinds.kind_of(self).mechanism(self)
 
     @property
     def report_range(self) -> tuple[int, int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import numbers
 import tomllib
 from dataclasses import dataclass
@@ -23,8 +22,9 @@ from sqlalchemy import (
     update,
 )
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.extensions import db
+from survey_app.kinds.base import QuestionDefinition
 from survey_app.results import releases
 from survey_app.storage.database import after_commit, forget_arrival_order
 from survey_app.storage.models import (
@@ -32,7 +32,6 @@ from survey_app.storage.models import (
     Analyst,
     OneTimeCode,
     Question,
-    QuestionKind,
     Submission,
     Survey,
     SurveyStatus,
@@ -43,24 +42,14 @@ from survey_app.storage.models import (
 )
 from survey_app.surveys.definition_checks import SurveyDefinitionError, refused
 from survey_app.surveys.definition_checks import checked_text as _text
-from survey_app.surveys.typed_numbers import is_unclear_number
 from survey_app.web import strictjson
 
 MAX_TITLE_LENGTH = 200
 MAX_INTRO_LENGTH = 5000
 MAX_QUESTION_LENGTH = 1000
-MAX_OPTION_LENGTH = 200
 MAX_QUESTIONS = 50
-MIN_OPTIONS = 2
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
-MAX_UNIT_LENGTH = 40
-#: A survey with a numeric question needs epsilon >= privacy.MIN_NUMERIC_EPSILON (0.01): p below
-#: 1 / (1 + e^0.01) = 0.49750002..., written as the shorter limit below it.
-MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
-#: The mechanisms a numeric question's definition may name.
-NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
-
 
 #: The survey quickstart opens, and the tests' sample: a yes/no and a three-option question.
 SAMPLE_SURVEY = {
@@ -79,18 +68,6 @@ class SurveyStateError(ValueError):
 
 
 # --------------------------------------------------------------------------- definitions
-
-
-@dataclass(frozen=True)
-class QuestionDefinition:
-    text: str
-    kind: QuestionKind
-    choices: tuple[str, ...] | None = None
-    #: A numeric question's bounds, unit ("" if none) and named mechanism (None: chosen).
-    minimum: float | None = None
-    maximum: float | None = None
-    unit: str | None = None
-    mechanism: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,138 +102,29 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
     return float(value)
 
 
-#: Fields only a numeric question has.
-_NUMERIC_FIELDS = ("min", "max", "unit", "mechanism")
-
-
-def _bound(field: str, raw: dict, name: str) -> float:
-    """A numeric question's ``min`` or ``max``: a finite number."""
-    if name not in raw:
-        detail = "missing (a numeric question needs min and max, e.g. 0 and 40)"
-        raise refused(f"{field}.{name}", "missing", detail)
-    value = raw[name]
-    # The builder passes on a bound it could not read as typed: say so if it is a number whose
-    # meaning is unclear ("1,000", "1.000,5"; survey_app.surveys.typed_numbers).
-    if isinstance(value, str) and is_unclear_number(value):
-        raise refused(
-            f"{field}.{name}",
-            "unclear_number",
-            f"{value.strip()!r} is not clear: write 1000 without a thousands "
-            "separator, or 1.5 with one decimal point or comma",
-        )
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        key = "empty" if value == "" else "not_number"  # a field left empty, in the builder
-        raise refused(f"{field}.{name}", key, f"must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except OverflowError:  # an integer beyond any float
-        number = math.inf
-    if not math.isfinite(number):
-        detail = f"must be a finite number, got {value!r}"
-        raise refused(f"{field}.{name}", "not_number", detail)
-    return number
-
-
-#: Bounds have at most this many decimals: the builder shows them back with as many (the
-#: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
-MAX_BOUND_DECIMALS = 6
-
-
-def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
-    """The limits of privacy.check_numeric_bounds, as errors naming the field, and decimals.
-
-    Bounds within +-1e12 (a million million); max - min at least a millionth, and at least a
-    billionth of the bounds' size (so 1e9 to 1e9 + 100 is refused: ask from 0 to 100 instead);
-    at most MAX_BOUND_DECIMALS decimals.
-    """
-    limit = privacy.MAX_NUMERIC_MAGNITUDE
-    for name, value in (("min", minimum), ("max", maximum)):
-        if abs(value) > limit:
-            detail = f"must be between -{limit:,.0f} and {limit:,.0f}, got {value!r}"
-            raise refused(f"{field}.{name}", "magnitude", detail, limit=limit)
-    smallest = privacy.smallest_numeric_range(minimum, maximum)
-    if maximum - minimum < smallest:
-        raise refused(
-            f"{field}.max",
-            "range_too_small",
-            f"must be at least {smallest:g} above min (a millionth, and a "
-            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}",
-            smallest=smallest,
-        )
-    for name, value in (("min", minimum), ("max", maximum)):
-        if round(value, MAX_BOUND_DECIMALS) != value:
-            detail = f"must have at most {MAX_BOUND_DECIMALS} decimals, got {value!r}"
-            raise refused(f"{field}.{name}", "decimals", detail, limit=MAX_BOUND_DECIMALS)
-    try:
-        privacy.check_numeric_bounds(minimum, maximum)
-    except ValueError as error:  # the checks above are the same: a safety net
-        raise refused(field, "bounds", str(error)) from error
-
-
-def parse_numeric_question(field: str, text: str, raw: dict) -> QuestionDefinition:
-    """A numeric question: finite ``min`` below ``max``, optional ``unit`` and ``mechanism``."""
-    if "options" in raw:
-        raise refused(f"{field}.options", "no_options", "a numeric question has no options")
-    minimum = _bound(field, raw, "min")
-    maximum = _bound(field, raw, "max")
-    if not minimum < maximum:
-        detail = f"must be above min ({minimum:g}), got {maximum:g}"
-        raise refused(f"{field}.max", "max_not_above_min", detail, minimum=minimum)
-    check_numeric_bounds(field, minimum, maximum)
-    unit = _text(f"{field}.unit", raw.get("unit", ""), MAX_UNIT_LENGTH, required=False)
-    mechanism = raw.get("mechanism")
-    if mechanism is not None and mechanism not in NUMERIC_MECHANISM_NAMES:
-        names = " or ".join(repr(name) for name in NUMERIC_MECHANISM_NAMES)
-        detail = f"must be {names}, got {mechanism!r}"
-        raise refused(f"{field}.mechanism", "mechanism", detail)
-    return QuestionDefinition(
-        text, QuestionKind.NUMERIC, minimum=minimum, maximum=maximum, unit=unit, mechanism=mechanism
-    )
-
-
 def parse_question(index: int, raw: object) -> QuestionDefinition:
     """One question of a definition; ``index`` counts from 0 and names it in errors."""
     field = f"questions[{index}]"
     if not isinstance(raw, dict):
         raise refused(field, "not_object", "must be an object with text and type")
-    unknown = set(raw) - {"text", "type", "options", *_NUMERIC_FIELDS}
+    every_field = {name for kind in kinds.KINDS.values() for name in kind.fields}
+    unknown = set(raw) - {"text", "type", "options", *every_field}
     if unknown:
         raise refused(field, "unknown_field", f"unknown field {sorted(unknown)[0]!r}")
     text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
-    kind = raw.get("type")
-    if kind == QuestionKind.NUMERIC.value:
-        return parse_numeric_question(field, text, raw)
-    numeric_only = [name for name in _NUMERIC_FIELDS if name in raw]
-    if numeric_only and kind in (QuestionKind.YES_NO.value, QuestionKind.CHOICE.value):
-        name = numeric_only[0]
-        raise refused(f"{field}.{name}", "numeric_only", f"only a numeric question has {name}")
-    if kind == QuestionKind.YES_NO.value:
-        if "options" in raw:
-            raise refused(f"{field}.options", "no_options", "a yes_no question has no options")
-        return QuestionDefinition(text, QuestionKind.YES_NO)
-    if kind != QuestionKind.CHOICE.value:
-        detail = f"must be 'yes_no', 'choice' or 'numeric', got {kind!r}"
-        raise refused(f"{field}.type", "type", detail)
-    options = raw.get("options")
-    if not isinstance(options, list):
-        detail = "a choice question needs a list of options"
-        raise refused(f"{field}.options", "options_list", detail)
-    if not MIN_OPTIONS <= len(options) <= privacy.MAX_OPTIONS:
-        raise refused(
-            f"{field}.options",
-            "option_count",
-            f"must have {MIN_OPTIONS} to {privacy.MAX_OPTIONS} options, got {len(options)}",
-            count=len(options),
-            low=MIN_OPTIONS,
-            high=privacy.MAX_OPTIONS,
-        )
-    labels = tuple(
-        _text(f"{field}.options[{number}]", option, MAX_OPTION_LENGTH)
-        for number, option in enumerate(options)
-    )
-    if len(set(labels)) != len(labels):
-        raise refused(f"{field}.options", "options_differ", "options must all differ")
-    return QuestionDefinition(text, QuestionKind.CHOICE, labels)
+    try:
+        kind = kinds.kind_named(raw.get("type"))
+    except KeyError:
+        names = [repr(name) for name in kinds.KINDS]
+        detail = f"must be {', '.join(names[:-1])} or {names[-1]}, got {raw.get('type')!r}"
+        raise refused(f"{field}.type", "type", detail) from None
+    # A field of another kind (options aside, which the kind refuses itself) is named with it.
+    for name in raw:
+        if name not in ("text", "type", "options", *kind.fields):
+            owner = next(other for other in kinds.KINDS.values() if name in other.fields)
+            detail = f"only a {owner.name} question has {name}"
+            raise refused(f"{field}.{name}", "other_kind_field", detail)
+    return kind.parse(field, text, raw)
 
 
 def parse_definition(raw: object) -> SurveyDefinition:
@@ -289,17 +157,7 @@ def parse_definition(raw: object) -> SurveyDefinition:
         detail = f"at most {MAX_QUESTIONS} questions"
         raise refused("questions", "too_many_questions", detail, limit=MAX_QUESTIONS)
     parsed = tuple(parse_question(index, q) for index, q in enumerate(questions))
-    if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS and any(
-        q.kind == QuestionKind.NUMERIC for q in parsed
-    ):
-        raise refused(
-            "flip_probability",
-            "probability_with_numbers",
-            f"must be at most {MAX_FLIP_PROBABILITY_WITH_NUMBERS} in a survey "
-            f"with a numeric question (closer to 0.5 a number would carry no information), "
-            f"got {flip_probability!r}",
-            limit=MAX_FLIP_PROBABILITY_WITH_NUMBERS,
-        )
+    check_flip_probability_for_kinds(flip_probability, parsed)
     return SurveyDefinition(
         title=title,
         intro=intro,
@@ -310,6 +168,25 @@ def parse_definition(raw: object) -> SurveyDefinition:
             "show_results_after_close", raw.get("show_results_after_close", False)
         ),
     )
+
+
+def check_flip_probability_for_kinds(
+    flip_probability: float, questions: tuple[QuestionDefinition, ...]
+) -> None:
+    """Refused if a kind asked has a lower limit on the flip probability than the survey's."""
+    for kind in dict.fromkeys(kinds.kind_of(question) for question in questions):
+        limit = kind.max_flip_probability
+        if limit is not None and flip_probability > limit:
+            in_file, in_builder, why = kind.flip_limit_words
+            raise refused(
+                "flip_probability",
+                "probability_for_kind",
+                f"must be at most {limit} in a survey with {in_file} ({why}), "
+                f"got {flip_probability!r}",
+                limit=limit,
+                question=in_builder,
+                why=why,
+            )
 
 
 def parse_switch(field: str, value: object) -> bool:
@@ -449,8 +326,7 @@ def open_survey(survey: Survey) -> None:
         )
         # The browsers randomize with these from now: a later rule must not change them.
         for question in survey.questions:
-            if question.is_numeric and question.numeric_mechanism is None:
-                question.chosen_mechanism = question.mechanism.name
+            kinds.kind_of(question).at_open(question)
     elif survey.is_closed:
         releases.reopen(survey)
     # Read before closed_at is cleared: a code that has stopped resolving is never revived

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from flask import Flask
 
+from survey_app.kinds import kind_of
 from survey_app.results.presenters import (
     counted,
     format_count,
@@ -38,6 +39,8 @@ FILTERS: dict[str, Callable] = {
     "counted": counted,
     "bound": format_number,
     "numeric_words": numeric_words,
+    # A question's kind (survey_app.kinds): {% include (question|kind).partial %}.
+    "kind": kind_of,
 }
 
 

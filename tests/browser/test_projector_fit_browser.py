@@ -95,7 +95,7 @@ def answer(live_app, slug: str, people: int, seed: int = 2026_11_25) -> None:
         questions = list(find_survey(slug).questions)
         reports = []
         for item in questions:
-            if item.kind.value == "numeric":
+            if item.kind == "numeric":
                 mechanism = privacy.numeric_mechanism(
                     item.minimum, item.maximum, math.log(3), "hybrid"
                 )

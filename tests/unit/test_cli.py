@@ -176,7 +176,7 @@ def test_create_survey_from_json(app, runner, client, analyst, tmp_path, open_no
             .scalars()
             .all()
         )
-        assert [(q.text, q.kind.value, q.choices) for q in questions] == [
+        assert [(q.text, q.kind, q.choices) for q in questions] == [
             ("Have you ever copied homework?", "yes_no", None),
             ("How often?", "choice", ["Never", "Once", "Often"]),
         ]

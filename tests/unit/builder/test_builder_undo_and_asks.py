@@ -13,6 +13,7 @@ import re
 import pytest
 from markupsafe import escape
 
+from survey_app import kinds
 from survey_app.surveys.services import MAX_QUESTIONS, find_survey
 from tests.analyst_helpers import survey_count, token_of
 from tests.unit.builder.test_builder_pages import assert_error_beside_its_field
@@ -462,7 +463,7 @@ def test_an_undo_past_50_questions_says_why(signed_in):
 FILE_ONLY_RULES = {
     "not_object",
     "unknown_field",
-    "numeric_only",
+    "other_kind_field",
     "no_options",
     "options_list",
     "not_text",
@@ -478,10 +479,11 @@ def test_every_rule_the_builder_can_break_has_words():
 
     from survey_app.builder.errors import sentence
 
-    package = Path(__file__).resolve().parents[3] / "survey_app" / "surveys"
+    package = Path(__file__).resolve().parents[3] / "survey_app"
     keys = set()
-    for name in ("services.py", "definition_checks.py"):
-        for node in ast.walk(ast.parse((package / name).read_text(encoding="utf-8"))):
+    checks = ["surveys/services.py", "surveys/definition_checks.py", "kinds/base.py"]
+    for path in [*checks, *(f"kinds/{kind.name}.py" for kind in kinds.KINDS.values())]:
+        for node in ast.walk(ast.parse((package / path).read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "refused":
                 if isinstance(node.args[1], ast.Constant):
                     keys.add(node.args[1].value)

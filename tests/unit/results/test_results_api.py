@@ -101,7 +101,7 @@ def expected_document(app, slug: str, rows, confidence: float) -> dict:
             k = question.option_count
             counts = [sum(1 for row in rows if row[index] == value) for value in range(k)]
             n = len(rows)
-            if question.kind.value == "yes_no":
+            if question.kind == "yes_no":
                 estimates = privacy.estimates._estimate_yes_no(
                     counts[1], n, privacy.browser_flip_probability(p), confidence
                 )
@@ -111,7 +111,7 @@ def expected_document(app, slug: str, rows, confidence: float) -> dict:
                 {
                     "id": question.id,
                     "text": question.text,
-                    "type": question.kind.value,
+                    "type": question.kind,
                     "n": n,
                     "options": [
                         {

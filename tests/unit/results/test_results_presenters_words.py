@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from survey_app.extensions import db
+from survey_app.kinds import yes_no
 from survey_app.results.panel import have_answered
 from survey_app.results.presenters import format_points, percent_high, points, release_words
 from survey_app.storage import models
@@ -330,9 +331,9 @@ def test_the_presenters_never_ask_whether_a_question_is_numeric():
         assert not re.search(r"\bif [\w.]*\bnumeric\b(?! *=)", source), module
 
 
-def test_the_respondent_page_takes_yes_and_no_from_the_models(client, make_survey, monkeypatch):
+def test_the_respondent_page_takes_yes_and_no_from_their_kind(client, make_survey, monkeypatch):
     slug, (yes_no_id, _) = make_survey()
-    monkeypatch.setattr(models, "YES_NO_LABELS", ("Non", "Oui"))
+    monkeypatch.setattr(yes_no, "YES_NO_LABELS", ("Non", "Oui"))
     page = flat(client.get(f"/s/{slug}").text)
     radios = re.findall(
         rf'name="question-{yes_no_id}" value="(\d)" data-question-id="{yes_no_id}" '

@@ -25,7 +25,7 @@ from tests.numeric_helpers import (
 
 def test_a_numeric_question_is_parsed():
     parsed = parse_definition(CHOSEN_HOURS).questions[0]
-    assert (parsed.kind.value, parsed.minimum, parsed.maximum, parsed.unit) == (
+    assert (parsed.kind, parsed.minimum, parsed.maximum, parsed.unit) == (
         "numeric",
         0.0,
         40.0,

@@ -1,0 +1,83 @@
+"""What every kind of question says for itself (see survey_app.kinds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from survey_app import privacy
+from survey_app.surveys.definition_checks import refused
+
+
+@dataclass(frozen=True)
+class QuestionDefinition:
+    """One question of a checked definition, as its kind parsed it."""
+
+    text: str
+    kind: str
+    choices: tuple[str, ...] | None = None
+    #: A numeric question's bounds, unit ("" if none) and named mechanism (None: chosen).
+    minimum: float | None = None
+    maximum: float | None = None
+    unit: str | None = None
+    mechanism: str | None = None
+
+
+class Kind:
+    """A kind of question. Subclasses set the class attributes and override what differs."""
+
+    #: Its name in definitions (``"type"``) and in storage (questions.kind, at most 10 letters).
+    name: ClassVar[str]
+    #: How the builder's list of kinds names it.
+    label: ClassVar[str]
+    #: The definition's fields it has beyond ``text`` and ``type``.
+    fields: ClassVar[tuple[str, ...]] = ()
+    #: Its answers are one of its option labels (counted per option, every option tallied when
+    #: the survey opens); False: answers are numbers, counted as they arrive.
+    has_options: ClassVar[bool] = True
+    #: Its respondent fieldset (a template) and its page module (under static/js/).
+    partial: ClassVar[str]
+    script: ClassVar[str]
+    #: The highest flip probability a survey asking it may have (None: any), the question it
+    #: is said of in files and in the builder, and why.
+    max_flip_probability: ClassVar[float | None] = None
+    flip_limit_words: ClassVar[tuple[str, str, str]] = ("", "", "")
+
+    def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
+        """The question ``raw`` (a definition's dict, already holding only known fields) checked,
+        or SurveyDefinitionError naming ``field`` (its JSON path) and what is wrong."""
+        if "options" in raw:
+            raise refused(
+                f"{field}.options", "no_options", f"a {self.name} question has no options"
+            )
+        return QuestionDefinition(text, self.name)
+
+    def to_definition(self, question: Any) -> dict:
+        """A stored question's fields beyond ``text`` and ``type``, as a definition writes them."""
+        return {}
+
+    def blank(self) -> dict:
+        """The new question the builder's "Add" button for this kind adds."""
+        return {"text": "", "type": self.name}
+
+    def from_form(self, typed: dict[str, str]) -> dict:
+        """The builder's fields of one question (``options``, ``min``... as typed) as a
+        definition's fields beyond ``text`` and ``type``; the definition's checks judge them."""
+        return {}
+
+    def mechanism(self, question: Any) -> privacy.Mechanism:
+        """What the browser does to an answer (the survey's flip, over the options)."""
+        return privacy.RandomizedResponse(
+            question.survey.flip_probability, len(self.option_labels(question))
+        )
+
+    def option_labels(self, question: Any) -> list[str]:
+        """The labels of the values a respondent can report, by value (none for a number)."""
+        return []
+
+    def at_open(self, question: Any) -> None:
+        """Fix what must not change once the survey opens (browsers randomize with it)."""
+
+    def way(self, flip_percent: str) -> str:
+        """What the respondent's browser does to an answer, in words ("flips a yes/no ...")."""
+        raise NotImplementedError

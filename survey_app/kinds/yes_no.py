@@ -1,0 +1,26 @@
+"""A yes/no question: randomized response over two values, No (0) and Yes (1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from survey_app.kinds.base import Kind
+
+#: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
+YES_NO_LABELS = ("No", "Yes")
+
+
+class YesNo(Kind):
+    name = "yes_no"
+    label = "Yes / no"
+    partial = "kinds/yes_no.html"
+    script = "js/kinds/yes-no.js"
+
+    def option_labels(self, question: Any) -> list[str]:
+        return list(YES_NO_LABELS)
+
+    def way(self, flip_percent: str) -> str:
+        return f"flips a yes/no answer {flip_percent}% of the time"
+
+
+KIND = YesNo()
