@@ -5,10 +5,9 @@
 // submission id until the server confirms the submission. Every attempt until then (a retry, a
 // reload) sends from the same table with the same id, so repeating reveals nothing new.
 //
-// A numeric question has too many possible answers for a table: for it the browser draws, once,
-// the noise its mechanism adds (randomized-response.js's drawNumericNoise, independent of the
-// answer), and the value sent follows from the number typed and that noise (numericReport).
-// Sending again sends the same value for the same number.
+// A question's kind (kinds/) says what its entry in the table is: the randomized value of each
+// possible option, or, for a number, the noise its mechanism adds (drawn once, independent of
+// the answer). Sending again sends the same value for the same answer.
 //
 // Once the server has the submission, the table goes: it holds the randomized value of every
 // answer not given (and a number's noise), and beside the export (which holds the id and the
@@ -17,13 +16,7 @@
 //
 // Nothing here touches the page: the storage (window.localStorage on the page) is passed in.
 
-import {
-  drawNumericNoise,
-  numericNoiseFits,
-  numericReport,
-  randomizeBit,
-  randomizeChoice,
-} from "./randomized-response.js";
+import { kindOf } from "./kinds/index.js";
 
 function storageKey(slug) {
   return `survey-app:${slug}`;
@@ -73,25 +66,14 @@ export function randomUuid() {
 }
 
 /**
- * For each question, the randomized value to send for each possible true value. A question is
- * { id, type, optionCount } and, if numeric, { mechanism, parameters }.
+ * For each question, what its kind draws once: the randomized value to send for each possible
+ * true value, or a number's noise. A question is { id, type, optionCount } and what its kind
+ * reads from its fieldset (a number's { min, max, mechanism, parameters }).
  */
 export function drawTable(questions, flipProbability) {
   const table = {};
   for (const question of questions) {
-    if (question.type === "numeric") {
-      table[question.id] = { noise: drawNumericNoise(question.mechanism, question.parameters) };
-      continue;
-    }
-    const values = [];
-    for (let trueValue = 0; trueValue < question.optionCount; trueValue += 1) {
-      values.push(
-        question.type === "yes_no"
-          ? randomizeBit(trueValue, flipProbability)
-          : randomizeChoice(trueValue, question.optionCount, flipProbability),
-      );
-    }
-    table[question.id] = values;
+    table[question.id] = kindOf(question).draw(question, flipProbability);
   }
   return table;
 }
@@ -102,15 +84,7 @@ export function tableFits(table, questions) {
     table !== null &&
     typeof table === "object" &&
     Object.keys(table).length === questions.length &&
-    questions.every((q) =>
-      q.type === "numeric"
-        ? table[q.id] !== null &&
-          typeof table[q.id] === "object" &&
-          numericNoiseFits(table[q.id].noise, q.mechanism, q.parameters)
-        : Array.isArray(table[q.id]) &&
-          table[q.id].length === q.optionCount &&
-          table[q.id].every((value) => Number.isInteger(value) && value >= 0 && value < q.optionCount),
-    )
+    questions.every((q) => kindOf(q).fits(table[q.id], q))
   );
 }
 
@@ -131,17 +105,7 @@ export function stateToAnswerFrom(storage, slug, kept, questions, flipProbabilit
 export function randomizedAnswers(questions, answers, table) {
   const randomized = {};
   for (const question of questions) {
-    randomized[question.id] =
-      question.type === "numeric"
-        ? numericReport(
-            answers[question.id],
-            question.min,
-            question.max,
-            question.mechanism,
-            question.parameters,
-            table[question.id].noise,
-          )
-        : table[question.id][answers[question.id]];
+    randomized[question.id] = kindOf(question).report(question, answers[question.id], table[question.id]);
   }
   return randomized;
 }

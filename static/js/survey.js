@@ -1,11 +1,12 @@
 // The respondent page: reads the true answers from the page, sends only randomized ones. This
 // entry wires the page; what it decides lives in modules of its own, tested under Node: the
-// table of randomized answers and what this browser keeps (answer-table.js), typed numbers
-// (typed-numbers.js), and what the server's replies mean (survey-replies.js).
+// table of randomized answers and what this browser keeps (answer-table.js), each kind of
+// question's reading of its answer (kinds/), and what the server's replies mean
+// (survey-replies.js).
 
 import { forgetTable, loadState, randomizedAnswers, stateToAnswerFrom } from "./answer-table.js";
 import { CODE_REFUSALS, CONNECTION_FAILED, missingAnswersMessage, replyOutcome } from "./survey-replies.js";
-import { readTypedNumber, unclearNumberMessage } from "./typed-numbers.js";
+import { kindOf } from "./kinds/index.js";
 
 const root = document.getElementById("survey");
 
@@ -17,37 +18,8 @@ function readQuestions() {
       optionCount: Number(fieldset.dataset.optionCount),
       fieldset,
     };
-    if (question.type === "numeric") {
-      question.min = Number(fieldset.dataset.min);
-      question.max = Number(fieldset.dataset.max);
-      question.mechanism = fieldset.dataset.mechanism;
-      question.parameters = JSON.parse(fieldset.dataset.parameters);
-      question.input = fieldset.querySelector("input.number-input");
-    }
-    return question;
+    return Object.assign(question, kindOf(question).read(fieldset));
   });
-}
-
-/** Show (or, with an empty message, clear) a number question's own error, tied to its field. */
-function showNumberError(question, message) {
-  const input = question.input;
-  const id = `${input.id}-error`;
-  let note = document.getElementById(id);
-  if (!note && message) {
-    note = document.createElement("p");
-    note.id = id;
-    note.className = "error number-error";
-    input.insertAdjacentElement("afterend", note);
-  }
-  const described = (input.getAttribute("aria-describedby") || "").split(/\s+/).filter((t) => t && t !== id);
-  if (message) {
-    note.textContent = message;
-    described.push(id);
-    input.setAttribute("aria-invalid", "true");
-  } else if (note) {
-    note.remove();
-  }
-  input.setAttribute("aria-describedby", described.join(" "));
 }
 
 function showStatus(message, isError) {
@@ -63,37 +35,19 @@ function showDone(elementId) {
   notice.focus();
 }
 
-/** A number question's answer: its value, or it is marked unclear or unanswered. */
-function readNumberAnswer(question, answers, unanswered, unclear) {
-  const reading = readTypedNumber(question.input.value);
-  question.fieldset.classList.toggle("unanswered", reading.value === undefined);
-  showNumberError(question, reading.unclear ? unclearNumberMessage(question.input.value) : "");
-  if (reading.unclear) {
-    unclear.push(question);
-  } else if (reading.value === undefined) {
-    question.input.setAttribute("aria-invalid", "true");
-    unanswered.push(question);
-  } else {
-    question.input.removeAttribute("aria-invalid");
-    answers[question.id] = reading.value;
-  }
-}
-
+/** The true answers, as each question's kind reads them; which are missing or unclear. */
 function trueAnswers(questions) {
   const answers = {};
   const unanswered = [];
   const unclear = [];
   for (const question of questions) {
-    if (question.type === "numeric") {
-      readNumberAnswer(question, answers, unanswered, unclear);
-      continue;
-    }
-    const checked = question.fieldset.querySelector("input[type=radio]:checked");
-    question.fieldset.classList.toggle("unanswered", !checked);
-    if (checked) {
-      answers[question.id] = Number(checked.value);
-    } else {
+    const reading = kindOf(question).readAnswer(question);
+    if (reading.unclear) {
+      unclear.push(question);
+    } else if (reading.value === undefined) {
       unanswered.push(question);
+    } else {
+      answers[question.id] = reading.value;
     }
   }
   return { answers, unanswered, unclear };
@@ -144,16 +98,15 @@ async function send(url, body) {
 }
 
 /** The true answers leave the page's controls once they are no longer needed. */
-function clearAnswers() {
-  for (const radio of root.querySelectorAll("input[type=radio]")) radio.checked = false;
-  for (const input of root.querySelectorAll("input.number-input")) input.value = "";
+function clearAnswers(questions) {
+  for (const question of questions) kindOf(question).clear(question);
 }
 
 /** Answers missing or unclear: say which, and go to the first. True if any is. */
 function stopAtMissing(questions, unanswered, unclear) {
   if (unanswered.length === 0 && unclear.length === 0) return false;
   const numbersOf = (list) => list.map((q) => questions.indexOf(q) + 1);
-  const numeric = unanswered.some((q) => q.type === "numeric");
+  const numeric = unanswered.some((q) => kindOf(q).asksNumber);
   showStatus(missingAnswersMessage(numbersOf(unclear), numbersOf(unanswered), numeric), true);
   const first = questions.find((q) => unclear.includes(q) || unanswered.includes(q));
   first.fieldset.querySelector("input").focus();
@@ -172,7 +125,7 @@ async function submit(page) {
   const outcome = replyOutcome(status, reply, Boolean(codeField));
   if (outcome.sent || outcome.answered) {
     page.state = forgetTable(window.localStorage, slug);
-    clearAnswers();
+    clearAnswers(questions);
     if (outcome.sent && codeField) codeField.value = "";
     if (outcome.sent) showStatus("", false);
     showDone(outcome.sent ? "thank-you" : "already-answered");

@@ -35,9 +35,12 @@ class Kind:
     #: Its answers are one of its option labels (counted per option, every option tallied when
     #: the survey opens); False: answers are numbers, counted as they arrive.
     has_options: ClassVar[bool] = True
-    #: Its respondent fieldset (a template) and its page module (under static/js/).
+    #: Its respondent fieldset (a template), its page module (in the static folder: it reads
+    #: the answer from that fieldset and asks randomized-response.js for the value to send)
+    #: and what that module does, as the respondent page lists its scripts.
     partial: ClassVar[str]
     script: ClassVar[str]
+    script_role: ClassVar[str]
     #: The highest flip probability a survey asking it may have (None: any), the question it
     #: is said of in files and in the builder, and why.
     max_flip_probability: ClassVar[float | None] = None

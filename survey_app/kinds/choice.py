@@ -18,6 +18,7 @@ class Choice(Kind):
     fields = ("options",)
     partial = "kinds/choice.html"
     script = "js/kinds/choice.js"
+    script_role = "reads the option you pick and has it scrambled"
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """2 to 12 options, each a text of its own."""

@@ -117,6 +117,7 @@ class Numeric(Kind):
     has_options = False
     partial = "kinds/numeric.html"
     script = "js/kinds/numeric.js"
+    script_role = "reads a number you type and has it scrambled"
     max_flip_probability = MAX_FLIP_PROBABILITY_WITH_NUMBERS
     flip_limit_words = (
         "a numeric question",

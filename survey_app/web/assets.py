@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +24,8 @@ from pathlib import Path
 from flask import Flask, current_app, request, url_for
 from flask_compress import Compress
 from markupsafe import Markup, escape
+
+from survey_app import kinds
 
 #: Characters of the SHA-256 (hex) in a script's ``?v=`` query.
 VERSION_LENGTH = 12
@@ -76,10 +79,11 @@ def script_url(filename: str, *, versioned: bool = True) -> str:
     return url_for("static", filename=filename, v=script_sha256(filename)[:VERSION_LENGTH])
 
 
-#: A static import or re-export of a module beside it: ``import {...} from "./x.js";``.
+#: A static import or re-export of a module by its relative path: ``import {...} from "./x.js";``,
+#: ``"./kinds/x.js"`` or ``"../x.js"``.
 _STATIC_IMPORT = re.compile(
-    r"""^(?:import|export)\b[^;"']*?\bfrom\s*["'](\./[\w.-]+\.js)["'];?"""
-    r"""|^import\s*["'](\./[\w.-]+\.js)["'];?""",
+    r"""^(?:import|export)\b[^;"']*?\bfrom\s*["'](\.\.?/[\w./-]+\.js)["'];?"""
+    r"""|^import\s*["'](\.\.?/[\w./-]+\.js)["'];?""",
     re.MULTILINE,
 )
 
@@ -93,11 +97,11 @@ def _imports_in(path: str) -> tuple[str, ...]:
 def module_files(entry: str) -> list[str]:
     """A page script (``"js/survey.js"``) and every module it imports, at any depth, each once:
     the scripts a browser runs for it."""
-    folder = entry.rpartition("/")[0]
     files = [entry]
     for filename in files:  # grows as imports are found
+        folder = posixpath.dirname(filename)
         for specifier in _imports_in(str(Path(current_app.static_folder) / filename)):
-            imported = f"{folder}/{specifier.removeprefix('./')}" if folder else specifier[2:]
+            imported = posixpath.normpath(posixpath.join(folder, specifier))
             if imported not in files:
                 files.append(imported)
     return files
@@ -126,12 +130,17 @@ RESPONDENT_SCRIPT_ROLES = {
     "js/randomized-response.js": "does the scrambling",
     "js/survey-replies.js": "words what the server replied",
     "js/typed-numbers.js": "reads a number you type",
+    "js/kinds/index.js": "knows each kind of question's script",
+    "js/kinds/options.js": "reads an option picked",
 }
 
 
 def respondent_scripts() -> list[tuple[str, str]]:
     """(file, what it does) for every script the respondent page runs."""
-    return [(name, RESPONDENT_SCRIPT_ROLES[name]) for name in module_files("js/survey.js")]
+    roles = RESPONDENT_SCRIPT_ROLES | {
+        kind.script: kind.script_role for kind in kinds.KINDS.values()
+    }
+    return [(name, roles[name]) for name in module_files("js/survey.js")]
 
 
 #: What is sent compressed to a browser that accepts it: the stylesheets and scripts, most of

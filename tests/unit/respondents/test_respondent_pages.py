@@ -268,6 +268,11 @@ def test_every_script_the_page_loads_carries_its_integrity(client, survey):
     loaded = loaded_scripts(page)
     assert sorted(urlsplit(url).path for url, _ in loaded) == [
         "/static/js/answer-table.js",
+        "/static/js/kinds/choice.js",
+        "/static/js/kinds/index.js",
+        "/static/js/kinds/numeric.js",
+        "/static/js/kinds/options.js",
+        "/static/js/kinds/yes-no.js",
         "/static/js/randomized-response.js",
         "/static/js/survey-replies.js",
         "/static/js/survey.js",
@@ -300,11 +305,13 @@ def test_the_modules_survey_js_imports_are_the_ones_preloaded_with_integrity(cli
     }
     pending, imported = [survey_url], set()
     while pending:
-        source = client.get(pending.pop()).get_data(as_text=True)
+        importer = pending.pop()
+        source = client.get(importer).get_data(as_text=True)
         specifiers = re.findall(r'^import\s.*?from\s+"([^"]+)";', source, flags=re.M | re.S)
-        assert all(re.fullmatch(r"\./[\w-]+\.js", specifier) for specifier in specifiers)
+        # Relative paths, resolved against the importing module (kinds/ import "../x.js").
+        assert all(re.fullmatch(r"\.\.?/[\w/-]+\.js", specifier) for specifier in specifiers)
         for specifier in specifiers:
-            resolved = urljoin(survey_url, specifier)
+            resolved = urljoin(importer, specifier)
             assert resolved in preloaded, (resolved, preloaded)
             assert preloaded[resolved].startswith("sha384-")
             if resolved not in imported:
@@ -330,7 +337,7 @@ def test_page_publishes_the_sha256_of_every_script(app, client, survey):
         served = client.get(path)
         assert hashlib.sha256(served.data).hexdigest() == expected
         served.close()
-    assert len(hashes) == len(loaded_scripts(page)) == 5
+    assert len(hashes) == len(loaded_scripts(page)) == 10  # survey.js and its 9 modules
     assert "Check the scripts" in page.text("h3")
 
 

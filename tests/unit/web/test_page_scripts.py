@@ -6,6 +6,7 @@ the respondent page (survey-replies.js)."""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from pathlib import Path
 
@@ -29,11 +30,14 @@ ENTRIES = {
 }
 #: An entry wires its page: its logic is in modules (this many lines is ample for wiring).
 MAX_ENTRY_LINES = 250
-IMPORT = re.compile(r'^(?:import|export)\b[^;]*?\bfrom\s*"\./([\w.-]+\.js)";', re.M | re.S)
+IMPORT = re.compile(r'^(?:import|export)\b[^;]*?\bfrom\s*"(\.\.?/[\w./-]+\.js)";', re.M | re.S)
 
 
 def imports_of(name: str) -> list[str]:
-    return IMPORT.findall((STATIC_JS / name).read_text(encoding="utf-8"))
+    """The modules ``name`` (a path under static/js/) imports, as paths under static/js/."""
+    source = (STATIC_JS / name).read_text(encoding="utf-8")
+    folder = posixpath.dirname(name)
+    return [posixpath.normpath(posixpath.join(folder, path)) for path in IMPORT.findall(source)]
 
 
 # --------------------------------------------------------------------------- the entries
@@ -49,7 +53,7 @@ def test_each_page_loads_its_own_entry_and_only_that():
 
 
 def test_entries_are_thin_and_every_other_module_is_imported_and_free_of_the_page():
-    modules = {path.name for path in STATIC_JS.glob("*.js")}
+    modules = {path.relative_to(STATIC_JS).as_posix() for path in STATIC_JS.rglob("*.js")}
     assert set(ENTRIES) <= modules
     imported = set()
     pending = list(ENTRIES)
