@@ -117,12 +117,11 @@ function setupReadout() {
 function setupQuestionTypes() {
   for (const select of document.querySelectorAll("select.question-type")) {
     const item = select.closest("li");
-    const options = item?.querySelector(".choice-options");
-    const numeric = item?.querySelector(".numeric-fields");
-    if (!options) continue;
+    // Each kind's fields (its builder partial) say which kind they are for.
+    const fields = item ? Array.from(item.querySelectorAll("[data-kind]")) : [];
+    if (fields.length === 0) continue;
     const show = () => {
-      options.hidden = select.value !== "choice";
-      if (numeric) numeric.hidden = select.value !== "numeric";
+      for (const kindFields of fields) kindFields.hidden = select.value !== kindFields.dataset.kind;
     };
     select.addEventListener("change", show);
     show();

@@ -205,6 +205,7 @@ def render_builder(
             before=ranges_to_carry(definition, draft.before),
             removed=removed and {"number": removed[0] + 1, "field": removed_field(*removed)},
             max_questions=MAX_QUESTIONS,
+            question_kinds=list(kinds.KINDS.values()),
             shown_bound=shown_bound,
             question_limit_words=QUESTION_LIMIT_WORDS,
             form=ActionForm(),

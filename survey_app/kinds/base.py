@@ -35,6 +35,13 @@ class Kind:
     #: Its answers are one of its option labels (counted per option, every option tallied when
     #: the survey opens); False: answers are numbers, counted as they arrive.
     has_options: ClassVar[bool] = True
+    #: The values whose shares the results put in words (None: every option's). A yes/no
+    #: question's are (1,): "Yes", its "No" being the rest.
+    worded_values: ClassVar[tuple[int, ...] | None] = None
+    #: Its builder fields beyond text and type (a template; None: none), and what its "Add"
+    #: button adds ("a yes/no question").
+    builder_partial: ClassVar[str | None] = None
+    add_words: ClassVar[str]
     #: Its respondent fieldset (a template), its page module (in the static folder: it reads
     #: the answer from that fieldset and asks randomized-response.js for the value to send)
     #: and what that module does, as the respondent page lists its scripts.

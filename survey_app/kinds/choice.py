@@ -16,6 +16,8 @@ class Choice(Kind):
     name = "choice"
     label = "Multiple choice"
     fields = ("options",)
+    add_words = "a multiple-choice question"
+    builder_partial = "kinds/choice_builder.html"
     partial = "kinds/choice.html"
     script = "js/kinds/choice.js"
     script_role = "reads the option you pick and has it scrambled"

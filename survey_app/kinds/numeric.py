@@ -115,6 +115,8 @@ class Numeric(Kind):
     label = "A number"
     fields = ("min", "max", "unit", "mechanism")
     has_options = False
+    add_words = "a number question"
+    builder_partial = "kinds/numeric_builder.html"
     partial = "kinds/numeric.html"
     script = "js/kinds/numeric.js"
     script_role = "reads a number you type and has it scrambled"

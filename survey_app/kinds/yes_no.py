@@ -13,6 +13,8 @@ YES_NO_LABELS = ("No", "Yes")
 class YesNo(Kind):
     name = "yes_no"
     label = "Yes / no"
+    add_words = "a yes/no question"
+    worded_values = (1,)
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
     script_role = "reads a yes/no answer and has it scrambled"

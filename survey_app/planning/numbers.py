@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from survey_app import privacy
-from survey_app.kinds.numeric import MAX_FLIP_PROBABILITY_WITH_NUMBERS, parse_numeric_question
+from survey_app import kinds, privacy
+from survey_app.kinds.numeric import MAX_FLIP_PROBABILITY_WITH_NUMBERS
 from survey_app.results import rounding
 from survey_app.results.presenters import counted, join_words, numeric_places, with_unit
 from survey_app.storage.models import Survey
@@ -61,10 +61,11 @@ def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], i
     """The builder's numeric questions with usable bounds, and how many lack them."""
     numbers, left_out = [], 0
     for index, question in enumerate(questions):
-        if question.get("type") != "numeric":
-            continue
+        kind = kinds.KINDS.get(question.get("type"))
+        if kind is None or kind.has_options:
+            continue  # planned by its shares (survey_app.planning.shares)
         try:
-            parsed = parse_numeric_question(f"questions[{index}]", "x", question)
+            parsed = kind.parse(f"questions[{index}]", "x", question)
         except SurveyDefinitionError:
             left_out += 1
             continue

@@ -10,7 +10,7 @@ import functools
 
 from markupsafe import Markup
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.results.presenters import (
     counted,
     format_epsilon,
@@ -64,9 +64,10 @@ def pooled_words(results: SurveyResults, survey_id: int) -> str:
 def worded_options(question) -> list:
     """The options a question's words name: every option of a choice question; of a yes/no
     question only “Yes” (its “No” is the rest)."""
-    if question.kind == "choice":
+    worded = kinds.kind_named(question.kind).worded_values
+    if worded is None:
         return list(question.options)
-    return [option for option in question.options if option.value == 1]
+    return [option for option in question.options if option.value in worded]
 
 
 def share_sentence(option, kind: str, confidence: float) -> Markup:
@@ -143,7 +144,8 @@ def too_wide_words(question, kind: str) -> str | None:
 
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
-    choice = question.kind == "choice"
+    # Every option worded (a choice question's): their shares are all shown, adding up.
+    choice = kinds.kind_named(question.kind).worded_values is None
     words = "The shares add up to 100%. " if choice else ""
     words += (
         f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
@@ -315,7 +317,7 @@ def _average_view(told, question, kind: str, confidence: float, chebyshev: bool)
     """A number question's average (privacy.Average): :func:`numeric_view`; ``said``: its
     headline."""
     view = numeric_view(question.numeric, kind, confidence, question.n)
-    return {"numeric": view, "said": [view["headline"]]}
+    return {"average": view, "said": [view["headline"]]}
 
 
 def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
