@@ -340,7 +340,7 @@ def readout():
     except ValueError:
         value = raw
     count = min(whole_number(request.args.get("questions", "1")) or 1, MAX_QUESTIONS)
-    definition = {"flip_probability": value, "questions": [{"type": "yes_no"}] * count}
+    definition = {"flip_probability": value, "questions": planning.yes_no_questions(count)}
     return jsonify(
         planning.builder_readout(
             definition, request.args.get("class_size"), request.args.get("margin")

@@ -15,6 +15,7 @@ class YesNo(Kind):
     label = "Yes / no"
     add_words = "a yes/no question"
     worded_values = (1,)
+    lesson_steps = None
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
     script_role = "reads a yes/no answer and has it scrambled"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from survey_app import kinds
 from survey_app.lesson.figures import (
     ONE_MINUS_TWO_P,
     bayes_formula,
@@ -64,11 +65,6 @@ STEPS = (
     ("trade_off", "The trade-off"),
     ("budgets", "Budgets"),
 )
-#: The steps a choice or a number question has (the others are about yes/no questions).
-OTHER_KIND_STEPS = {
-    "choice": ("coin", "arrived", "estimate", "sure", "budgets"),
-    "numeric": ("coin", "arrived", "estimate", "budgets"),
-}
 
 
 @dataclass
@@ -516,7 +512,7 @@ def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float
 
 
 def _other_figures(key: str, question, survey, headline: str, confidence: float) -> dict:
-    if key == "coin" and question.kind == "choice":
+    if key == "coin" and question.numeric is None:  # a shares question (choices)
         labels = [option.label for option in question.options]
         return choice_coin_step(survey.flip_probability, len(labels), labels)
     if key == "coin":
@@ -528,7 +524,7 @@ def _other_figures(key: str, question, survey, headline: str, confidence: float)
         return arrived_step(question, survey.is_open)
     if key == "sure":
         return choice_sure_step(question, survey.flip_probability)
-    if question.kind == "choice":
+    if question.numeric is None:
         return choice_estimate_step(question, survey.flip_probability)
     return numeric_estimate_step(question, headline, confidence)
 
@@ -547,7 +543,9 @@ def lesson_steps(
     ``only``: the one step whose figures are worked out (a page shows one step; the others
     need only their titles, and the re-runs and the trade-off take a moment each).
     """
-    yes_no = question.kind == "yes_no"
+    # The lesson is written about a yes/no question; another kind has the steps it names.
+    kind_steps = kinds.kind_named(question.kind).lesson_steps
+    yes_no = kind_steps is None
     waiting = _waiting_note(question, min_answers)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):
@@ -559,7 +557,7 @@ def lesson_steps(
             step.figures = budgets_step(survey)
         elif key == "coin" and yes_no:
             step.figures = coin_step(survey.flip_probability, len(survey.questions))
-        elif not yes_no and key not in OTHER_KIND_STEPS[question.kind]:
+        elif not yes_no and key not in kind_steps:
             step.shown = False
             step.note = (
                 "This step is about a yes/no question: choose one above to see it worked out."

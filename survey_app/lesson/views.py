@@ -17,6 +17,7 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 from flask_login import current_user, login_required
 
+from survey_app import kinds
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.lesson.presenters import STEPS, lesson_steps
@@ -56,7 +57,7 @@ def _chosen_flip_probability() -> float | None:
 def _first_yes_no(survey: Survey) -> int:
     """The number of the survey's first yes/no question (the lesson's subject), else 1."""
     for number, question in enumerate(survey.questions, start=1):
-        if question.kind == "yes_no":
+        if kinds.kind_of(question).lesson_steps is None:
             return number
     return 1
 

@@ -394,6 +394,11 @@ def suggestion_readout(
     return reply
 
 
+def yes_no_questions(count: int) -> list[dict]:
+    """``count`` yes/no questions, as a definition holds them (a readout asked for by count)."""
+    return [{"type": "yes_no"}] * count
+
+
 def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: str | None) -> dict:
     """The builder's live readout: what p means, what the class will learn, the suggestion.
 
