@@ -18,7 +18,7 @@ class YesNo(Kind):
     lesson_steps = None
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
-    script_role = "reads a yes/no answer and has it scrambled"
+    script_role = "reads a Yes or No answer and has it scrambled"
 
     def option_labels(self, question: Any) -> list[str]:
         return list(YES_NO_LABELS)

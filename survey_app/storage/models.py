@@ -184,7 +184,7 @@ class Survey(db.Model):
             SurveyStatus,
             native_enum=False,
             length=10,
-            values_callable=lambda kinds: [kind.value for kind in kinds],
+            values_callable=lambda statuses: [status.value for status in statuses],
         ),
         default=SurveyStatus.DRAFT,
     )
