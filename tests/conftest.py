@@ -29,24 +29,48 @@ SAMPLE_DEFINITION = SAMPLE_SURVEY
 #: Fixtures that give a test the pass's database: tests/conftest.py's, the load tests' deployment
 #: (tests/load) and the benchmark's small run (tests/unit/test_bench.py).
 DATABASE_FIXTURES = frozenset({"app", "database_url", "deployment", "small_run"})
+#: Tests that run one at a time on one worker, by the fixtures they use (see worker_group).
+WORKER_GROUPS = {
+    "browser": frozenset({"chromium", "make_chromium"}),
+    "load": frozenset({"deployment", "start_server"}),
+}
 
 
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "database: reaches the pass's database (given to every test using one of "
-        "DATABASE_FIXTURES, but not to tests marked sqlite); the PostgreSQL pass runs these",
-    )
     if TEST_DATABASE_URL:
         create_worker_database()
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark ``database`` every test that reaches the pass's database, through any fixture."""
+    """Mark ``database`` every test that reaches the pass's database, through any fixture; with
+    parallel workers (pytest-xdist, ``--dist loadgroup``) group the tests that must share one."""
+    parallel = config.pluginmanager.hasplugin("xdist")
     for item in items:
         reaches = DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if reaches and item.get_closest_marker("sqlite") is None:
             item.add_marker(pytest.mark.database)
+        group = worker_group(item) if parallel else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def worker_group(item) -> str | None:
+    """The tests that run on one worker together, or None for a test any worker may run.
+
+    The browser tests, one at a time: two Chromiums on two cores starve each other, and a page
+    that redraws itself on a timer (the open dashboard, every 10 s) then changes under a slow
+    check. The load tests, one at a time: each starts a server of several processes. The tests
+    of a module-scoped fixture (a wheel, a Node run drawing many samples, the benchmark's small
+    run): made once, not once a worker.
+    """
+    for group, fixtures in WORKER_GROUPS.items():
+        if fixtures.intersection(item.fixturenames):
+            return group
+    fixtures = getattr(item, "_fixtureinfo", None)
+    definitions = fixtures.name2fixturedefs.values() if fixtures is not None else ()
+    if any(definition[-1].scope == "module" for definition in definitions):
+        return item.module.__name__
+    return None
 
 
 @pytest.hookimpl(hookwrapper=True)
