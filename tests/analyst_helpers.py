@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import uuid
+from functools import cache
+from unittest import mock
 from urllib.parse import urlsplit
 
 from flask import url_for
 from sqlalchemy import func, select
 
 from survey_app import privacy
+from survey_app.accounts.services import create_analyst, hash_password
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.results.presenters import percent, percent_high, percent_low, points
@@ -28,6 +32,26 @@ ANALYST_EMAIL = "prof@example.edu"
 ANALYST_PASSWORD = "correct horse battery"
 OTHER_EMAIL = "other@example.edu"
 OTHER_PASSWORD = "another long passphrase"
+
+
+@cache
+def password_hash(password: str) -> str:
+    """The scrypt hash of a test password, made once a session: scrypt is slow on purpose (a
+    tenth of a second of CPU a hash), and thousands of tests start with an account."""
+    return hash_password(password)
+
+
+def create_test_analyst(email: str, password: str):
+    """``create_analyst`` as the app calls it (its checks of the email and the password), with
+    the password's hash made once a session: a real scrypt hash, which signing in checks.
+
+    For accounts a test only needs; what hashing and signing in do is tested with the real path
+    (test_accounts.py, test_sign_in.py)."""
+    hashed = password_hash(password)
+    services = sys.modules[create_analyst.__module__]
+    with mock.patch.object(services, "hash_password", lambda _password: hashed):
+        return create_analyst(email, password)
+
 
 CSRF_FIELD = re.compile(r'name="csrf_token"[^>]*?value="([^"]+)"')
 

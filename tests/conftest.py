@@ -1,24 +1,76 @@
-"""Fixtures shared by every test: an app on a fresh database, its client and CLI runner."""
+"""Fixtures shared by every test: an app on a fresh database, its client and CLI runner.
+
+Every test that reaches the pass's database is marked ``database`` (see
+``pytest_collection_modifyitems``): the PostgreSQL pass of CI runs those alone, since the others
+ran already in the SQLite pass and a second run would check nothing new.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
+from jinja2 import BytecodeCache
 
 from survey_app import create_app
-from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
 from survey_app.surveys.services import SAMPLE_SURVEY, create_survey, open_survey, parse_definition
-
-#: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
-TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
+from tests.analyst_helpers import create_test_analyst
+from tests.databases import TEST_DATABASE_URL, create_worker_database, empty_postgresql_database
 
 TEST_SECRET_KEY = "test-secret-key-not-for-production-0123456789"
 ANALYST_PASSWORD = "correct horse battery"
 
 #: The app's own sample survey (what quickstart opens): a yes/no and a three-option question.
 SAMPLE_DEFINITION = SAMPLE_SURVEY
+
+
+#: Fixtures that give a test the pass's database: tests/conftest.py's, the load tests' deployment
+#: (tests/load) and the benchmark's small run (tests/unit/test_bench.py).
+DATABASE_FIXTURES = frozenset({"app", "database_url", "deployment", "small_run"})
+#: Tests that run one at a time on one worker, by the fixtures they use (see worker_group).
+WORKER_GROUPS = {
+    "browser": frozenset({"chromium", "make_chromium"}),
+    "load": frozenset({"deployment", "start_server"}),
+}
+
+
+def pytest_configure(config):
+    if TEST_DATABASE_URL:
+        create_worker_database()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``database`` every test that reaches the pass's database, through any fixture; with
+    parallel workers (pytest-xdist, ``--dist loadgroup``) group the tests that must share one."""
+    parallel = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        reaches = DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if reaches and item.get_closest_marker("sqlite") is None:
+            item.add_marker(pytest.mark.database)
+        group = worker_group(item) if parallel else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def worker_group(item) -> str | None:
+    """The tests that run on one worker together, or None for a test any worker may run.
+
+    The browser tests, one at a time: two Chromiums on two cores starve each other, and a page
+    that redraws itself on a timer (the open dashboard, every 10 s) then changes under a slow
+    check. The load tests, one at a time: each starts a server of several processes. The tests
+    of a module-scoped fixture (a wheel, a Node run drawing many samples, the benchmark's small
+    run): made once, not once a worker.
+    """
+    for group, fixtures in WORKER_GROUPS.items():
+        if fixtures.intersection(item.fixturenames):
+            return group
+    fixtures = getattr(item, "_fixtureinfo", None)
+    definitions = fixtures.name2fixturedefs.values() if fixtures is not None else ()
+    if any(definition[-1].scope == "module" for definition in definitions):
+        return item.module.__name__
+    return None
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,8 +93,30 @@ def database_url(request, tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'test.sqlite3'}"
 
 
-@pytest.fixture
-def app(tmp_path, database_url):
+class CompiledTemplates(BytecodeCache):
+    """The templates' compiled code, kept for the session and shared by every app made here.
+
+    Each test makes its own app, whose Jinja environment would otherwise parse and compile every
+    template it renders again: a third of a page test's time. Jinja reuses code only while the
+    template's source has the checksum it was compiled from.
+    """
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = CompiledTemplates()
+
+
+def make_app(database_url: str):
+    """The app as the tests run it: rate limits off, on ``database_url``."""
     app = create_app(
         {
             "TESTING": True,
@@ -51,14 +125,39 @@ def app(tmp_path, database_url):
             "RATELIMIT_ENABLED": False,
         }
     )
+    app.jinja_env.bytecode_cache = COMPILED_TEMPLATES
+    return app
+
+
+@pytest.fixture(scope="session")
+def sqlite_schema(tmp_path_factory) -> str:
+    """A SQLite file with the models' tables, made once a session; each test starts a copy."""
+    path = tmp_path_factory.mktemp("schema") / "schema.sqlite3"
+    app = make_app(f"sqlite:///{path}")
     with app.app_context():
-        drop_everything()
         db.create_all()
+        db.engine.dispose()  # the last connection's close checkpoints the log into the file
+    return str(path)
+
+
+@pytest.fixture
+def app(database_url, sqlite_schema):
+    """The app on an empty database with the models' tables: on SQLite a new file in the test's
+    tmp_path, on PostgreSQL the worker's database, emptied (tests/databases.py)."""
+    database = database_url.removeprefix("sqlite:///")
+    fresh_file = database != database_url and not os.path.exists(database)
+    if fresh_file:
+        shutil.copyfile(sqlite_schema, database)
+    app = make_app(database_url)
+    with app.app_context():
+        if database_url.startswith("postgresql"):
+            empty_postgresql_database(db)
+        elif not fresh_file:
+            drop_everything()
+            db.create_all()
     yield app
     with app.app_context():
         db.session.remove()
-        if TEST_DATABASE_URL:
-            drop_everything()
         db.engine.dispose()
 
 
@@ -106,7 +205,7 @@ def sign_in_as(app):
 @pytest.fixture
 def analyst(app):
     with app.app_context():
-        email = create_analyst("prof@example.edu", ANALYST_PASSWORD).email
+        email = create_test_analyst("prof@example.edu", ANALYST_PASSWORD).email
         db.session.commit()
         return email
 

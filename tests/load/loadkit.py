@@ -20,7 +20,6 @@ Every wait and every request here is bounded; nothing asserts on speed.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import shutil
@@ -47,10 +46,7 @@ from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
     free_port,
 )
 from survey_app.storage.models import Question, Submission, Survey, Tally
-
-#: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
-TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
-
+from tests.databases import TEST_DATABASE_URL
 
 ANALYST_EMAIL = "load@example.edu"
 ANALYST_PASSWORD = "load-test-password-" + "x" * 8

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
-from tests.analyst_helpers import OTHER_EMAIL, OTHER_PASSWORD, is_signed_in
+from tests.analyst_helpers import OTHER_EMAIL, OTHER_PASSWORD, create_test_analyst, is_signed_in
 from tests.numeric_helpers import HOURS
 
 
@@ -22,7 +21,7 @@ def signed_in(client, analyst, sign_in_as):
 def other_analyst(app, sign_in_as):
     """A second analyst, signed in on a client of their own."""
     with app.app_context():
-        create_analyst(OTHER_EMAIL, OTHER_PASSWORD)
+        create_test_analyst(OTHER_EMAIL, OTHER_PASSWORD)
         db.session.commit()
     other = app.test_client()
     sign_in_as(other, OTHER_EMAIL)
