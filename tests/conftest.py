@@ -41,6 +41,7 @@ def pytest_configure(config):
         create_worker_database()
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Mark ``database`` every test that reaches the pass's database, through any fixture; with
     parallel workers (pytest-xdist, ``--dist loadgroup``) group the tests that must share one."""
