@@ -11,6 +11,8 @@ dark scheme's canvas. WCAG 2.1 asks 4.5:1 for text (1.4.3); we ask it of every c
 
 from __future__ import annotations
 
+from selenium.common.exceptions import WebDriverException
+
 MINIMUM = 4.5
 CONTROLS = "button, a[href], summary, input[type=submit], input[type=button], [role=button]"
 STATES = ((), ("hover",), ("focus", "focus-visible"))
@@ -77,8 +79,24 @@ def _force(driver, node_ids: list[int], state: tuple[str, ...]) -> None:
         )
 
 
-def low_contrast_controls(driver) -> list[str]:
-    """Every control whose text is under 4.5:1 against its background, in some state."""
+def low_contrast_controls(driver, attempts: int = 3) -> list[str]:
+    """Every control whose text is under 4.5:1 against its background, in some state.
+
+    A page that redraws itself on a timer (the open dashboard swaps its results panel every
+    10 s) can drop a control between finding it and forcing its state, which DevTools refuses
+    ("Could not find node"): then every control is found and measured again, on the page as it
+    now is.
+    """
+    for _ in range(attempts - 1):
+        try:
+            return _low_contrast_controls(driver)
+        except WebDriverException as error:
+            if "Could not find node" not in str(error):
+                raise
+    return _low_contrast_controls(driver)
+
+
+def _low_contrast_controls(driver) -> list[str]:
     driver.execute_cdp_cmd("DOM.enable", {})
     driver.execute_cdp_cmd("CSS.enable", {})
     root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
