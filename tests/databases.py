@@ -36,21 +36,36 @@ def worker_database_url(base_url: str | None, worker: str | None) -> str | None:
 TEST_DATABASE_URL = worker_database_url(BASE_DATABASE_URL, WORKER)
 
 
+def _on_server(*statements: str, parameters: dict | None = None):
+    """Run ``statements`` outside a transaction on the pass's server; the last one's first row."""
+    engine = create_engine(BASE_DATABASE_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            for statement in statements:
+                result = connection.exec_driver_sql(statement, parameters or {})
+            return result.first() if result.returns_rows else None
+    finally:
+        engine.dispose()
+
+
 def create_worker_database() -> None:
     """Create this worker's database when it does not exist yet (on the base one's server)."""
     if TEST_DATABASE_URL == BASE_DATABASE_URL:
         return
     name = make_url(TEST_DATABASE_URL).database
-    engine = create_engine(BASE_DATABASE_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as connection:
-            found = connection.exec_driver_sql(
-                "SELECT 1 FROM pg_database WHERE datname = %(name)s", {"name": name}
-            ).first()
-            if found is None:
-                connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    finally:
-        engine.dispose()
+    exists = "SELECT 1 FROM pg_database WHERE datname = %(name)s"
+    if _on_server(exists, parameters={"name": name}) is None:
+        _on_server(f'CREATE DATABASE "{name}"')
+
+
+def new_database(suffix: str, template: str | None = None) -> str:
+    """A database of this worker's named with ``suffix``, made anew (as a copy of the database
+    of the URL ``template``, if given), on the pass's PostgreSQL server; its URL."""
+    url = make_url(TEST_DATABASE_URL)
+    name = f"{url.database}_{suffix}"
+    copy = f' TEMPLATE "{make_url(template).database}"' if template else ""
+    _on_server(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"{copy}')
+    return url.set(database=name).render_as_string(hide_password=False)
 
 
 # --------------------------------------------------------------------------- an empty schema

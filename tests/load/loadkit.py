@@ -3,10 +3,10 @@
 benchmarks/harness.py runs the app as its users do: a deployment (a database and its
 environment) and ``survey-app serve`` (gunicorn, several workers) in a subprocess. Here:
 
-- ``prepare_deployment``: a fresh database (a SQLite file in tmp_path, or the PostgreSQL database of
-  ``SURVEY_APP_TEST_DATABASE_URL`` with its tables dropped first) set up through the real command
-  line: ``init-db`` (the migrations), ``create-analyst`` and ``create-survey --open``; and what a
-  test reads back from it (stored rows, tallies, consistency).
+- ``prepare_deployment``: a fresh database (a SQLite file in tmp_path, or a database of its own on
+  the PostgreSQL server of ``SURVEY_APP_TEST_DATABASE_URL``) set up through the real command
+  line: ``init-db`` (the migrations), ``create-analyst`` and ``create-survey --open``, or a copy
+  of one set up so; and what a test reads back from it (stored rows, tallies, consistency).
 - ``launch_server``: ``survey-app serve`` for a deployment, whose requests carry marker headers
   (for the logs test) and which can post a submission; ``wait_until_ready`` waits (bounded)
   until it answers and all its workers exist; ``Server.stop`` sends the master SIGTERM, then
@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from sqlalchemy import MetaData, create_engine, func, select
+from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import Engine
 
 from benchmarks import harness
@@ -46,7 +46,7 @@ from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
     free_port,
 )
 from survey_app.storage.models import Question, Submission, Survey, Tally
-from tests.databases import TEST_DATABASE_URL
+from tests.databases import TEST_DATABASE_URL, new_database
 
 ANALYST_EMAIL = "load@example.edu"
 ANALYST_PASSWORD = "load-test-password-" + "x" * 8
@@ -78,17 +78,6 @@ def new_id() -> str:
 
 
 # --------------------------------------------------------------------------- the database
-
-
-def reset_database(url: str) -> None:
-    """Drop every table (the models' and alembic_version), as tests/conftest.py does."""
-    engine = create_engine(url)
-    try:
-        metadata = MetaData()
-        metadata.reflect(engine)
-        metadata.drop_all(engine)
-    finally:
-        engine.dispose()
 
 
 @dataclass
@@ -219,18 +208,20 @@ SQLITE_NAME = "survey_app.sqlite3"
 def prepare_deployment(directory: Path, template: Deployment | None = None) -> Deployment:
     """A database set up through the command line: schema, an analyst, an open survey.
 
-    On SQLite, a ``template`` made this way earlier in the session is copied instead (the
-    commands take seconds each); PostgreSQL runs them every time, on an emptied database.
+    A ``template`` made this way earlier in the session is copied instead (the commands take
+    seconds each): its SQLite file, or its PostgreSQL database (``CREATE DATABASE ... TEMPLATE``).
     Each deployment has its own secret key and instance folder.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    url = TEST_DATABASE_URL or f"sqlite:///{directory / SQLITE_NAME}"
     if TEST_DATABASE_URL:
-        reset_database(url)
+        template_url = template.database_url if template is not None else None
+        url = new_database("load" if template else "load_template", template_url)
+    else:
+        url = f"sqlite:///{directory / SQLITE_NAME}"
     deployment = Deployment(url, directory)
-    if template is not None and template.is_sqlite and deployment.is_sqlite:
-        # The commands have exited, so the file is whole (SQLite checkpoints at last close);
-        # a -wal file left beside it, if any, is copied too.
+    if template is not None:
+        # The commands have exited, so a SQLite file is whole (SQLite checkpoints at last
+        # close); a -wal file left beside it, if any, is copied too.
         for path in template.directory.glob(SQLITE_NAME + "*"):
             shutil.copyfile(path, directory / path.name)
         deployment.survey = template.survey
