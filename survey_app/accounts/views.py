@@ -8,7 +8,7 @@ from flask import current_app, flash, redirect, render_template, request, sessio
 from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
 from wtforms import EmailField, HiddenField, PasswordField
-from wtforms.validators import DataRequired, Length, ValidationError
+from wtforms.validators import DataRequired, Length, Regexp, ValidationError
 
 from survey_app.accounts.devices import known_device, remember_device
 from survey_app.accounts.services import (
@@ -29,8 +29,12 @@ from survey_app.web.ratelimits import sign_in_throttle
 bp = analyst_blueprint("sign_in", __name__)
 
 
+#: An email address is looked up in the database, which cannot compare text holding U+0000.
+WITHOUT_NUL = Regexp(r"\A[^\x00]*\Z", message="An email address cannot hold a NUL character.")
+
+
 class LoginForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=254)])
+    email = EmailField("Email", validators=[DataRequired(), Length(max=254), WITHOUT_NUL])
     password = PasswordField("Password", validators=[DataRequired(), Length(max=1000)])
     next = HiddenField()
 

@@ -85,7 +85,18 @@ def json_error(message: str, status: int, code: str | None = None):
     return response
 
 
+#: The one character no address may hold: PostgreSQL can neither store nor compare text with it,
+#: and no link of this site writes it.
+NUL = "\x00"
+
+
 def register(app: Flask) -> None:
+    @app.before_request
+    def _no_nul_in_the_address():
+        query = request.args.items(multi=True)
+        if NUL in request.path or any(NUL in name + value for name, value in query):
+            raise QueryError("the address holds a NUL character (U+0000), which no page reads")
+
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException):
         status = error.code or 500

@@ -63,6 +63,7 @@ def test_email_is_matched_without_case_or_spaces(client, analyst):
         ("nobody@example.edu", ANALYST_PASSWORD),
         ("", ""),
         (ANALYST_EMAIL, ""),
+        (ANALYST_EMAIL + "\x00", ANALYST_PASSWORD),  # PostgreSQL cannot compare it: never asked
     ],
 )
 def test_bad_sign_in_is_refused(client, analyst, email, password):
@@ -70,6 +71,12 @@ def test_bad_sign_in_is_refused(client, analyst, email, password):
     assert response.status_code == 401
     assert 'name="password"' in response.text
     assert not is_signed_in(client)
+
+
+def test_an_email_with_a_nul_character_is_refused_in_words(client, analyst):
+    response = sign_in(client, "prof\x00@example.edu", ANALYST_PASSWORD)
+    assert response.status_code == 401
+    assert "An email address cannot hold a NUL character." in response.text
 
 
 def test_sign_out_by_get_is_not_possible(signed_in):

@@ -183,3 +183,19 @@ QUERY_VALUES = st.one_of(
 def test_drawn_values_of_every_query_parameter_never_answer_5xx(target, data):
     endpoint, name = data.draw(st.sampled_from(target.pairs), label="parameter")
     target.check(endpoint, name, data.draw(QUERY_VALUES, label="value"))
+
+
+def test_a_nul_anywhere_in_an_address_is_refused_in_words(target):
+    """PostgreSQL can neither store nor compare text holding U+0000: an address with one, in a
+    part of its path, a parameter's value or its name, is a 400 that says so, before any query."""
+    nul_addresses = route_addresses(target.app, "GET", "a\x00b", "\x00")
+    for endpoint, address in nul_addresses.items():
+        if "%00" not in address:
+            continue  # a route without a slug or code in its path
+        response = target.client.get(address)
+        assert response.status_code == 400, (endpoint, response.status_code)
+        assert "NUL character" in response.get_data(as_text=True), endpoint
+    for query in ({"confidence": "0.9\x00"}, {"x\x00": "1"}):
+        response = target.get("api.pooled_results_json", query)
+        assert response.status_code == 400
+        assert "NUL character (U+0000)" in response.get_json()["error"]
