@@ -2,7 +2,10 @@
 
 Every test that reaches the pass's database is marked ``database`` (see
 ``pytest_collection_modifyitems``): the PostgreSQL pass of CI runs those alone, since the others
-ran already in the SQLite pass and a second run would check nothing new.
+ran already in the SQLite pass and a second run would check nothing new. The browser tests run
+in the SQLite pass alone, but for those marked ``database`` by hand: what they check is the page
+in Chromium, and every query their pages make runs on PostgreSQL in the unit tests of the same
+views; the professor's whole day runs on both, as a deployment on PostgreSQL meets it.
 """
 
 from __future__ import annotations
@@ -47,12 +50,21 @@ def pytest_collection_modifyitems(config, items):
     parallel workers (pytest-xdist, ``--dist loadgroup``) group the tests that must share one."""
     parallel = config.pluginmanager.hasplugin("xdist")
     for item in items:
-        reaches = DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
-        if reaches and item.get_closest_marker("sqlite") is None:
+        if reaches_the_database(item):
             item.add_marker(pytest.mark.database)
         group = worker_group(item) if parallel else None
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def reaches_the_database(item) -> bool:
+    """Whether the PostgreSQL pass runs ``item``: it reaches the pass's database through a
+    fixture, is not about SQLite itself, and is no browser test (but those marked by hand)."""
+    if item.get_closest_marker("database") is not None:
+        return True
+    reaches = DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+    elsewhere = any(item.get_closest_marker(mark) for mark in ("sqlite", "browser"))
+    return bool(reaches) and not elsewhere
 
 
 def worker_group(item) -> str | None:

@@ -101,6 +101,7 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+@pytest.mark.database  # the whole day on PostgreSQL too, as a deployment meets it
 def test_a_professors_day(live_app, analyst, make_chromium):
     prof = make_chromium()
 
