@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from survey_app.lesson.words import options_chart_title, ranges_chart_title
 from survey_app.privacy import lesson
 from survey_app.results import rounding
 from survey_app.results.presenters import format_number, percent, percent_high, percent_low
@@ -88,7 +89,12 @@ def mtext(words: str) -> str:
 CHART_WIDTH = 640
 AXIS_LEFT = 24
 AXIS_WIDTH = 592
+#: Where the charts' axis line and labels sit (the templates draw them there).
+AXIS = {"axis_left": AXIS_LEFT, "axis_right": AXIS_LEFT + AXIS_WIDTH}
 RANGE_ROW = 50
+#: The heights of the bands of step 4's charts: a range; an option's exact and live ranges.
+RANGE_BAND = 14
+EXACT_BAND, LIVE_BAND = 12, 6
 #: Step 4's rows: (key, label, the Sureness attribute holding the range).
 RANGE_ROWS = (
     ("notes", "Chebyshev, as in the notes (Theorem 5)", "notes_range"),
@@ -139,7 +145,10 @@ def range_chart(sure: lesson.Sureness) -> dict:
     return {
         "width": CHART_WIDTH,
         "height": height,
+        **AXIS,
+        "band_height": RANGE_BAND,
         "rows": rows,
+        "title": ranges_chart_title(rows, percent(sure.estimate)),
         "estimate_x": _x(estimate),
         "estimate_words": percent(sure.estimate),
         "axis_y": height - 26,
@@ -172,6 +181,7 @@ def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
     return {
         "width": CHART_WIDTH,
         "height": axis_y + 32,
+        **AXIS,
         "bars": bars,
         "axis_y": axis_y,
         "actual_x": _x(actual, low, high),
@@ -207,7 +217,11 @@ def options_chart(shown: list[tuple[str, lesson.Sureness]]) -> dict:
     return {
         "width": CHART_WIDTH,
         "height": height,
+        **AXIS,
+        "exact_height": EXACT_BAND,
+        "live_height": LIVE_BAND,
         "rows": rows,
+        "title": options_chart_title(rows),
         "axis_y": height - 26,
         "ticks": _ticks(0.0, 1.0, height - 6),
     }

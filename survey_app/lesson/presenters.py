@@ -1,5 +1,6 @@
-"""What the lesson says: each step's words, formulas (MathML with a text alternative) and
-charts (SVG geometry), from the figures :mod:`survey_app.privacy.lesson` computes.
+"""What the lesson shows: each step's figures, formulas (MathML with a text alternative) and
+charts (SVG geometry), from the figures :mod:`survey_app.privacy.lesson` computes, and which of
+its sentences (survey_app.lesson.words) fits them.
 
 No math here beyond placing numbers on a drawing: every figure comes from the privacy package
 or from the results the dashboard shows (survey_app.results.tables).
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from survey_app import kinds
+from survey_app.lesson import words
 from survey_app.lesson.figures import (
     ONE_MINUS_TWO_P,
     bayes_formula,
@@ -30,6 +32,7 @@ from survey_app.lesson.figures import (
     theorem_5_options,
     times,
 )
+from survey_app.lesson.words import STEPS
 from survey_app.privacy import lesson
 from survey_app.results.presenters import (
     MECHANISM_WORDS,
@@ -40,10 +43,8 @@ from survey_app.results.presenters import (
     percent,
     percent_high,
     percent_low,
-    plural,
     point_figure,
     precise_points,
-    range_guarantee,
 )
 from survey_app.results.tables import QuestionResult
 from survey_app.storage.models import Survey
@@ -53,18 +54,8 @@ LN = mi("ln") + mo("\u2061") + '<mspace width="0.2em"></mspace>'
 
 #: Step 4 of a choice question draws its options' ranges when it has at most this many.
 CHART_OPTIONS = 4
-
-#: The steps, in order: (key, title).
-STEPS = (
-    ("coin", "The coin"),
-    ("arrived", "What arrived"),
-    ("estimate", "Undoing the noise on average"),
-    ("sure", "How sure can we be"),
-    ("reruns", "If we ran it again"),
-    ("bayes", "What a “Yes” tells about one student"),
-    ("trade_off", "The trade-off"),
-    ("budgets", "Budgets"),
-)
+#: A table of more rows than this is set compactly, to fit the projector's screen.
+COMPACT_ROWS = 6
 
 
 @dataclass
@@ -132,11 +123,11 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
 
 def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
     """What arrived: n, the randomized counts and raw shares (as the dashboard's table); while
-    the survey is open, ``as_of`` says they are the dashboard's last release."""
+    the survey is open, the dashboard's last release of them."""
     return {
-        "n": f"{question.n:,}",
-        "as_of": ", as of the dashboard’s last release" if is_open else "",
-        "biased": _biased_words(len(question.options)),
+        "received": words.received(f"{question.n:,}", is_open),
+        "biased": words.biased(len(question.options)),
+        "compact": len(question.options) > COMPACT_ROWS,
         "rows": [
             {
                 "label": option.label,
@@ -178,9 +169,11 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
         "raw": raw,
         "raw_percent": percent(working.raw),
         "estimate": result,
-        "estimate_percent": percent(working.estimate),
-        "shown_percent": percent(question.options[1].shown_share),
-        "outside": yes.outside_unit_interval,
+        "undone": words.undone_estimate(
+            percent(working.estimate),
+            yes.outside_unit_interval,
+            percent(question.options[1].shown_share),
+        ),
         "formula": formula(
             body,
             f"(raw - p) / (1 - 2p) = ({raw} - {pp}) / (1 - 2 x {pp}) = {top} / {bottom} = {result}",
@@ -222,6 +215,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
         "keep": keep,
         "other": other,
         "first": first.label,
+        "compact": len(question.options) > COMPACT_ROWS,
         "rows": [
             {
                 "label": option.label,
@@ -234,27 +228,11 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
     }
 
 
-def _biased_words(options: int) -> str | None:
-    """Which way the flips push the raw shares: toward an equal share for each answer."""
-    if not options:
-        return None
-    even = percent(1.0 / options)
-    if options == 2:
-        return f"The raw share is biased: the flips push it toward {even}."
-    return (
-        f"The raw shares are biased: the flips push each toward {even}, an equal share for "
-        "every answer."
-    )
-
-
 def numeric_estimate_step(question: QuestionResult, headline: str, confidence: float) -> dict:
-    """A number question's average and range, in the dashboard's words (``guarantee``: how
-    often its range of that kind holds)."""
-    return {
-        "words": numeric_words(question.numeric, headline),
-        "n": f"{question.n:,}",
-        "guarantee": range_guarantee(headline, confidence),
-    }
+    """A number question's average and range, in the dashboard's words, and how often its
+    range of that kind holds."""
+    average = numeric_words(question.numeric, headline)
+    return {"average": words.average_words(f"{question.n:,}", average, headline, confidence)}
 
 
 # --------------------------------------------------------------------------- step 4
@@ -275,7 +253,7 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "n": f"{n:,}",
         "confidence": percent(sure.confidence),
         "notes_points": precise_points(sure.notes_half_width),
-        "says_nothing": sure.notes_half_width >= 1.0,
+        "says_nothing": words.bound_says_nothing(sure.notes_half_width),
         "chebyshev_points": precise_points(sure.chebyshev_half_width, long=False),
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
@@ -306,7 +284,10 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
         "options": options,
         "confidence": percent(first.confidence),
         "notes_points": precise_points(first.notes_half_width),
-        "says_nothing": first.notes_half_width >= 1.0,
+        "says_nothing": words.bound_says_nothing(first.notes_half_width),
+        # Set beside its chart (up to four options) or longer than the chart allows (more):
+        # the table is always compact.
+        "compact": True,
         "rows": [
             {
                 "label": label,
@@ -331,9 +312,9 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
 # --------------------------------------------------------------------------- step 5
 
 
-def _signed(words: str) -> str:
+def _signed(figure: str) -> str:
     """A figure below zero with a true minus sign, as the chart's axis writes it."""
-    return words.replace("-", "−")
+    return figure.replace("-", "−")
 
 
 #: The share of the re-runs whose spread the lesson quotes ("the middle 95% lay between ...").
@@ -348,10 +329,7 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
     return {
         "middle_share": percent(RERUNS_MIDDLE),
         "runs": f"{len(runs.estimates):,}",
-        "n": f"{runs.n:,}",
-        "true_yes": f"{runs.true_yes:,}",
-        "holds": plural(runs.true_yes, "holds", "hold"),
-        "true_share": percent(runs.true_share),
+        "supposed": words.supposed_class(runs.true_yes, runs.n, percent(runs.true_share)),
         "mean": _signed(percent(runs.mean)),
         "std": percent(runs.std),
         "expected_std": percent(runs.expected_std),
@@ -359,7 +337,7 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
         "middle_low": _signed(percent_low(low)),
         "middle_high": _signed(percent_high(high)),
         "actual": _signed(percent(yes.estimate)),
-        "below_zero": bool(runs.estimates.min() < 0.0),
+        "below_zero": words.below_zero(float(runs.estimates.min())),
         "chart": rerun_chart(runs, yes.estimate),
     }
 
@@ -375,18 +353,20 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
     certain = after.prior in (0.0, 1.0)
     return {
         "prior": percent(after.prior),
-        "prior_against": percent(1.0 - after.prior),
         "b": b,
         "p": p,
         "after_yes": percent(after.after_yes),
         "after_no": percent(after.after_no),
-        # Odds of a certain prior are infinite: the page then says there is nothing to learn.
-        "prior_odds": None if certain else number(after.prior_odds),
-        "ceiling_odds": None if certain else number(after.ceiling_odds),
-        "ceiling": percent(after.ceiling),
-        "floor": percent(after.floor),
-        "odds": format_upper_bound(lesson.coin(flip_probability).odds),
-        "certain": certain,
+        "ceiling": words.ceiling(
+            prior=percent(after.prior),
+            prior_against=percent(1.0 - after.prior),
+            # Odds of a certain prior are infinite: the words then say there is nothing to learn.
+            prior_odds=None if certain else number(after.prior_odds),
+            odds=format_upper_bound(lesson.coin(flip_probability).odds),
+            ceiling_odds=None if certain else number(after.ceiling_odds),
+            ceiling_chance=percent(after.ceiling),
+            floor_chance=percent(after.floor),
+        ),
         "formula": formula(
             bayes_formula(after, flip_probability),
             f"P(truly Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
@@ -410,21 +390,23 @@ def trade_off_step(
     picked = picked or next(row for row in rows if row.is_current)
     shown = []
     for row in rows:
-        p = format_number(row.flip_probability, 6)
-        words = (
-            f"At p = {p}: ε = {format_epsilon(row.epsilon)}; a class of {question.n:,} would "
-            f"get a range of about ±{precise_points(row.exact_half_width)} (exact), "
-            f"±{precise_points(row.chebyshev_half_width, long=False)} by Chebyshev."
-        )
+        p, epsilon = format_number(row.flip_probability, 6), format_epsilon(row.epsilon)
         shown.append(
             {
                 "p": p,
-                "epsilon": format_epsilon(row.epsilon),
+                "label": words.trade_off_label(p, row.is_current),
+                "epsilon": epsilon,
                 "exact": "±" + point_figure(row.exact_half_width),
                 "chebyshev": "±" + point_figure(row.chebyshev_half_width),
                 "is_current": row.is_current,
                 "is_picked": row is picked,
-                "words": words,
+                "words": words.trade_off_row(
+                    p,
+                    epsilon,
+                    question.n,
+                    precise_points(row.exact_half_width),
+                    precise_points(row.chebyshev_half_width, long=False),
+                ),
             }
         )
     return {
@@ -433,9 +415,19 @@ def trade_off_step(
         "share": percent(share),
         "picked": next(row for row in shown if row["is_picked"]),
         "choices": [format_number(p, 6) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
-        # A half-width of 100 points or more: that range covers the whole scale.
-        "says_nothing": any(row.chebyshev_half_width >= 1.0 for row in rows),
+        "slider": _slider(lesson.TRADE_OFF_FLIP_PROBABILITIES),
+        # Chebyshev's ranges are the widest of the table.
+        "says_nothing": words.range_says_nothing(max(row.chebyshev_half_width for row in rows)),
         "confidence": percent(confidence),
+    }
+
+
+def _slider(choices: tuple[float, ...]) -> dict:
+    """The control's range: from the first flip probability to the last, a step apart."""
+    return {
+        "min": format_number(choices[0], 6),
+        "max": format_number(choices[-1], 6),
+        "step": format_number(choices[1] - choices[0], 6),
     }
 
 
@@ -454,16 +446,12 @@ def budgets_step(survey: Survey) -> dict:
         else (f"{mn(str(len(epsilons)))}{mo('×')}{mn(eps)}")
     )
     body = f"{msub('ε', 'survey')}{mo('=')}{terms}{mo('=')}{mn(total)}"
-    count = len(epsilons)
     return {
-        "answering": (
-            f"the survey’s one question at ε = {eps}"
-            if count == 1
-            else f"all {count} questions at ε = {eps} each"
+        "composition": words.composition(
+            len(epsilons), eps, total, format_upper_bound(figures.total_odds)
         ),
         "epsilon": eps,
         "total": total,
-        "total_odds": format_upper_bound(figures.total_odds),
         "groups": [
             {"k": k, "question": format_epsilon(one), "survey": format_epsilon(whole)}
             for k, one, whole in figures.groups
@@ -477,23 +465,6 @@ def budgets_step(survey: Survey) -> dict:
 
 
 # --------------------------------------------------------------------------- the steps
-
-
-def _waiting_note(question: QuestionResult, min_answers: int) -> str | None:
-    """Why the steps that need answers show nothing yet; None when they can."""
-    if question.n == 0:
-        return f"No answers yet: this step fills in once {min_answers} people have answered."
-    if question.too_early or question.n < min_answers:
-        return (
-            f"Too early: {question.n} answered. This step fills in once {min_answers} have, as "
-            "the dashboard’s shares do."
-        )
-    if not question.consistent_with_randomization:
-        return (
-            "These answers are not consistent with the randomization (some were probably not "
-            "sent by the survey page): the dashboard says more."
-        )
-    return None
 
 
 def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float | None):
@@ -546,7 +517,7 @@ def lesson_steps(
     # The lesson is written about a yes/no question; another kind has the steps it names.
     kind_steps = kinds.kind_named(question.kind).lesson_steps
     yes_no = kind_steps is None
-    waiting = _waiting_note(question, min_answers)
+    waiting = words.waiting_note(question, min_answers)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):
         step = Step(position, key, title)
@@ -558,10 +529,7 @@ def lesson_steps(
         elif key == "coin" and yes_no:
             step.figures = coin_step(survey.flip_probability, len(survey.questions))
         elif not yes_no and key not in kind_steps:
-            step.shown = False
-            step.note = (
-                "This step is about a yes/no question: choose one above to see it worked out."
-            )
+            step.shown, step.note = False, words.YES_NO_ONLY
         elif key != "coin" and waiting:
             step.shown, step.note = False, waiting
         elif yes_no:

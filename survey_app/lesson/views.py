@@ -20,7 +20,8 @@ from flask_login import current_user, login_required
 from survey_app import kinds
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.dashboard.rendering import chosen_confidence
-from survey_app.lesson.presenters import STEPS, lesson_steps
+from survey_app.lesson.presenters import lesson_steps
+from survey_app.lesson.words import CHOOSER_TEXT_LENGTH, STEPS
 from survey_app.results.presenters import headline_range_kind
 from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
 from survey_app.storage.models import Survey
@@ -77,6 +78,8 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
         "results": results,
         "question": question,
         "confidence": confidence,
+        "kept_confidence": _kept_confidence(confidence),
+        "chooser_text_length": CHOOSER_TEXT_LENGTH,
         "headline": headline,
         "steps": lesson_steps(
             survey,
@@ -91,9 +94,14 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
     }
 
 
+def _kept_confidence(confidence: float) -> float | None:
+    """The confidence a link or form of the lesson carries on: None at the default."""
+    return None if confidence == DEFAULT_CONFIDENCE else confidence
+
+
 def step_url(slug: str, question: int, step: int, confidence: float, **extra) -> str:
     """A step's own page (the links the keys and buttons follow)."""
-    kept = None if confidence == DEFAULT_CONFIDENCE else confidence
+    kept = _kept_confidence(confidence)
     return url_for(
         ".lesson_page", slug=slug, question=question, step=step, confidence=kept, **extra
     )

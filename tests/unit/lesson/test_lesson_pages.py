@@ -212,6 +212,39 @@ def test_the_trade_off_gives_epsilon_for_each_p(client, closed_class):
     assert text_of(picked, "trade-off-words").startswith("At p = 0.4: ε = 0.41;")
 
 
+def test_the_forms_carry_a_confidence_only_off_the_default(client, closed_class):
+    default = client.get(lesson(closed_class, 7)).get_data(as_text=True)
+    assert 'name="confidence"' not in default
+    chosen = client.get(lesson(closed_class, 7, confidence="0.9")).get_data(as_text=True)
+    hidden = '<input type="hidden" name="confidence" value="0.9">'
+    assert chosen.count(hidden) == 2  # the question chooser's and step 7's control's
+    # The control slides over the trade-off's flip probabilities, a row a step.
+    slider = re.search(r'<input type="range" id="trade-off-p"[^>]*>', default).group(0)
+    assert 'min="0.05" max="0.45" step="0.05"' in slider
+
+
+def test_a_long_question_is_written_out_under_the_chooser(client, make_survey, sign_in_as, analyst):
+    long_text = "How many hours did you spend on the problem set " + "x" * 40 + "?"
+    short_text = "Did you start it early?"
+    slug, _ = make_survey(
+        {
+            "title": "Problem sets",
+            "flip_probability": 0.25,
+            "questions": [
+                {"text": long_text, "type": "yes_no"},
+                {"text": short_text, "type": "yes_no"},
+            ],
+        }
+    )
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get(lesson(slug, 1, question=1)).get_data(as_text=True))
+    option = re.search(r'<option value="1"[^>]*>(.*?)</option>', page).group(1)
+    assert option.endswith("…") and len(option) < len(long_text)
+    assert text_of(page, "lesson-question") == f"1. {long_text}"
+    short = client.get(lesson(slug, 1, question=2)).get_data(as_text=True)
+    assert f"2. {short_text}</option>" in short and 'id="lesson-question"' not in short
+
+
 def test_budgets_compose_and_groups_multiply(client, closed_class):
     page = client.get(lesson(closed_class, 8)).get_data(as_text=True)
     epsilon = math.log(3)
