@@ -12,6 +12,7 @@ from wtforms.validators import DataRequired, Length, Regexp, ValidationError
 
 from survey_app.accounts.devices import known_device, remember_device
 from survey_app.accounts.services import (
+    MIN_PASSWORD_LENGTH,
     authenticate,
     end_all_sessions,
     end_session,
@@ -141,7 +142,13 @@ def account():
         flash("Password changed. Every other device was signed out.", "success")
         return redirect(url_for("sign_in.account"))
     status = 400 if form.errors else 200
-    return render_template("accounts/account.html", form=form, action_form=ActionForm()), status
+    page = render_template(
+        "accounts/account.html",
+        form=form,
+        action_form=ActionForm(),
+        min_password_length=MIN_PASSWORD_LENGTH,
+    )
+    return page, status
 
 
 @bp.post("/account/sign-out-everywhere")

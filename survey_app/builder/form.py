@@ -17,8 +17,38 @@ from survey_app import kinds, privacy
 from survey_app.kinds.numeric import typed_or_text
 from survey_app.planning import shares as planning
 from survey_app.storage.models import Survey
+from survey_app.surveys.services import MAX_INTRO_LENGTH, MAX_QUESTION_LENGTH, MAX_TITLE_LENGTH
 from survey_app.surveys.typed_numbers import typed_number
 from survey_app.words import format_number
+
+#: The flip probability's field offers hundredths from 0.01 to 0.49 (a definition takes any p
+#: strictly between 0 and 0.5: surveys.services); Warner's q field, q = 2 p, twice those.
+FLIP_FIELD_MIN, FLIP_FIELD_MAX, FLIP_FIELD_STEP = 0.01, 0.49, 0.01
+#: What those fields take, beside their labels.
+FLIP_HINT = "(how often a yes/no answer is reversed, between {low} and {high})"
+WARNER_HINT = "({low} to {high})"
+
+
+def field_limits() -> dict:
+    """The builder's fields' limits, as its inputs give them to the browser and its labels say
+    them: the definition's lengths, the flip probability's range and Warner's q's, the margin's
+    step (the planner's)."""
+    flip = {"low": f"{FLIP_FIELD_MIN:g}", "high": f"{FLIP_FIELD_MAX:g}"}
+    warner = {
+        "low": f"{privacy.warner_q_from_flip_probability(FLIP_FIELD_MIN):g}",
+        "high": f"{privacy.warner_q_from_flip_probability(FLIP_FIELD_MAX):g}",
+    }
+    return {
+        "title_length": MAX_TITLE_LENGTH,
+        "intro_length": MAX_INTRO_LENGTH,
+        "question_length": MAX_QUESTION_LENGTH,
+        "flip": flip,
+        "flip_hint": FLIP_HINT.format(**flip),
+        "warner": warner,
+        "warner_hint": WARNER_HINT.format(**warner),
+        "step": f"{FLIP_FIELD_STEP:g}",
+        "margin_step": f"{planning.MARGIN_STEP_POINTS:g}",
+    }
 
 
 def definition_from_form() -> dict:

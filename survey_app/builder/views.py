@@ -22,6 +22,7 @@ from survey_app.builder.errors import (
 from survey_app.builder.form import (
     definition_from_form,
     definition_of,
+    field_limits,
     is_much_wider,
     range_of,
     ranges_before_from_form,
@@ -34,6 +35,7 @@ from survey_app.builder.form import (
 )
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
+from survey_app.respondents.words import privacy_words
 from survey_app.results.exports import date_like_labels
 from survey_app.results.presenters import privacy_explanation
 from survey_app.storage.models import Survey
@@ -212,6 +214,7 @@ def render_builder(
             class_size=class_size,
             margin=margin,
             planning=planning,
+            limits=field_limits(),
             warner_q=warner_q_shown(definition.get("flip_probability")),
             # The same figures and words as the live readout's JSON.
             readout=planning.builder_readout(definition, class_size, margin),
@@ -316,10 +319,12 @@ def _copy_question(question: dict) -> dict:
 def preview(slug: str):
     """The survey as respondents will see it; nothing can be sent from a preview."""
     survey = owned_survey_or_404(current_user, slug)
+    explanation = privacy_explanation(survey)
     return render_template(
         "respondents/survey.html",
         survey=survey,
-        explanation=privacy_explanation(survey),
+        explanation=explanation,
+        privacy_words=privacy_words(explanation),
         preview=True,
     )
 

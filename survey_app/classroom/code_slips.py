@@ -30,6 +30,7 @@ from survey_app.classroom.codes import (
     parse_code_count,
     require_codes,
 )
+from survey_app.classroom.words import slip_join, slips_heading
 from survey_app.dashboard.rendering import render_dashboard
 from survey_app.extensions import db
 from survey_app.results.presenters import qr_code_svg
@@ -128,6 +129,8 @@ def _slips_page(survey, codes: list[str]) -> str:
         "classroom/code_slips.html",
         survey=survey,
         slips=slips,
+        heading=slips_heading(len(slips), survey.title),
+        slip_join=slip_join(join_url, survey.join_code),
         join_url=join_url,
         address_known=address_known,
         csv_data=codes_csv(codes),

@@ -42,6 +42,7 @@ from survey_app.classroom.projector_pages import (
     text_class,
     title_class,
 )
+from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
 from survey_app.results.panel import have_answered, question_view, worded_options
@@ -150,11 +151,12 @@ def question_entry(
             "classroom/_present_question.html",
             question=question,
             answered=results.answered,
-            awaiting=results.awaiting_release,
             headline=headline,
             confidence=results.confidence,
             hidden=hidden,
-            min_answers=MIN_ANSWERS_FOR_SHARES,
+            too_early=too_early_words(
+                question.numeric is not None, MIN_ANSWERS_FOR_SHARES, results.awaiting_release
+            ),
             text_class=text_class(len(question.text)),
             chart=chart,
             # What it places once shown: the room needs one range, not Chebyshev's too.
@@ -287,6 +289,7 @@ def present(slug: str):
         page=page,
         questions={question["number"]: question for question in state["questions"]},
         pager=pager_links(state["pages"], page),
+        scope=scope_words(state["headline"], confidence),
         title_class=title_class(len(survey.title)),
         state_url=url_for(".present_state", slug=slug, confidence=confidence),
         poll_seconds=POLL_SECONDS,

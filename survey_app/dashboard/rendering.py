@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import secrets
 
-from flask import render_template, request
+from flask import render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import select
 
 from survey_app.accounts.access import owned_surveys_or_404
 from survey_app.classroom.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
+from survey_app.classroom.words import join_instructions
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
+from survey_app.planning.words import plan_words
 from survey_app.results.panel import have_answered, pooled_words, question_views
 from survey_app.results.presenters import (
     counted,
     headline_range_kind,
     percent,
-    plan_words,
     plural,
     privacy_explanation,
     qr_code_svg,
@@ -34,7 +35,9 @@ from survey_app.results.tables import (
     check_poolable,
     survey_results,
 )
+from survey_app.results.words import export_words, together_label
 from survey_app.storage.models import Survey, SurveyStatus
+from survey_app.surveys.words import archive_words
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
@@ -137,6 +140,26 @@ def can_pool(survey: Survey, other: Survey) -> bool:
     return True
 
 
+def joining(survey: Survey) -> dict:
+    """How the class joins, as the dashboard says it: only an open survey is joined (a draft is
+    not yet, a closed one says how to reopen), with its QR code where the page knows the app's
+    public address."""
+    join_url = external_url("respondent.home")
+    joinable = survey.is_open and bool(survey.join_code)
+    join_qr = (
+        qr_code_svg(external_url("respondent.join_by_code", code=survey.join_code))
+        if joinable and is_absolute(join_url)
+        else None
+    )
+    return {
+        "join_code_works": joinable,
+        "join_qr": join_qr,
+        "join_instructions": join_instructions(join_url, survey.join_code, join_qr is not None)
+        if joinable
+        else None,
+    }
+
+
 def render_dashboard(
     survey: Survey, code_count: str = str(DEFAULT_CODE_COUNT), code_count_error: str | None = None
 ) -> str:
@@ -144,8 +167,7 @@ def render_dashboard(
     slug = survey.slug
     counts = code_counts(survey)
     shown = shown_results(survey)
-    # Only an open survey is joined: a draft is not yet, a closed one says how to reopen.
-    joinable = survey.is_open and bool(survey.join_code)
+    explanation = privacy_explanation(survey)
     # The plan counts this survey's respondents as the results gathered them (not pooled).
     respondents = shown["results"].answered_by_survey[survey.id]
     respondent_url = external_url("respondent.survey_page", slug=slug)
@@ -161,17 +183,18 @@ def render_dashboard(
         plan=plan,
         plan_words=plan_words(plan),
         margin_meaning=planning.margin_meaning(shown["confidence"]),
-        explanation=privacy_explanation(survey),
+        explanation=explanation,
         status=survey_status_words(survey),
         form=ActionForm(),
         respondent_url=respondent_url,
-        join_url=external_url("respondent.home"),
-        join_code_works=joinable,
-        join_qr=(
-            qr_code_svg(external_url("respondent.join_by_code", code=survey.join_code))
-            if joinable and is_absolute(external_url("respondent.home"))
-            else None
+        **joining(survey),
+        together_label=together_label(survey.is_open),
+        exports=export_words(
+            url_for("api.survey_results_csv", slug=slug, confidence=shown["confidence"]),
+            explanation["has_numeric"],
+            survey.results_held,
         ),
+        archive_words=archive_words(survey.is_open),
         # Without a known public address the link is a path: the page says how to fix that.
         respondent_link_is_path=not has_public_url() and not is_absolute(respondent_url),
         codes=counts,

@@ -21,6 +21,8 @@ class Choice(Kind):
     partial = "kinds/choice.html"
     script = "js/kinds/choice.js"
     script_role = "reads the option you pick and has it scrambled"
+    #: What the builder's options field takes, beside its label.
+    options_hint = f"({MIN_OPTIONS} to {privacy.MAX_OPTIONS}; multiple choice only)"
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """2 to 12 options, each a text of its own."""

@@ -11,6 +11,7 @@ from survey_app import privacy
 from survey_app.kinds.base import Kind, QuestionDefinition
 from survey_app.surveys.definition_checks import checked_text, refused
 from survey_app.surveys.typed_numbers import is_unclear_number, typed_number
+from survey_app.words import format_number
 
 MAX_UNIT_LENGTH = 40
 #: A survey with a numeric question needs epsilon >= privacy.MIN_NUMERIC_EPSILON (0.01): p below
@@ -18,6 +19,14 @@ MAX_UNIT_LENGTH = 40
 MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
 #: The mechanisms a numeric question's definition may name.
 NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
+#: A number's field on the survey page: its label, and the hint beneath, in its unit if it has
+#: one.
+ANSWER_LABEL = "Your answer"
+ANSWER_LABEL_IN_UNIT = "Your answer ({unit})"
+ANSWER_HINT = "A number from {low} to {high}. A number outside counts as the nearest of the two."
+ANSWER_HINT_IN_UNIT = (
+    "A number from {low} to {high} {unit}. A number outside counts as the nearest of the two."
+)
 #: Bounds have at most this many decimals: the builder shows them back with as many (the
 #: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
 MAX_BOUND_DECIMALS = 6
@@ -122,6 +131,7 @@ class Numeric(Kind):
     script = "js/kinds/numeric.js"
     script_role = "reads a number you type and has it scrambled"
     max_flip_probability = MAX_FLIP_PROBABILITY_WITH_NUMBERS
+    max_unit_length = MAX_UNIT_LENGTH
     flip_limit_words = (
         "a numeric question",
         "a number question",
@@ -175,6 +185,18 @@ class Numeric(Kind):
 
     def way(self, flip_percent: str) -> str:
         return "adds random noise to each number"
+
+    def answer_label(self, question: Any) -> str:
+        """The label of a question's number field: "Your answer (hours)"."""
+        return (ANSWER_LABEL_IN_UNIT if question.unit else ANSWER_LABEL).format(unit=question.unit)
+
+    def answer_hint(self, question: Any) -> str:
+        """What the number field takes: "A number from 0 to 40 hours. ..."."""
+        return (ANSWER_HINT_IN_UNIT if question.unit else ANSWER_HINT).format(
+            low=format_number(question.minimum),
+            high=format_number(question.maximum),
+            unit=question.unit,
+        )
 
 
 KIND = Numeric()

@@ -51,6 +51,8 @@ DEFAULT_MARGIN = 0.10
 #: A margin may be asked for between these many points.
 MIN_MARGIN_POINTS = 0.5
 MAX_MARGIN_POINTS = 50.0
+#: The step of the margin fields (the builder's and the dashboard's), in points.
+MARGIN_STEP_POINTS = 0.5
 #: The builder's class size until the professor types another.
 DEFAULT_CLASS_SIZE = 40
 #: Class sizes the builder plans for. Above a few thousand one figure takes seconds.

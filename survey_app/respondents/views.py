@@ -6,6 +6,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from survey_app.classroom.codes import normalise_code
 from survey_app.respondents.class_results import class_results_context, results_shown_to_respondents
+from survey_app.respondents.words import privacy_words
 from survey_app.results.presenters import privacy_explanation
 from survey_app.storage.models import JOIN_CODE_LENGTH
 from survey_app.surveys.services import find_survey, find_survey_by_join_code
@@ -23,10 +24,12 @@ def survey_page(slug: str):
         if results_shown_to_respondents(survey):  # still 410: it takes no more answers
             return render_template("respondents/results.html", **class_results_context(survey)), 410
         return render_template("respondents/closed.html", survey=survey), 410
+    explanation = privacy_explanation(survey)
     return render_template(
         "respondents/survey.html",
         survey=survey,
-        explanation=privacy_explanation(survey),
+        explanation=explanation,
+        privacy_words=privacy_words(explanation),
     )
 
 

@@ -27,6 +27,12 @@ from survey_app.results.presenters import (
     too_wide_half_width,
 )
 from survey_app.results.tables import NumericResult, SurveyResults
+from survey_app.results.words import (
+    all_at_once_words,
+    bars_words,
+    exact_range_words,
+    live_range_words,
+)
 
 #: The shares chart, in SVG units: about a phone's width, so its text stays readable at 360
 #: pixels (CSS lets it grow to twice that for a projector). A row an answer.
@@ -272,7 +278,6 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
     words = numeric_words(result, kind)
     said = words["said"]
     clipped_bound = "min" if words["clipped"] == "below" else "max"
-    step = words["answer_step"]
     guarantee = range_guarantee("live" if kind == "live" else "exact", confidence)
     return {
         **words,
@@ -292,9 +297,8 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
         "clipped_bound": words[clipped_bound],
         "clipped_bound_said": said[clipped_bound],
         "clipped_than": "less" if words["clipped"] == "below" else "more",
-        "answer_step_words": None
-        if step is None
-        else ("whole number: 4.6 counts as 5" if step == "1" else f"multiple of {step}"),
+        "bars_words": bars_words(words["answer_step"]),
+        "live_range_words": live_range_words(words["live_low"], said["live_high"]),
         "chart": spread_chart(words["bins"]) if words["bins"] else None,
     }
 
@@ -352,7 +356,9 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         else points(question.half_width, long=True),
         "chart": share_chart(question, kind, confidence, chebyshev),
         "together": kind == "together",
-        "berry_esseen": bool(berry_esseen),
+        # How the ranges were worked out (results.words).
+        "exact_range_words": exact_range_words(bool(berry_esseen)),
+        "all_at_once_words": all_at_once_words(kind, len(question.options)),
     }
 
 

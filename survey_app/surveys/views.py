@@ -26,6 +26,7 @@ from survey_app.surveys.services import (
     delete_survey,
     open_survey,
 )
+from survey_app.surveys.words import delete_words
 from survey_app.web.forms import ActionForm
 from survey_app.web.security import never_cached
 
@@ -179,7 +180,6 @@ def delete(slug: str):
     return render_template(
         "surveys/confirm_delete.html",
         survey=survey,
-        answers=survey.respondents,
-        codes=code_counts(survey),
+        words=delete_words(survey.title, survey.respondents, code_counts(survey)["issued"]),
         form=ActionForm(),
     )

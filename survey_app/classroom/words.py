@@ -1,0 +1,89 @@
+"""What the classroom's pages say: how the class joins (on the dashboard and on the slips of
+one-time codes), and the projector's notes on what it shows.
+
+Each sentence is whole here, its figures filled in: where a survey calls for another sentence,
+another whole one is chosen, so that a translation wraps each as it stands. The pages place them.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from survey_app.words import counted, percent
+
+#: How students join, on the dashboard: the address and the code, and the QR code beside them
+#: when the page can show one (a known public address).
+JOIN = Markup(
+    "Students go to <strong>{address}</strong> and type the code "
+    '<strong class="join-code" id="join-code">{code}</strong>. The projector view shows both in '
+    "large type."
+)
+JOIN_OR_SCAN = Markup(
+    "Students go to <strong>{address}</strong> and type the code "
+    '<strong class="join-code" id="join-code">{code}</strong>, or scan the QR code with a '
+    "phone's camera. The projector view shows both in large type."
+)
+
+#: The heading of a page of slips, and what each slip says before its code: the survey's join
+#: code too where it has one.
+SLIPS_HEADING = "{codes} for “{title}”"
+SLIP_JOIN = Markup("Go to <strong>{address}</strong>, then this code when asked:")
+SLIP_JOIN_WITH_CODE = Markup(
+    "Go to <strong>{address}</strong>, type <strong>{code}</strong>, then this code when asked:"
+)
+
+#: What a question on the projector waits for before it shows results (an average, or shares),
+#: and, while the results are held back, for the results to include the answers.
+TOO_EARLY = {
+    (True, False): "Too early for the average: it appears once {count} people have answered.",
+    (True, True): (
+        "Too early for the average: it appears once {count} people have answered and the "
+        "results include them."
+    ),
+    (False, False): "Too early for shares: they appear once {count} people have answered.",
+    (False, True): (
+        "Too early for shares: they appear once {count} people have answered and the results "
+        "include them."
+    ),
+}
+
+#: What the projector's bars are: live ranges while the screen redraws itself.
+SCOPE = (
+    "Shares estimated from the randomized answers; the bar is the range that holds the true "
+    "share at least {confidence} of the time, for the people who answered."
+)
+SCOPE_LIVE = (
+    "Shares estimated from the randomized answers; the bar is the range that holds the true "
+    "share at least {confidence} of the time, however often this screen redraws, for the "
+    "people who answered."
+)
+
+
+def join_instructions(address: str, code: str, has_qr: bool) -> Markup:
+    """How students join an open survey, as the dashboard says it (``has_qr``: with its QR
+    code beside the words)."""
+    return (JOIN_OR_SCAN if has_qr else JOIN).format(address=address, code=code)
+
+
+def slips_heading(count: int, title: str) -> str:
+    """The heading of a page of slips: "40 one-time codes for “Survey”"."""
+    return SLIPS_HEADING.format(codes=counted(count, "one-time code"), title=title)
+
+
+def slip_join(address: str, join_code: str | None) -> Markup:
+    """What each slip says before its one-time code: where to go, and the survey's join code
+    where it has one."""
+    if join_code:
+        return SLIP_JOIN_WITH_CODE.format(address=address, code=join_code)
+    return SLIP_JOIN.format(address=address)
+
+
+def too_early_words(numeric: bool, min_answers: int, awaiting: bool) -> str:
+    """What a question on the projector waits for before it shows results."""
+    return TOO_EARLY[bool(numeric), bool(awaiting)].format(count=min_answers)
+
+
+def scope_words(headline: str, confidence: float) -> str:
+    """What the projector's bars are, at ``confidence``; live ranges (``headline`` "live") hold
+    however often the screen redraws."""
+    return (SCOPE_LIVE if headline == "live" else SCOPE).format(confidence=percent(confidence))
