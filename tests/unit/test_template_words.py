@@ -141,12 +141,16 @@ def test_no_template_splices_a_sentence(name):
     assert splices((TEMPLATES / name).read_text(encoding="utf-8")) == []
 
 
-@pytest.mark.parametrize("name", sorted(NOT_YET))
-def test_the_templates_not_checked_yet_still_splice(name):
-    """A template in NOT_YET is still there and still splices: once it follows the rule, it
-    leaves NOT_YET and is checked like the others."""
-    assert (TEMPLATES / name).exists()
-    assert splices((TEMPLATES / name).read_text(encoding="utf-8")) != []
+def test_the_templates_not_checked_yet_still_splice():
+    """Each template in NOT_YET is still there and still splices: once it follows the rule, it
+    leaves NOT_YET and is checked like the others (one test, not one per name: an empty
+    NOT_YET is no skipped test)."""
+    still = {
+        name
+        for name in NOT_YET
+        if (TEMPLATES / name).exists() and splices((TEMPLATES / name).read_text(encoding="utf-8"))
+    }
+    assert still == NOT_YET
 
 
 #: Sentences spliced as the pages once spliced them: each must be found.
