@@ -25,21 +25,21 @@ from survey_app.results.presenters import (
 #: is not a yes/no question, how many the yes/no questions alone need.
 NEEDED = Markup(
     "To know each share within <strong>{wanted}</strong> at {confidence} confidence, this "
-    "survey needs about <strong>{needed}</strong> respondents."
+    "survey needs about <strong>{needed}</strong> {respondents}."
 )
 NEEDED_MORE_THAN_YES_NO = Markup(
     "To know each share within <strong>{wanted}</strong> at {confidence} confidence, this "
-    "survey needs about <strong>{needed}</strong> respondents ({yes_no} for its yes/no "
+    "survey needs about <strong>{needed}</strong> {respondents} ({yes_no} for its yes/no "
     "questions alone)."
 )
 #: The same for a survey of numbers alone, planned by its averages.
 NEEDED_FOR_AVERAGE = Markup(
     "To know the average within <strong>{margin} of its range</strong> at {confidence} "
-    "confidence, this survey needs about <strong>{needed}</strong> respondents."
+    "confidence, this survey needs about <strong>{needed}</strong> {respondents}."
 )
 NEEDED_FOR_AVERAGES = Markup(
     "To know each average within <strong>{margin} of its question’s range</strong> at "
-    "{confidence} confidence, this survey needs about <strong>{needed}</strong> respondents."
+    "{confidence} confidence, this survey needs about <strong>{needed}</strong> {respondents}."
 )
 
 #: What the respondents so far tell of the shares.
@@ -119,13 +119,17 @@ def needed_words(plan) -> Markup:
         sentence = NEEDED_FOR_AVERAGES if len(plan.numbers) > 1 else NEEDED_FOR_AVERAGE
         needed = max(each.needed for each in plan.numbers)
         return sentence.format(
-            margin=of_range(plan), confidence=confidence, needed=format_count(needed)
+            margin=of_range(plan),
+            confidence=confidence,
+            needed=format_count(needed),
+            respondents=plural(needed, "respondent"),
         )
     sentence = NEEDED if plan.needed_worst == plan.needed_yes_no else NEEDED_MORE_THAN_YES_NO
     return sentence.format(
         wanted=points(plan.margin, long=True),
         confidence=confidence,
         needed=format_count(plan.needed_worst),
+        respondents=plural(plan.needed_worst, "respondent"),
         yes_no=format_count(plan.needed_yes_no),
     )
 
