@@ -57,7 +57,8 @@ def privacy_words(explanation: dict) -> dict:
 
 def flip_words(flip_percent: str, one_in: float) -> Markup:
     """How often a yes/no answer is sent reversed; "1 time in 4" too, where it is one in a
-    whole number (to six decimals: 1 / 0.1 is not quite 10)."""
+    whole number (to six decimals: 1 / 0.1 is not quite 10), counted as the app counts: "1 time
+    in 1,000"."""
     if round(one_in, 6) != round(one_in):
         return FLIP.format(flip=flip_percent)
-    return FLIP_ONE_IN.format(flip=flip_percent, one_in=round(one_in))
+    return FLIP_ONE_IN.format(flip=flip_percent, one_in=f"{round(one_in):,}")
