@@ -11,7 +11,7 @@ from survey_app import privacy
 from survey_app.kinds.base import Kind, QuestionDefinition
 from survey_app.surveys.definition_checks import checked_text, refused
 from survey_app.surveys.typed_numbers import is_unclear_number, typed_number
-from survey_app.words import format_number
+from survey_app.words import format_number, with_unit
 
 MAX_UNIT_LENGTH = 40
 #: A survey with a numeric question needs epsilon >= privacy.MIN_NUMERIC_EPSILON (0.01): p below
@@ -19,14 +19,11 @@ MAX_UNIT_LENGTH = 40
 MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
 #: The mechanisms a numeric question's definition may name.
 NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
-#: A number's field on the survey page: its label, and the hint beneath, in its unit if it has
-#: one.
+#: A number's field on the survey page: its label, in its unit if it has one, and the hint
+#: beneath (its upper bound with the unit, as the figure wants it: "40 hours", "1 hour").
 ANSWER_LABEL = "Your answer"
 ANSWER_LABEL_IN_UNIT = "Your answer ({unit})"
 ANSWER_HINT = "A number from {low} to {high}. A number outside counts as the nearest of the two."
-ANSWER_HINT_IN_UNIT = (
-    "A number from {low} to {high} {unit}. A number outside counts as the nearest of the two."
-)
 #: Bounds have at most this many decimals: the builder shows them back with as many (the
 #: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
 MAX_BOUND_DECIMALS = 6
@@ -191,11 +188,10 @@ class Numeric(Kind):
         return (ANSWER_LABEL_IN_UNIT if question.unit else ANSWER_LABEL).format(unit=question.unit)
 
     def answer_hint(self, question: Any) -> str:
-        """What the number field takes: "A number from 0 to 40 hours. ..."."""
-        return (ANSWER_HINT_IN_UNIT if question.unit else ANSWER_HINT).format(
+        """What the number field takes: "A number from 0 to 40 hours. ...", "... 0 to 1 hour"."""
+        return ANSWER_HINT.format(
             low=format_number(question.minimum),
-            high=format_number(question.maximum),
-            unit=question.unit,
+            high=with_unit(format_number(question.maximum), question.unit),
         )
 
 
