@@ -1,9 +1,8 @@
 """Words: the one rule for plurals ("1 hour", "3 hours", "1 person has answered"), a unit after
-a figure, margins of shares in percentage points, and what a survey's status says.
+a figure, numbers, shares and margins of shares for people, and what a survey's status says.
 
-Presenters and pages take these words from here (through survey_app.results.presenters); nothing
-else
-puts an "s" after a count.
+Every domain's words module and every page take these from here, from this module itself:
+nothing else puts an "s" after a count or decides how many decimals a figure shows.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import math
 
 from markupsafe import Markup
 
+from survey_app import privacy
 from survey_app.results import rounding
 
 
@@ -143,6 +143,27 @@ def format_number(value: float | None, places: int = 6) -> str:
     if value is None:
         return "–"
     return rounding.text(rounding.nearest(value, 10.0**-places), places)
+
+
+def format_count(respondents: int) -> str:
+    """A number of respondents for people: 1234 -> '1,234'; the planner's ceiling -> 'over ...'.
+
+    Planning searches stop at privacy.MAX_PLANNED_RESPONDENTS, which then means "at least".
+    """
+    if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
+        return f"over {privacy.MAX_PLANNED_RESPONDENTS:,}"
+    return f"{respondents:,}"
+
+
+def numeric_places(lo: float, hi: float) -> int:
+    """Decimals to show a numeric question's figures with: 3 significant digits of its range."""
+    return max(0, 3 - math.ceil(math.log10(hi - lo)))
+
+
+def percent_figure(share: float) -> str:
+    """A share as a bare percentage figure, to the nearest tenth and with no needless decimals,
+    for a sentence that puts its own "%" after it: 0.25 -> '25', 0.125 -> '12.5'."""
+    return rounding.text(rounding.nearest(share * 100, 0.1), 1)
 
 
 def percent(share: float | None) -> str:

@@ -2,7 +2,7 @@
 recording answers, reading the dashboard's figures back, the app's routes as addresses.
 
 Every figure a page shows is compared with what :mod:`survey_app.privacy` computes, formatted as
-the page formats it (``presenters.percent``); nothing here re-derives the math.
+the page formats it (``survey_app.words.percent``); nothing here re-derives the math.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from survey_app import privacy
 from survey_app.accounts.services import create_analyst, hash_password
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
-from survey_app.results.presenters import percent, percent_high, percent_low, points
 from survey_app.results.tables import survey_results
 from survey_app.storage.models import Question, Survey, Tally
 from survey_app.surveys.services import find_survey
+from survey_app.words import percent, percent_high, percent_low, points
 
 #: The account the ``analyst`` fixture creates (tests/conftest.py).
 ANALYST_EMAIL = "prof@example.edu"

@@ -13,9 +13,10 @@ from flask import (
 
 from survey_app.accounts.access import api_analyst, owned_survey_or_404, owned_surveys_or_404
 from survey_app.extensions import csrf
+from survey_app.respondents.definition import public_definition
 from survey_app.respondents.submissions import SubmissionRejected, record_submission
+from survey_app.results.documents import results_document
 from survey_app.results.exports import responses_csv, results_csv
-from survey_app.results.presenters import public_definition, results_document
 from survey_app.results.tables import PoolingError, survey_results
 from survey_app.surveys.services import find_survey
 from survey_app.web import strictjson

@@ -37,7 +37,6 @@ from survey_app.extensions import db
 from survey_app.planning import shares as planning
 from survey_app.respondents.words import privacy_words
 from survey_app.results.exports import date_like_labels
-from survey_app.results.presenters import privacy_explanation
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import (
     MAX_QUESTIONS,
@@ -48,6 +47,7 @@ from survey_app.surveys.services import (
     replace_questions,
 )
 from survey_app.surveys.typed_numbers import whole_number
+from survey_app.surveys.words import privacy_explanation
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
 

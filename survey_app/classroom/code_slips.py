@@ -30,10 +30,10 @@ from survey_app.classroom.codes import (
     parse_code_count,
     require_codes,
 )
+from survey_app.classroom.qr_codes import qr_code_svg
 from survey_app.classroom.words import slip_join, slips_heading
 from survey_app.dashboard.rendering import render_dashboard
 from survey_app.extensions import db
-from survey_app.results.presenters import qr_code_svg
 from survey_app.surveys.services import SurveyStateError
 from survey_app.web.file_names import attachment
 from survey_app.web.links import external_url, is_absolute

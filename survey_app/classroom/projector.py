@@ -42,17 +42,14 @@ from survey_app.classroom.projector_pages import (
     text_class,
     title_class,
 )
+from survey_app.classroom.qr_codes import join_qr_code_svg
 from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
 from survey_app.results.panel import have_answered, question_view, worded_options
-from survey_app.results.presenters import (
-    headline_range_kind,
-    join_qr_code_svg,
-    release_words,
-)
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
+from survey_app.results.words import headline_range_kind, release_words
 from survey_app.storage.models import Survey
 from survey_app.web.links import external_url, is_absolute
 from survey_app.web.security import never_cached

@@ -152,7 +152,7 @@ def lines(characters: int, size: float, width: float) -> int:
 
 
 def chart_height(rows: int) -> float:
-    """The shares chart's height in ems: presenters.share_chart's units at CHART_WIDTH."""
+    """The shares chart's height in ems: panel.share_chart's units at CHART_WIDTH."""
     return (24 + 58 * rows) * CHART_WIDTH / 320 if rows else 0.0
 
 

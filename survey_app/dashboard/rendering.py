@@ -12,20 +12,12 @@ from sqlalchemy import select
 
 from survey_app.accounts.access import owned_surveys_or_404
 from survey_app.classroom.codes import DEFAULT_CODE_COUNT, code_counts, codes_missing
+from survey_app.classroom.qr_codes import qr_code_svg
 from survey_app.classroom.words import join_instructions
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
 from survey_app.planning.words import plan_words
 from survey_app.results.panel import have_answered, pooled_words, question_views
-from survey_app.results.presenters import (
-    counted,
-    headline_range_kind,
-    percent,
-    plural,
-    privacy_explanation,
-    qr_code_svg,
-    release_words,
-)
 from survey_app.results.releases import release_batch
 from survey_app.results.tables import (
     CONFIDENCE_LEVELS,
@@ -35,13 +27,18 @@ from survey_app.results.tables import (
     check_poolable,
     survey_results,
 )
-from survey_app.results.words import export_words, together_label
+from survey_app.results.words import (
+    export_words,
+    headline_range_kind,
+    release_words,
+    together_label,
+)
 from survey_app.storage.models import Survey, SurveyStatus
-from survey_app.surveys.words import archive_words
+from survey_app.surveys.words import archive_words, privacy_explanation
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
-from survey_app.words import survey_status_words
+from survey_app.words import counted, percent, plural, survey_status_words
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script
 #: reads it from the panel's data-refresh-seconds).
@@ -80,7 +77,7 @@ def pool_choice(survey: Survey) -> tuple[list[Survey], str | None]:
 
 def shown_results(survey: Survey) -> dict:
     """The results panel's figures, gathered once: this survey's results, or several pooled,
-    and how (the page's plan and presenters take them from here)."""
+    and how (the page's plan and the results panel take them from here)."""
     confidence, confidence_error = confidence_choice()
     together = request.args.get("ranges") == "together"
     surveys, pool_error = pool_choice(survey)
@@ -97,12 +94,12 @@ def shown_results(survey: Survey) -> dict:
         "pool": ",".join(each.slug for each in results.surveys[1:]) or None,
         "pool_error": pool_error,
         "release_note": release_words(results, release_batch()),
-        # The ranges the words and charts lead with (presenters.headline_range_kind).
+        # The ranges the words and charts lead with (results.words.headline_range_kind).
         "together": together,
         "headline": headline,
         "min_answers": MIN_ANSWERS_FOR_SHARES,
         "refresh_seconds": REFRESH_SECONDS,
-        # What each question places, and the count's words (presenters).
+        # What each question places, and the count's words (results.panel).
         "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
         "answered_words": have_answered(results.answered)
         + (" in all" if results.pooled else " so far"),

@@ -9,7 +9,7 @@ from markupsafe import Markup, escape
 from survey_app.lesson.words import options_chart_title, ranges_chart_title
 from survey_app.privacy import lesson
 from survey_app.results import rounding
-from survey_app.results.presenters import format_number, percent, percent_high, percent_low
+from survey_app.words import format_number, percent, percent_high, percent_low
 
 #: Decimals of the figures written into formulas.
 FORMULA_PLACES = 3

@@ -34,20 +34,19 @@ from survey_app.lesson.figures import (
 )
 from survey_app.lesson.words import STEPS
 from survey_app.privacy import lesson
-from survey_app.results.presenters import (
-    MECHANISM_WORDS,
+from survey_app.results.tables import QuestionResult
+from survey_app.results.words import MECHANISM_WORDS, numeric_words
+from survey_app.storage.models import Survey
+from survey_app.words import (
     format_epsilon,
     format_number,
     format_upper_bound,
-    numeric_words,
     percent,
     percent_high,
     percent_low,
     point_figure,
     precise_points,
 )
-from survey_app.results.tables import QuestionResult
-from survey_app.storage.models import Survey
 
 #: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
 LN = mi("ln") + mo("\u2061") + '<mspace width="0.2em"></mspace>'

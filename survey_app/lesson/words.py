@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from survey_app.results.presenters import range_guarantee
+from survey_app.results.words import range_guarantee
 from survey_app.words import format_number, percent, plural, precise_points
 
 #: The steps, in order: (key, title).
@@ -113,7 +113,7 @@ def undone_estimate(estimate: str, outside: bool, shown: str) -> Markup:
 def average_words(n: str, words: dict, headline: str, confidence: float) -> Markup:
     """A number question's average (``#lesson-mean``) and its range of the dashboard's
     headline kind, each figure with its unit as the figure wants it (``words``:
-    results.presenters.numeric_words)."""
+    results.words.numeric_words)."""
     return Markup(
         'From {} randomized numbers, the average is about <strong id="lesson-mean">{}</strong>:'
         " between <strong>{}</strong> and <strong>{}</strong>, {}."

@@ -32,19 +32,12 @@ from survey_app.planning.numbers import (
     question_name,
 )
 from survey_app.results import rounding
-from survey_app.results.presenters import (
-    counted,
-    format_count,
-    format_points,
-    plural,
-    points,
-    privacy_readout,
-)
 from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import MAX_QUESTIONS
 from survey_app.surveys.typed_numbers import typed_count, typed_number
-from survey_app.words import percent
+from survey_app.surveys.words import privacy_readout
+from survey_app.words import counted, format_count, format_points, percent, plural, points
 
 #: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10

@@ -12,14 +12,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from survey_app.planning.shares import MARGIN_STEP_POINTS, MAX_MARGIN_POINTS, MIN_MARGIN_POINTS
-from survey_app.results.presenters import (
-    counted,
-    format_count,
-    format_number,
-    percent,
-    plural,
-    points,
-)
+from survey_app.words import counted, format_count, format_number, percent, plural, points
 
 #: The respondents a margin of shares needs: the question that needs the most, and, when that
 #: is not a yes/no question, how many the yes/no questions alone need.

@@ -10,9 +10,10 @@ is stored for it and nothing of any one respondent is shown.
 from __future__ import annotations
 
 from survey_app.results.panel import class_results_words, protection_words
-from survey_app.results.presenters import headline_range_kind, privacy_explanation
 from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
+from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
+from survey_app.surveys.words import privacy_explanation
 
 
 def results_shown_to_respondents(survey: Survey) -> bool:

@@ -7,9 +7,9 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from survey_app.classroom.codes import normalise_code
 from survey_app.respondents.class_results import class_results_context, results_shown_to_respondents
 from survey_app.respondents.words import privacy_words
-from survey_app.results.presenters import privacy_explanation
 from survey_app.storage.models import JOIN_CODE_LENGTH
 from survey_app.surveys.services import find_survey, find_survey_by_join_code
+from survey_app.surveys.words import privacy_explanation
 
 bp = Blueprint("respondent", __name__)
 

@@ -2,7 +2,7 @@
 
 Each sentence is whole here, its figures filled in: where a survey calls for another sentence,
 another whole one is chosen, so that a translation wraps each as it stands. The page places them
-(templates/respondents/survey.html); the figures are presenters.privacy_explanation's.
+(templates/respondents/survey.html); the figures are survey_app.surveys.words.privacy_explanation's.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from survey_app.privacy.numeric_grid import NUMERIC_GRID_STEPS
-from survey_app.results.presenters import format_epsilon, join_words
+from survey_app.words import format_epsilon, join_words
 
 #: How often a yes/no answer is sent reversed: "1 time in 4" too, where that is a whole number.
 FLIP = Markup(
@@ -40,7 +40,7 @@ NUMBER_ON_THE_SCALE = (
 
 def privacy_words(explanation: dict) -> dict:
     """The survey page's sentences on privacy whose words its figures decide (``explanation``:
-    presenters.privacy_explanation)."""
+    survey_app.surveys.words.privacy_explanation)."""
     return {
         "flip": flip_words(explanation["flip_percent"], explanation["flip_one_in"]),
         "group": GROUP.format(

@@ -32,9 +32,10 @@ from sqlalchemy import String, select, type_coerce
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.results import rounding
-from survey_app.results.presenters import bar_label, format_number, with_unit
 from survey_app.results.tables import QuestionResult, SurveyResults
+from survey_app.results.words import bar_label
 from survey_app.storage.models import Question, Submission, Survey, split_answers
+from survey_app.words import format_number, with_unit
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 

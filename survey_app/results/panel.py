@@ -1,7 +1,8 @@
 """What the dashboard's results panel and the projector place for each question: its sentences
 (the share and its range, whom the ranges cover, why it is too early) and its charts' geometry,
 worked out here so that templates compute nothing. Figures are worded by
-:mod:`survey_app.results.presenters` (percentages rounded outward, range kinds, a number's words).
+:mod:`survey_app.words` (percentages rounded outward, counts) and :mod:`survey_app.results.words`
+(range kinds, a number's words).
 """
 
 from __future__ import annotations
@@ -11,27 +12,27 @@ import functools
 from markupsafe import Markup
 
 from survey_app import kinds, privacy
-from survey_app.results.presenters import (
-    counted,
-    format_epsilon,
-    format_number,
-    format_upper_bound,
-    numeric_words,
-    percent,
-    percent_high,
-    percent_low,
-    plural,
-    points,
-    range_guarantee,
-    shown_range,
-    too_wide_half_width,
-)
 from survey_app.results.tables import NumericResult, SurveyResults
 from survey_app.results.words import (
     all_at_once_words,
     bars_words,
     exact_range_words,
     live_range_words,
+    numeric_words,
+    range_guarantee,
+    shown_range,
+    too_wide_half_width,
+)
+from survey_app.words import (
+    counted,
+    format_epsilon,
+    format_number,
+    format_upper_bound,
+    percent,
+    percent_high,
+    percent_low,
+    plural,
+    points,
 )
 
 #: The shares chart, in SVG units: about a phone's width, so its text stays readable at 360
@@ -137,7 +138,7 @@ def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> M
 
 def too_wide_words(question, kind: str) -> str | None:
     """The caution when a question's ranges of that kind are too wide to say much yet
-    (presenters.too_wide_half_width), its margin in percentage points; else None."""
+    (results.words.too_wide_half_width), its margin in percentage points; else None."""
     widest = too_wide_half_width(question, kind)
     if widest is None:
         return None
@@ -416,7 +417,7 @@ def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> 
 def protection_words(flip_probability: float, explanation: dict) -> Markup:
     """How each answer was protected, for the students' results page: the flip (or as much
     protection as it gives), epsilon a question and for all of them, and the odds it bounds
-    (``explanation``: presenters.privacy_explanation)."""
+    (``explanation``: surveys.words.privacy_explanation)."""
     p, flip = format_number(flip_probability), explanation["flip_percent"]
     if explanation["has_yes_no"]:
         how = Markup(

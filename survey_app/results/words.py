@@ -1,15 +1,22 @@
-"""The results' sentences that pages place whole: how a question's ranges were worked out, what
-a number question's bars and live range are, the "all at once" choice, and what each export
-holds.
+"""The results in words: which range a page leads with and what it guarantees, what the results
+hold while they change in releases, a number question's figures in its unit, and the sentences
+pages place whole: how a question's ranges were worked out, what a number question's bars and
+live range are, the "all at once" choice, and what each export holds.
 
 Each sentence is whole here, its figures filled in: where a result calls for another sentence,
-another whole one is chosen, so that a translation wraps each as it stands. The figures are
-worded by :mod:`survey_app.results.presenters`; the pages place the sentences.
+another whole one is chosen, so that a translation wraps each as it stands. Figures are worded
+by survey_app.words (percentages rounded outward, counts and their nouns); the results panel
+(survey_app.results.panel) puts a question's sentences together, and the pages place them.
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup
+
+from survey_app import privacy
+from survey_app.results import rounding
+from survey_app.results.tables import NumericResult, SurveyResults
+from survey_app.words import counted, format_number, numeric_places, percent, plural, with_unit
 
 #: How a question's exact ranges were worked out: from the precise law of the randomization,
 #: or, with many answers, from a proven bound on it (privacy.Estimate.exact_method).
@@ -117,3 +124,247 @@ def export_words(results_href: str, has_numeric: bool, results_held: bool) -> di
         if results_held
         else RESPONSES_ONCE_CLOSED,
     }
+
+
+# --------------------------------------------------------------------------- ranges
+
+#: The ranges a results page can lead with: live while a survey is open (it holds at every
+#: look), exact once closed (the narrowest for one reading), or all of a question's at once.
+RANGE_KINDS = ("live", "exact", "together")
+
+
+def headline_range_kind(results: SurveyResults, together: bool = False) -> str:
+    """Which range the words and charts lead with: the live one while any of the surveys is
+    open (the page redraws itself: it is read again and again), else the exact one, or the
+    ranges that hold for all of a question's answers at once when the owner asks for them."""
+    if any(each.is_open for each in results.surveys):
+        return "live"
+    return "together" if together else "exact"
+
+
+def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, float | None]:
+    """The ends of an option's range of that kind (see RANGE_KINDS)."""
+    if kind == "live":
+        return estimate.live_low, estimate.live_high
+    if kind == "together":
+        return estimate.simultaneous_low, estimate.simultaneous_high
+    return estimate.exact_low, estimate.exact_high
+
+
+def widest_shown_half_width(question, kind: str) -> float | None:
+    """Half the widest range of that kind among a question's options: the one the "too wide
+    to say much yet" caution quotes is the one the page leads with."""
+    return question.widest_half_width(lambda estimate: shown_range(estimate, kind))
+
+
+def range_guarantee(kind: str, confidence: float) -> str:
+    """What a range of that kind guarantees, as the sentence ending "between X and Y, ..."."""
+    sure = f"guaranteed at least {percent(confidence)} of the time"
+    if kind == "live":
+        return f"{sure}, however often you look"
+    if kind == "together":
+        return f"{sure} for all the answers at once"
+    return sure
+
+
+#: A range reaching further than this on either side of its estimate says little yet: a fifth
+#: of the scale (±20 points of a share; a fifth of a number question's range).
+TOO_WIDE = 0.2
+
+
+def too_wide_half_width(question, kind: str) -> float | None:
+    """Half the widest range of that kind among a question's options, when it is too wide to
+    say much yet (:data:`TOO_WIDE`); else None. The caution quotes the range the page leads
+    with."""
+    widest = widest_shown_half_width(question, kind)
+    return widest if widest is not None and widest > TOO_WIDE else None
+
+
+# --------------------------------------------------------------------------- releases
+
+#: Why results change in releases, as the dashboard says it.
+RELEASE_REASON = "so that nobody’s answers can be picked out by watching them arrive"
+
+
+def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
+    """What the results hold while they change in releases (survey_app.results.releases), and
+    when they next change; None when they hold every answer of a closed survey.
+
+    ``brief``: for the projector, where the room reads it from afar.
+    """
+    if results.held:
+        return (
+            f"You reopened this survey and closed it again before {counted(batch, 'new answer')} "
+            f"came in: {RELEASE_REASON}, the results still show the "
+            f"{counted(results.respondents, 'person', 'people')} "
+            f"who had answered before. The newer answers show once at least {batch:,} "
+            f"{plural(batch, 'has', 'have')} come in: reopen the survey to collect them."
+        )
+    if not any(each.is_open for each in results.surveys):
+        return None
+    held, answered = results.respondents, results.answered
+    if brief:
+        if held == 0:
+            return f"Results come once {batch:,} {plural(batch, 'has', 'have')} answered."
+        of_answered = counted(answered, "person", "people")
+        included = f"{held:,} of {of_answered}" if held < answered else "everyone"
+        every = "with each answer" if batch == 1 else f"every {batch:,} answers"
+        return f"Results include {included}; they update {every}."
+    every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
+    why = "" if batch == 1 else f", {RELEASE_REASON}"
+    if held == 0:
+        return (
+            f"The first results come once {counted(batch, 'person has', 'people have')} "
+            f"answered, then with {every}{why}."
+        )
+    included = (
+        f"{held:,} of the {counted(answered, 'person who has', 'people who have')} answered"
+        if held < answered
+        else "everyone who has answered"
+    )
+    return (
+        f"The results below include {included}; they update with {every}{why}, and show "
+        "everyone when you close the survey."
+    )
+
+
+# --------------------------------------------------------------------------- numbers
+
+#: Where a numeric average's fixed-size range comes from, by NumericEstimate.bound.
+BOUND_WORDS = {
+    "exact": "the exact law of the noise the browsers added (it does not depend on the answers)",
+    "chernoff": "a Chernoff bound on the exact law of the randomized numbers",
+    "binomial": "the exact tails of a count of independent bits (Hoeffding, 1956)",
+    "bernstein": "Bernstein’s inequality, which uses that randomized numbers are bounded",
+    "chebyshev": "Chebyshev’s inequality, which uses only their variance",
+}
+
+#: What each numeric mechanism does to a number, for the dashboard.
+MECHANISM_WORDS = {
+    "hybrid": (
+        "The hybrid mechanism (Wang et al., 2019) randomized each number: the browser either "
+        "reported a value near the number’s place on the scale more often than any other, or "
+        "one of two extreme values, the higher one more often the higher the number."
+    ),
+    "one_bit": (
+        "The one-bit mechanism (Duchi et al., 2018) randomized each number: the browser sent "
+        "a single “high” or “low”, “high” more often the higher the number on the scale."
+    ),
+    "laplace": (
+        "The Laplace mechanism randomized each number: the browser added random noise of "
+        "typical size (max − min) / ε, drawn exactly in whole steps of the scale."
+    ),
+}
+
+
+def bar_label(first: float, last: float) -> str:
+    """The answers a histogram bar holds: "3" for one, "0 to 4" for several."""
+    low, high = format_number(first), format_number(last)
+    return low if low == high else f"{low} to {high}"
+
+
+def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") -> dict:
+    """A numeric average's ranges in words, in its unit's decimals, rounded outward (they still
+    cover what they guarantee). ``kind`` "live": ``low``/``high`` are the live range (an open
+    survey's page is read again and again); else the narrowest fixed-size range."""
+    places = numeric_places(estimate.lo, estimate.hi)
+    step = 10.0**-places
+
+    def down(value: float | None) -> str | None:
+        return None if value is None else rounding.text(rounding.down(value, step), places)
+
+    def up(value: float | None) -> str | None:
+        return None if value is None else rounding.text(rounding.up(value, step), places)
+
+    live = kind == "live"
+    shown_half_width = (
+        (estimate.live_high - estimate.live_low) / 2.0
+        if live and estimate.live_low is not None
+        else estimate.half_width
+    )
+    return {
+        "low": down(estimate.live_low if live else estimate.ci_low),
+        "high": up(estimate.live_high if live else estimate.ci_high),
+        "live_low": down(estimate.live_low),
+        "live_high": up(estimate.live_high),
+        "half_width": up(estimate.half_width),
+        "chebyshev": up(estimate.chebyshev_half_width),
+        "bernstein": up(estimate.bernstein_half_width),
+        "bound": BOUND_WORDS.get(estimate.bound or "", ""),
+        # Ranges wider than a fifth of the scale say little yet: the one shown is judged.
+        "too_wide": shown_half_width is not None
+        and shown_half_width > TOO_WIDE * (estimate.hi - estimate.lo),
+    }
+
+
+#: A number question's figures that :func:`numeric_words` also says with their unit.
+NUMERIC_FIGURES = (
+    "mean",
+    "raw_mean",
+    "low",
+    "high",
+    "live_low",
+    "live_high",
+    "half_width",
+    "bernstein",
+    "chebyshev",
+    "min",
+    "max",
+)
+
+
+def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
+    """A numeric question's figures for people: mean, ranges and bins, in the question's unit.
+
+    The mean is clipped to [min, max] and rounded to nearest; the ranges are
+    :func:`numeric_range_words`.
+    """
+    estimate = result.estimate
+    places = numeric_places(estimate.lo, estimate.hi)
+    shown_mean = estimate.clipped_mean
+    histogram = result.histogram
+    words = {
+        "unit": f" {result.unit}" if result.unit else "",
+        # The mean in words is clipped to [min, max], as shares are to [0, 1]; the unbiased
+        # figure stays in the API and CSV, and ``raw_mean`` says it when it was clipped.
+        "mean": None if shown_mean is None else format_number(shown_mean, places),
+        "raw_mean": None if estimate.mean is None else format_number(estimate.mean, places),
+        "clipped": None
+        if shown_mean is None or shown_mean == estimate.mean
+        else ("below" if estimate.mean < estimate.lo else "above"),
+        **numeric_range_words(estimate, kind),
+        "min": format_number(estimate.lo),
+        "max": format_number(estimate.hi),
+        # Each bar's label says which answers it holds: "3", or "0 to 4".
+        "bins": []
+        if histogram is None
+        else [
+            (bar_label(first, last), share)
+            for (first, last), share in zip(histogram.answers_held, histogram.shares, strict=True)
+        ],
+        "answer_step": None
+        if histogram is None or histogram.answer_step is None
+        else format_number(histogram.answer_step),
+        "mechanism": MECHANISM_WORDS[result.mechanism.name],
+        "reason": mechanism_reason(result),
+    }
+    # Each figure with its unit, as the figure wants it: "6.5 hours", "1 hour" (words.with_unit).
+    words["said"] = {
+        key: None if words[key] is None else with_unit(words[key], result.unit)
+        for key in NUMERIC_FIGURES
+    }
+    words["bins_said"] = [(with_unit(label, result.unit), share) for label, share in words["bins"]]
+    return words
+
+
+def mechanism_reason(result: NumericResult) -> str:
+    """Which mechanism and why, comparing the ranges at the answers counted so far."""
+    estimate = result.estimate
+    return privacy.mechanism_choice_reason(
+        result.mechanism,
+        result.named,
+        estimate.n,
+        estimate.confidence,
+        result.planned,
+        result.chosen_earlier,
+    )

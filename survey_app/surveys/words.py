@@ -1,13 +1,85 @@
-"""What managing a survey says: what deleting it takes away, and what archiving it does.
+"""What a survey says of itself: the privacy its flip probability gives each answer, in figures
+and words (the builder's readout and the planner, the dashboard, the survey page), what deleting
+it takes away, and what archiving it does.
 
 Each sentence is whole here, its figures filled in: where a survey calls for another sentence,
 another whole one is chosen, so that a translation wraps each as it stands. The pages place them
-(templates/surveys/confirm_delete.html, the dashboard's "Duplicate, archive or delete").
+(templates/surveys/confirm_delete.html, the dashboard's "Duplicate, archive or delete", its
+privacy section, and the survey page's, whose sentences survey_app.respondents.words chooses).
 """
 
 from __future__ import annotations
 
-from survey_app.words import counted
+from survey_app import kinds, privacy
+from survey_app.storage.models import Survey
+from survey_app.words import counted, format_epsilon, join_words, percent_figure
+
+#: What a flip probability outside the allowed range gets instead of a readout.
+FLIP_PROBABILITY_REFUSED = "The flip probability must be a number above 0 and below 0.5."
+
+
+def privacy_explanation(survey: Survey) -> dict:
+    """Plain-language figures of the privacy each answer gets, computed from p."""
+    p = survey.flip_probability
+    epsilon = survey.epsilon_per_question
+    return {
+        "flip_percent": percent_figure(p),
+        "flip_one_in": 1.0 / p,
+        "odds": privacy.odds_ratio(p),
+        "deniability_percent": percent_figure(privacy.deniability(p)),
+        "epsilon": epsilon,
+        "epsilon_total": survey.epsilon_total,
+        "question_count": len(survey.questions),
+        # Warner's coins: a fair coin, then on tails a second coin that says "lie" with
+        # probability q = 2p (randomized response with flip probability p = q / 2).
+        "warner_lie_percent": percent_figure(min(1.0, privacy.warner_q_from_flip_probability(p))),
+        "has_numeric": any(not q.has_options for q in survey.questions),
+        "has_yes_no": any(q.kind == "yes_no" for q in survey.questions),
+        "has_choice": any(q.kind == "choice" for q in survey.questions),
+        "group_examples": [(k, privacy.total_epsilon([survey.epsilon_total] * k)) for k in (2, 5)],
+        "how": privacy_how(survey.questions, percent_figure(p)),
+        "questions": counted(len(survey.questions), "question"),
+    }
+
+
+def privacy_how(questions, flip_percent: str) -> str:
+    """What each kind of question asked gets, in one sentence: "Each respondent’s browser flips
+    a yes/no answer 25% of the time and adds random noise to each number before sending it,
+    all at the same strength"."""
+    asked = {question.kind for question in questions}
+    # In the registry's order (yes/no first), each kind asked once.
+    ways = [kind.way(flip_percent) for name, kind in kinds.KINDS.items() if name in asked]
+    how = f"Each respondent’s browser {join_words(ways)} before sending it"
+    if "yes_no" not in asked:
+        return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
+    return f"{how}, all at the same strength" if len(ways) > 1 else how
+
+
+def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
+    """What a flip probability means, in words and numbers, or why it is not allowed."""
+    try:
+        epsilon = privacy.epsilon_from_flip_probability(flip_probability)
+    except ValueError:
+        return {"ok": False, "error": FLIP_PROBABILITY_REFUSED}
+    p = float(flip_probability)
+    epsilon_total = privacy.total_epsilon([epsilon] * question_count)
+    return {
+        "ok": True,
+        "flip_probability": p,
+        "epsilon": epsilon,
+        "epsilon_total": epsilon_total,
+        "question_count": question_count,
+        "flip_percent": percent_figure(p),
+        "deniability_percent": percent_figure(privacy.deniability(p)),
+        "odds": privacy.odds_ratio(p),
+        "summary": (
+            f"Each answer is flipped {percent_figure(p)}% of the time "
+            f"(ε = {format_epsilon(epsilon)} a question; {format_epsilon(epsilon_total)} for "
+            f"{counted(question_count, 'question')}). Seeing a “yes”, an observer who thought "
+            f"50/50 can be at most {percent_figure(privacy.deniability(p))}% sure it is true."
+        ),
+    }
+
 
 #: The confirmation's heading and button, with the answers that go too where there are any.
 DELETE_HEADING = "Delete “{title}”?"

@@ -7,20 +7,22 @@ from collections.abc import Callable
 from flask import Flask
 
 from survey_app.kinds import kind_of
-from survey_app.results.presenters import (
+from survey_app.results.words import (
+    numeric_words,
+    range_guarantee,
+    shown_range,
+    widest_shown_half_width,
+)
+from survey_app.words import (
     counted,
     format_count,
     format_epsilon,
     format_number,
     format_points,
     format_upper_bound,
-    numeric_words,
     percent,
     percent_high,
     percent_low,
-    range_guarantee,
-    shown_range,
-    widest_shown_half_width,
 )
 
 #: Each filter's name in templates, and the presenter that computes it.

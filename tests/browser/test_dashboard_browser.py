@@ -14,8 +14,8 @@ import re
 import pytest
 
 from survey_app.extensions import db
-from survey_app.results.presenters import percent_high, percent_low
 from survey_app.surveys.services import close_survey, find_survey
+from survey_app.words import percent_high, percent_low
 from tests.analyst_helpers import ROWS, submit
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,

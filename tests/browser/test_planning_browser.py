@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from survey_app import privacy
-from survey_app.results.presenters import format_points
+from survey_app.words import format_points
 from tests.browser.test_accessibility import signed_in
 from tests.browser.test_professor_browser import (
     ANALYST_PASSWORD,

@@ -19,7 +19,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from survey_app.results.presenters import format_epsilon, percent, percent_high, percent_low
+from survey_app.words import format_epsilon, percent, percent_high, percent_low
 
 pytestmark = pytest.mark.browser
 

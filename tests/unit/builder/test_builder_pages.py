@@ -13,8 +13,8 @@ import pytest
 from markupsafe import escape
 
 from survey_app import privacy
-from survey_app.results.presenters import format_epsilon
 from survey_app.storage.models import SurveyStatus
+from survey_app.words import format_epsilon
 from tests.analyst_helpers import (
     ANALYST_EMAIL,
     builder_fields,

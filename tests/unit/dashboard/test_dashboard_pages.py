@@ -1,7 +1,7 @@
 """The dashboard: planning figures, results and their ranges in figures, words and charts.
 
 Every figure a page shows is compared with what :mod:`survey_app.privacy` computes, formatted as
-the page formats it (``presenters.percent``); nothing here re-derives the math.
+the page formats it (``survey_app.words.percent``); nothing here re-derives the math.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import pytest
 
 from survey_app import privacy
 from survey_app.planning import shares as planning
-from survey_app.results.presenters import (
+from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES
+from survey_app.surveys.services import find_survey
+from survey_app.words import (
     format_epsilon,
     format_points,
     percent,
@@ -22,8 +24,6 @@ from survey_app.results.presenters import (
     percent_low,
     points,
 )
-from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES
-from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import (
     ROWS,
     assert_results_shown,

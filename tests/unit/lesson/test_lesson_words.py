@@ -64,7 +64,7 @@ def test_the_estimate_inside_and_outside_the_scale():
 
 
 def average(mean: str, low: str, high: str, unit: str | None) -> dict:
-    """A number question's words as results.presenters.numeric_words gives them."""
+    """A number question's words as results.words.numeric_words gives them."""
     return {"low": low, "said": {"mean": with_unit(mean, unit), "high": with_unit(high, unit)}}
 
 

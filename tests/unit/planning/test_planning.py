@@ -15,8 +15,8 @@ import pytest
 from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
-from survey_app.results.presenters import format_count, format_points, percent
 from survey_app.storage.models import Survey
+from survey_app.words import format_count, format_points, percent
 from tests.analyst_helpers import (
     builder_fields,
     figures,

@@ -19,9 +19,9 @@ from sqlalchemy import inspect
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.results.presenters import format_epsilon, format_upper_bound
 from survey_app.results.rounding import TOLERANCE as EPSILON_DISPLAY_TOLERANCE
 from survey_app.storage.models import new_slug
+from survey_app.words import format_epsilon, format_upper_bound
 
 NASTY_TAG = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKER = '" onmouseover="x'

@@ -14,7 +14,7 @@ from survey_app import privacy
 from survey_app.accounts.access import MAX_POOLED_SURVEYS
 from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
-from survey_app.results.presenters import results_document
+from survey_app.results.documents import results_document
 from survey_app.results.tables import survey_results
 from survey_app.surveys.services import create_survey, find_survey, open_survey, parse_definition
 from tests.analyst_helpers import (

@@ -1,5 +1,6 @@
 """What templates place, worked out in Python: the yes/no rule, the 'too wide' threshold, the
-plurals, the privacy sentence, and the charts' geometry (presenters, results_presenters)."""
+plurals, the privacy sentence, and the charts' geometry (survey_app.words, results.words,
+surveys.words, results.panel)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,11 @@ from survey_app.results.panel import (
     spread_chart,
     worded_options,
 )
-from survey_app.results.presenters import (
-    TOO_WIDE,
-    counted,
-    plural,
-    privacy_how,
-    too_wide_half_width,
-)
 from survey_app.results.tables import survey_results
+from survey_app.results.words import TOO_WIDE, too_wide_half_width
 from survey_app.surveys.services import find_survey
+from survey_app.surveys.words import privacy_how
+from survey_app.words import counted, plural
 from tests.analyst_helpers import submit
 from tests.conftest import SAMPLE_DEFINITION
 

@@ -15,10 +15,19 @@ import pytest
 from survey_app.extensions import db
 from survey_app.kinds import yes_no
 from survey_app.results.panel import have_answered
-from survey_app.results.presenters import format_points, percent_high, points, release_words
+from survey_app.results.words import release_words
 from survey_app.storage import models
 from survey_app.surveys.services import find_survey
-from survey_app.words import counted, plural, singular_unit, survey_status_words, with_unit
+from survey_app.words import (
+    counted,
+    format_points,
+    percent_high,
+    plural,
+    points,
+    singular_unit,
+    survey_status_words,
+    with_unit,
+)
 from tests.analyst_helpers import ROWS, flat, submit
 from tests.numeric_helpers import HOURS, submit_numbers
 
@@ -325,7 +334,14 @@ def test_the_presenters_never_ask_whether_a_question_is_numeric():
     """What a browser needs (browser_fields) and what the API adds (told_fields) and which view
     a question gets are answered by the mechanism or what its counts tell, never by asking."""
     package = Path(models.__file__).resolve().parents[1]
-    for module in ("results/presenters.py", "results/panel.py", "words.py"):
+    for module in (
+        "respondents/definition.py",
+        "results/documents.py",
+        "results/words.py",
+        "results/panel.py",
+        "surveys/words.py",
+        "words.py",
+    ):
         source = (package / module).read_text(encoding="utf-8")
         assert "is_numeric" not in source, module
         assert not re.search(r"\bif [\w.]*\bnumeric\b(?! *=)", source), module

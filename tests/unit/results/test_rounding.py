@@ -8,7 +8,7 @@ import pytest
 
 from survey_app.results import rounding
 from survey_app.results.exports import rounded, rounded_down, rounded_up
-from survey_app.results.presenters import (
+from survey_app.words import (
     format_epsilon,
     format_points,
     format_upper_bound,

@@ -1,0 +1,114 @@
+"""The results as documents: what the JSON API returns of a survey's results (the CSV files are
+survey_app.results.exports'). Figures as the tables hold them, unrounded: a program reads these,
+and the pages word them (survey_app.results.words).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from survey_app import privacy
+from survey_app.results.tables import NumericResult, SurveyResults
+from survey_app.results.words import mechanism_reason
+
+
+def results_document(results: SurveyResults) -> dict:
+    """The results as the JSON API returns them.
+
+    ``ci_low``, ``ci_high`` and ``half_width`` are the Chebyshev interval (as ever);
+    ``exact_ci_low`` and ``exact_ci_high`` the exact one (None when the counts are not
+    consistent with the randomization). Pooled results name every survey in ``surveys``.
+    """
+    survey = results.survey
+    return {
+        "survey": survey.slug,
+        "surveys": [each.slug for each in results.surveys],
+        "title": survey.title,
+        "status": survey.status.value,
+        # How many answers the figures hold, and how many have answered so far: while a
+        # survey is open its figures change in releases of several answers.
+        "respondents": results.respondents,
+        "answered": results.answered,
+        "flip_probability": survey.flip_probability,
+        "epsilon_per_question": results.epsilon_per_question,
+        "epsilon_total": results.epsilon_total,
+        "confidence": results.confidence,
+        "questions": [
+            {
+                "id": question.id,
+                "number": question.number,
+                "text": question.text,
+                "type": question.kind,
+                "n": question.n,
+                **told_fields(question.told, question),
+                "options": [
+                    {
+                        "value": option.value,
+                        "label": option.label,
+                        "noisy_count": option.noisy_count,
+                        "noisy_share": option.estimate.noisy_share,
+                        "estimate": option.estimate.estimate,
+                        "ci_low": option.estimate.ci_low,
+                        "ci_high": option.estimate.ci_high,
+                        "half_width": option.estimate.half_width,
+                        "exact_ci_low": option.estimate.exact_low,
+                        "exact_ci_high": option.estimate.exact_high,
+                        # All the options' ranges at once (Bonferroni over k options).
+                        "simultaneous_ci_low": option.estimate.simultaneous_low,
+                        "simultaneous_ci_high": option.estimate.simultaneous_high,
+                        # Valid at every look, however often read while the survey is open.
+                        "live_ci_low": option.estimate.live_low,
+                        "live_ci_high": option.estimate.live_high,
+                        "consistent": option.estimate.consistent_with_randomization,
+                    }
+                    for option in question.options
+                ],
+            }
+            for question in results.questions
+        ],
+    }
+
+
+@functools.singledispatch
+def told_fields(told: privacy.Told, question) -> dict:
+    """What the JSON API adds to a question's options for what its counts tell: each kind
+    (privacy.Shares, privacy.Average) answers for itself. Shares add nothing: their
+    ``options`` say it all."""
+    return {}
+
+
+@told_fields.register(privacy.Average)
+def _average_fields(told: privacy.Average, question) -> dict:
+    """An average's figures (:func:`numeric_document`)."""
+    return numeric_document(question.numeric)
+
+
+def numeric_document(result: NumericResult) -> dict:
+    """A numeric question's results as the JSON API gives them (its ``options`` are empty).
+
+    ``mean`` is unbiased and unclipped; ``ci_low``/``ci_high`` is ``mean -/+ half_width``
+    clipped to [min, max], ``half_width`` the narrowest range the mechanism proves (its own
+    exact-law or Chernoff bound, or Chebyshev's or Bernstein's); ``live_ci_low``/``live_ci_high``
+    the live range, valid at every look.
+    """
+    estimate, histogram = result.estimate, result.histogram
+    return {
+        "min": estimate.lo,
+        "max": estimate.hi,
+        "unit": result.unit,
+        "mechanism": result.mechanism.name,
+        "mechanism_reason": mechanism_reason(result),
+        "mean": estimate.mean,
+        "ci_low": estimate.ci_low,
+        "ci_high": estimate.ci_high,
+        "half_width": estimate.half_width,
+        "chebyshev_half_width": estimate.chebyshev_half_width,
+        "bernstein_half_width": estimate.bernstein_half_width,
+        "live_ci_low": estimate.live_low,
+        "live_ci_high": estimate.live_high,
+        "consistent": estimate.consistent_with_randomization,
+        # None for the one-bit mechanism, whose reports tell the mean alone.
+        "histogram": None
+        if histogram is None
+        else {"edges": list(histogram.edges), "shares": list(histogram.shares)},
+    }
