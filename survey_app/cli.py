@@ -102,12 +102,8 @@ def create_analyst_command(email: str, password_stdin: bool) -> None:
 @with_appcontext
 def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
     """Create a survey from a JSON or TOML definition FILE; print its slug last."""
-    from survey_app.surveys.services import (
-        SurveyDefinitionError,
-        create_survey,
-        load_definition_file,
-        open_survey,
-    )
+    from survey_app.surveys.definition_checks import SurveyDefinitionError
+    from survey_app.surveys.services import create_survey, load_definition_file, open_survey
 
     try:
         definition = load_definition_file(file)

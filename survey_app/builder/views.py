@@ -38,10 +38,10 @@ from survey_app.planning import shares as planning
 from survey_app.respondents.words import privacy_words
 from survey_app.results.exports import date_like_labels
 from survey_app.storage.models import Survey
+from survey_app.surveys.definition_checks import SurveyDefinitionError
 from survey_app.surveys.services import (
     MAX_QUESTIONS,
     SurveyDefinition,
-    SurveyDefinitionError,
     create_survey,
     parse_definition,
     replace_questions,

@@ -17,7 +17,7 @@ from survey_app.classroom.words import join_instructions
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
 from survey_app.planning.words import plan_words
-from survey_app.results.panel import have_answered, pooled_words, question_views
+from survey_app.results.panel import answered_words, pooled_words, question_views
 from survey_app.results.releases import release_batch
 from survey_app.results.tables import (
     CONFIDENCE_LEVELS,
@@ -28,6 +28,7 @@ from survey_app.results.tables import (
     survey_results,
 )
 from survey_app.results.words import (
+    confidence_refused_words,
     export_words,
     headline_range_kind,
     release_words,
@@ -38,7 +39,7 @@ from survey_app.surveys.words import archive_words, privacy_explanation
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
-from survey_app.words import counted, percent, plural, survey_status_words
+from survey_app.words import counted, plural, survey_status_words
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script
 #: reads it from the panel's data-refresh-seconds).
@@ -51,10 +52,7 @@ def confidence_choice() -> tuple[float, str | None]:
     try:
         return parse_confidence(request.args.get("confidence"), CONFIDENCE_LEVELS), None
     except QueryError as error:
-        return DEFAULT_CONFIDENCE, (
-            f"The confidence asked for can’t be used ({error}): "
-            f"the results are at {percent(DEFAULT_CONFIDENCE)}."
-        )
+        return DEFAULT_CONFIDENCE, confidence_refused_words(str(error), DEFAULT_CONFIDENCE)
 
 
 def chosen_confidence() -> float:
@@ -82,10 +80,11 @@ def shown_results(survey: Survey) -> dict:
     together = request.args.get("ranges") == "together"
     surveys, pool_error = pool_choice(survey)
     try:
-        results = survey_results(surveys, confidence)
+        check_poolable(surveys)
     except PoolingError as error:
-        pool_error = str(error)
-        results = survey_results(survey, confidence)
+        surveys, pool_error = [survey], str(error)
+    # The one read of the results on the dashboard's way: what follows words and places them.
+    results = survey_results(surveys, confidence)
     headline = headline_range_kind(results, together)
     return {
         "results": results,
@@ -101,8 +100,7 @@ def shown_results(survey: Survey) -> dict:
         "refresh_seconds": REFRESH_SECONDS,
         # What each question places, and the count's words (results.panel).
         "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
-        "answered_words": have_answered(results.answered)
-        + (" in all" if results.pooled else " so far"),
+        "answered_words": answered_words(results),
         "pooled_words": pooled_words(results, survey.id) if results.pooled else None,
         "pooled_slugs": ",".join(each.slug for each in results.surveys),
     }

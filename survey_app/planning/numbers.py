@@ -15,7 +15,7 @@ from survey_app import kinds, privacy
 from survey_app.kinds.numeric import MAX_FLIP_PROBABILITY_WITH_NUMBERS
 from survey_app.results import rounding
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import SurveyDefinitionError
+from survey_app.surveys.definition_checks import SurveyDefinitionError
 from survey_app.words import counted, join_words, numeric_places, with_unit
 
 #: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%,

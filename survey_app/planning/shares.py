@@ -24,7 +24,6 @@ from survey_app.planning.numbers import (
     NumberTradeOffRow,
     NumericPlan,
     PlannedNumber,
-    join_words,
     numbers_readout,
     numeric_questions,
     numeric_respondents,
@@ -37,7 +36,15 @@ from survey_app.storage.models import Survey
 from survey_app.surveys.services import MAX_QUESTIONS
 from survey_app.surveys.typed_numbers import typed_count, typed_number
 from survey_app.surveys.words import privacy_readout
-from survey_app.words import counted, format_count, format_points, percent, plural, points
+from survey_app.words import (
+    counted,
+    format_count,
+    format_points,
+    join_words,
+    percent,
+    plural,
+    points,
+)
 
 #: The margin the dashboard plans for until the professor types another.
 DEFAULT_MARGIN = 0.10

@@ -53,6 +53,12 @@ def have_answered(count: int) -> str:
     return plural(count, "person has", "people have") + " answered"
 
 
+def answered_words(results: SurveyResults) -> str:
+    """How many have answered, after the count: "people have answered so far", or "in all"
+    where the results pool several surveys."""
+    return have_answered(results.answered) + (" in all" if results.pooled else " so far")
+
+
 def pooled_words(results: SurveyResults, survey_id: int) -> str:
     """The surveys pooled, each with its date and how many answered: "“A” (created 2026-03-02,
     this survey: 40 answered); “B” (created 2026-03-09: 38 answered)."

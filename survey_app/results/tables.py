@@ -10,7 +10,7 @@ pooled: their noisy counts add, question by question.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from survey_app import privacy
@@ -91,20 +91,20 @@ class QuestionResult:
         """Every option of a question shares one Chebyshev half-width."""
         return self.options[0].estimate.half_width if self.options else None
 
-    def widest_half_width(self, ranges) -> float | None:
-        """Half the widest of the options' ranges that ``ranges(estimate)`` gives as
-        ``(low, high)`` (None before any answer)."""
-        widths = [
-            (high - low) / 2.0
-            for low, high in (ranges(option.estimate) for option in self.options)
-            if low is not None
-        ]
+    @staticmethod
+    def widest_half_width(ranges: Iterable[tuple[float | None, float | None]]) -> float | None:
+        """Half the widest of these ranges, each ``(low, high)``, of a question's options (None
+        before any answer). The caller picks the ranges, so that nothing here calls back into
+        the words that chose them."""
+        widths = [(high - low) / 2.0 for low, high in ranges if low is not None]
         return max(widths) if widths else None
 
     @property
     def widest_exact_half_width(self) -> float | None:
         """Half the widest exact interval among the options (None before any answer)."""
-        return self.widest_half_width(lambda e: (e.exact_low, e.exact_high))
+        return self.widest_half_width(
+            [(option.estimate.exact_low, option.estimate.exact_high) for option in self.options]
+        )
 
     @property
     def too_early(self) -> bool:

@@ -1,7 +1,8 @@
 """The results in words: which range a page leads with and what it guarantees, what the results
 hold while they change in releases, a number question's figures in its unit, and the sentences
-pages place whole: how a question's ranges were worked out, what a number question's bars and
-live range are, the "all at once" choice, and what each export holds.
+pages place whole: why a confidence asked for is not used, how a question's ranges were worked
+out, what a number question's bars and live range are, the "all at once" choice, and what each
+export holds.
 
 Each sentence is whole here, its figures filled in: where a result calls for another sentence,
 another whole one is chosen, so that a translation wraps each as it stands. Figures are worded
@@ -17,6 +18,11 @@ from survey_app import privacy
 from survey_app.results import rounding
 from survey_app.results.tables import NumericResult, SurveyResults
 from survey_app.words import counted, format_number, numeric_places, percent, plural, with_unit
+
+#: Why the confidence asked for is not used, and the one the results are at instead.
+CONFIDENCE_REFUSED = (
+    "The confidence asked for can’t be used ({error}): the results are at {default}."
+)
 
 #: How a question's exact ranges were worked out: from the precise law of the randomization,
 #: or, with many answers, from a proven bound on it (privacy.Estimate.exact_method).
@@ -81,6 +87,12 @@ RESPONSES_ONCE_CLOSED_AND_RELEASED = (
     "at least a batch of new answers (see the results above), so that nobody’s answers can be "
     "picked out by when they arrived."
 )
+
+
+def confidence_refused_words(error: str, default: float) -> str:
+    """Why the confidence a page was asked for is not used (``error``: the query's words), and
+    the one the results are at instead."""
+    return CONFIDENCE_REFUSED.format(error=error, default=percent(default))
 
 
 def exact_range_words(berry_esseen: bool) -> str:
@@ -154,7 +166,9 @@ def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, fl
 def widest_shown_half_width(question, kind: str) -> float | None:
     """Half the widest range of that kind among a question's options: the one the "too wide
     to say much yet" caution quotes is the one the page leads with."""
-    return question.widest_half_width(lambda estimate: shown_range(estimate, kind))
+    return question.widest_half_width(
+        [shown_range(option.estimate, kind) for option in question.options]
+    )
 
 
 def range_guarantee(kind: str, confidence: float) -> str:

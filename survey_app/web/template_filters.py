@@ -1,4 +1,9 @@
-"""The filters templates use, by the name templates call them: one table, registered at once."""
+"""The filters templates use, by the name templates call them: one table, registered at once.
+
+They format a figure (survey_app.words) or name a question's kind, and nothing more: a page's
+sentences are worded before it is placed (results.panel and the domains' words modules), so no
+template calls back into them to word a result again.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,6 @@ from collections.abc import Callable
 from flask import Flask
 
 from survey_app.kinds import kind_of
-from survey_app.results.words import (
-    numeric_words,
-    range_guarantee,
-    shown_range,
-    widest_shown_half_width,
-)
 from survey_app.words import (
     counted,
     format_count,
@@ -25,14 +24,11 @@ from survey_app.words import (
     percent_low,
 )
 
-#: Each filter's name in templates, and the presenter that computes it.
+#: Each filter's name in templates, and the function that computes it.
 FILTERS: dict[str, Callable] = {
     "percent": percent,
     "percent_low": percent_low,
     "percent_high": percent_high,
-    "shown_range": shown_range,
-    "widest_shown_half_width": widest_shown_half_width,
-    "range_guarantee": range_guarantee,
     "epsilon": format_epsilon,
     "upper_bound": format_upper_bound,
     "points": format_points,
@@ -40,7 +36,6 @@ FILTERS: dict[str, Callable] = {
     # A count and its noun, by the one rule for plurals: {{ n|counted("answer") }}.
     "counted": counted,
     "bound": format_number,
-    "numeric_words": numeric_words,
     # A question's kind (survey_app.kinds): {% include (question|kind).partial %}.
     "kind": kind_of,
 }

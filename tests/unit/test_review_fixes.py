@@ -7,8 +7,8 @@ import uuid
 import pytest
 
 from survey_app.extensions import db
+from survey_app.surveys.definition_checks import SurveyDefinitionError
 from survey_app.surveys.services import (
-    SurveyDefinitionError,
     SurveyStateError,
     close_survey,
     find_survey,

@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import text
 
 from survey_app.extensions import db
-from survey_app.surveys.services import SAMPLE_SURVEY, SurveyDefinitionError, parse_definition
+from survey_app.surveys.definition_checks import SurveyDefinitionError
+from survey_app.surveys.services import SAMPLE_SURVEY, parse_definition
 from tests.numeric_helpers import HOURS, submit_numbers
 from tests.unit.classroom.test_projector import csrf_token
 from tests.unit.lesson.test_lesson_pages import ROWS

@@ -14,7 +14,8 @@ import pytest
 from survey_app import privacy
 from survey_app.cli import main as survey_app_command
 from survey_app.extensions import db
-from survey_app.surveys.services import SurveyDefinitionError, find_survey, parse_definition
+from survey_app.surveys.definition_checks import SurveyDefinitionError
+from survey_app.surveys.services import find_survey, parse_definition
 from tests.numeric_helpers import (
     CHOSEN_HOURS,
     definition_with,

@@ -13,7 +13,8 @@ import pytest
 import survey_app.server
 from survey_app import create_app
 from survey_app.extensions import db
-from survey_app.surveys.services import SurveyDefinitionError, parse_definition
+from survey_app.surveys.definition_checks import SurveyDefinitionError
+from survey_app.surveys.services import parse_definition
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY
 
 LINK = re.compile(r'id="respondent-link" value="([^"]*)"')
