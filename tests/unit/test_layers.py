@@ -301,16 +301,15 @@ def bound_by(statements: list[ast.stmt]) -> set[str]:
 
 def borrowed_names(source: str, defined_in: Callable[[str], set[str] | None]) -> list[str]:
     """Each ``module.name`` that ``source`` imports from a module of the package that does not
-    define it (nor has it as a submodule): a name taken through another module's imports."""
+    define it (nor has it as a submodule): a name taken through another module's imports, or
+    from a module that is no more. ``survey_app`` itself offers its modules and the factory."""
     borrowed = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("survey_app"):
             continue
-        if node.module.startswith(INTERFACES):
+        if node.module == "survey_app" or node.module.startswith(INTERFACES):
             continue
-        defined = defined_in(node.module)
-        if defined is None:  # survey_app itself: its names are its modules
-            continue
+        defined = defined_in(node.module) or set()
         borrowed += [
             f"{node.module}.{alias.name}"
             for alias in node.names
@@ -321,17 +320,23 @@ def borrowed_names(source: str, defined_in: Callable[[str], set[str] | None]) ->
 
 @functools.cache
 def defined_in_package(module: str) -> set[str] | None:
-    """The names ``module`` of the package defines; None where it is no module of its own."""
+    """The names ``module`` of the package defines; None where it is no module of the package."""
     path = package_modules().get(module)
-    if module == "survey_app" or path is None:
+    if path is None:
         return None
     return defined_names(path.read_text(encoding="utf-8"))
 
 
 def test_the_re_export_check_finds_a_name_taken_through_another_module():
     defined = {"survey_app.a": {"counted"}, "survey_app.b": {"percent"}, "survey_app.b.c": set()}
-    source = "from survey_app.a import counted, percent\nfrom survey_app.b import c, percent\n"
-    assert borrowed_names(source, defined.get) == ["survey_app.a.percent"]
+    source = (
+        "from survey_app.a import counted, percent\nfrom survey_app.b import c, percent\n"
+        "from survey_app.gone import counted\nfrom survey_app import a\n"
+    )
+    assert borrowed_names(source, defined.get) == [
+        "survey_app.a.percent",
+        "survey_app.gone.counted",
+    ]
     assert defined_names("from x import y\nZ = 1\ndef f():\n    w = 2\n") == {"Z", "f"}
 
 

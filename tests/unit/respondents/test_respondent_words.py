@@ -1,5 +1,5 @@
 """What the survey page tells respondents of their privacy (survey_app.respondents.words): each
-choice gives its whole sentence, with the figures of results.presenters.privacy_explanation
+choice gives its whole sentence, with the figures of surveys.words.privacy_explanation
 worded as the rest of the app words them."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from markupsafe import Markup
 
 from survey_app.respondents import words
-from survey_app.results.presenters import privacy_explanation
 from survey_app.surveys.services import find_survey
+from survey_app.surveys.words import privacy_explanation
 
 SCRAMBLES = (
     "Your browser scrambles every answer before it leaves this device: it sends the "

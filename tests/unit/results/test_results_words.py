@@ -1,5 +1,5 @@
 """The results' sentences (survey_app.results.words): each choice gives its whole sentence, with
-the figures the results panel words (results.presenters.numeric_words, results.panel), and an
+the figures the results panel words (results.words.numeric_words, results.panel), and an
 address in the export's link stays an attribute's text."""
 
 from __future__ import annotations
