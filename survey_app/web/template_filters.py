@@ -22,6 +22,7 @@ from survey_app.words import (
     percent,
     percent_high,
     percent_low,
+    plural,
 )
 
 #: Each filter's name in templates, and the function that computes it.
@@ -35,6 +36,8 @@ FILTERS: dict[str, Callable] = {
     "headcount": format_count,
     # A count and its noun, by the one rule for plurals: {{ n|counted("answer") }}.
     "counted": counted,
+    # The noun alone, as a count wants it, where the count is placed apart: {{ n|plural("vote") }}.
+    "plural": plural,
     "bound": format_number,
     # A question's kind (survey_app.kinds): {% include (question|kind).partial %}.
     "kind": kind_of,
