@@ -23,7 +23,7 @@ from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.surveys.services import close_survey, find_survey, open_survey
 from tests.browser.contrast import MINIMUM, low_contrast_controls
-from tests.browser.wcag import wcag_problems
+from tests.browser.wcag import focus_problems, wcag_problems
 from tests.conftest import ANALYST_PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -173,6 +173,27 @@ def test_the_wcag_checks_can_fail(chromium, live_app):
     ):
         assert expected in found, found
     assert "text cut off at 200%: div#cut" in found, found
+
+
+def test_the_focus_walk_finds_a_trap(chromium, live_app):
+    """The Tab walk can fail on a trap: two buttons that send Tab back and forth between them
+    are reported, while the page without them goes round."""
+    chromium.get(live_app.url("/"))
+    assert focus_problems(chromium) == []
+    chromium.execute_script(
+        """
+        document.querySelector("main").insertAdjacentHTML("beforeend",
+          "<button id='trap-a'>Trap A</button><button id='trap-b'>Trap B</button>");
+        document.getElementById("trap-b").addEventListener("keydown", (event) => {
+          if (event.key !== "Tab") return;
+          event.preventDefault();
+          document.getElementById("trap-a").focus();
+        });
+        """
+    )
+    assert focus_problems(chromium) == [
+        "focus trapped: Tab goes round ['Trap A', 'Trap B'] and never leaves"
+    ]
 
 
 def answered_survey(live_app, make_survey, answers: int = 24, status: str = "open") -> str:
