@@ -13,13 +13,14 @@ docs/accessibility.md cites these checks.
 
 from __future__ import annotations
 
-from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.common.keys import Keys
+from tests.browser.devtools import evaluation, page_devtools, value_of
 
 REFLOW_WIDTH = 320
 TEXT_ZOOM = "200%"
 MOST_TABS = 400  # more stops than any page has: a page that traps focus fails, not hangs
-TABS_AT_ONCE = 16  # the first batch of Tabs; each batch after it is twice as long
+TABS_AT_ONCE = 32  # the first batch of Tabs; each batch after it is twice as long
+_TAB_KEY = {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}
+TAB = [("Input.dispatchKeyEvent", {"type": kind, **_TAB_KEY}) for kind in ("keyDown", "keyUp")]
 
 HORIZONTAL_SCROLL = "return document.documentElement.scrollWidth - window.innerWidth"
 
@@ -38,7 +39,7 @@ return Array.from(document.querySelectorAll("body *")).filter((element) => {
 #: handlers have run) the element then focused, its label, its focus ring, and which earlier stop
 #: it is (-1 for a new one); null when focus left the page. ``__tabWalk.end()`` removes the
 #: recorder and leaves nothing focused.
-FOCUS_RECORDER = """
+FOCUS_RECORDER = """(() => {
 const elements = [];
 const ring = (style) => [style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0
                            ? style.outlineStyle + style.outlineWidth + style.outlineColor : "",
@@ -80,7 +81,7 @@ body.focus();
 if (tabIndex === null) body.removeAttribute("tabindex");
 else body.setAttribute("tabindex", tabIndex);
 window.scrollTo(0, 0);
-"""
+})()"""
 
 UNNAMED_CHARTS = """
 return Array.from(document.querySelectorAll("svg")).filter((svg) => {
@@ -126,34 +127,36 @@ def focus_problems(driver) -> list[str]:
     """Tab from the top of the page through every stop; each must show a focus ring, and focus
     must come back to the first stop or leave the page (not go round some stops for ever).
 
-    The Tabs go in batches (one WebDriver command each), a recorder in the page noting every
-    stop (FOCUS_RECORDER); the walk ends where focus first comes back to a stop or leaves the
-    page, and Tabs sent past that end are not read.
+    The Tabs are key events of the DevTools protocol (as WebDriver's own are), sent in batches
+    (tests/browser/devtools.py), a recorder in the page noting every stop (FOCUS_RECORDER); the
+    walk ends where focus first comes back to a stop or leaves the page, and Tabs sent past that
+    end are not read.
     """
-    driver.execute_script(FOCUS_RECORDER)
     problems: list[str] = []
     labels: list[str] = []
     batch = TABS_AT_ONCE
-    try:
-        while len(labels) < MOST_TABS:
-            ActionChains(driver).send_keys(Keys.TAB * batch).perform()
-            for stop in driver.execute_script("return window.__tabWalk.read()"):
-                if stop is None or stop["earlier"] == 0:  # left the page, or went round
-                    return problems
-                if stop["earlier"] > 0:
-                    trapped = labels[stop["earlier"] :]
-                    problems.append(f"focus trapped: Tab goes round {trapped} and never leaves")
-                    return problems
-                labels.append(stop["label"])
-                if not stop["focused"]:
-                    problems.append(f"no visible focus on {stop['label']!r}")
-                if len(labels) == MOST_TABS:
-                    break
-            batch = min(2 * batch, MOST_TABS - len(labels)) or 1
-        problems.append(f"more than {MOST_TABS} tab stops: focus seems trapped")
-        return problems
-    finally:
-        driver.execute_script("window.__tabWalk.end()")
+    with page_devtools(driver) as devtools:
+        devtools.evaluate(FOCUS_RECORDER)
+        try:
+            while len(labels) < MOST_TABS:
+                *_, read = devtools.run([*TAB * batch, evaluation("window.__tabWalk.read()")])
+                for stop in value_of(read):
+                    if stop is None or stop["earlier"] == 0:  # left the page, or went round
+                        return problems
+                    if stop["earlier"] > 0:
+                        trapped = labels[stop["earlier"] :]
+                        problems.append(f"focus trapped: Tab goes round {trapped} and never leaves")
+                        return problems
+                    labels.append(stop["label"])
+                    if not stop["focused"]:
+                        problems.append(f"no visible focus on {stop['label']!r}")
+                    if len(labels) == MOST_TABS:
+                        break
+                batch = min(2 * batch, MOST_TABS - len(labels)) or 1
+            problems.append(f"more than {MOST_TABS} tab stops: focus seems trapped")
+            return problems
+        finally:
+            devtools.evaluate("window.__tabWalk.end()")
 
 
 def wcag_problems(driver) -> list[str]:
