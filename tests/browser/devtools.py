@@ -1,4 +1,5 @@
-"""Many DevTools protocol commands to the page a Selenium driver shows, in one round trip.
+"""Many DevTools protocol commands to the page a Selenium driver shows, in one round trip; and
+commands to its browser (new windows in browser contexts of their own).
 
 Selenium's ``execute_cdp_cmd`` is one http request to chromedriver per command, which waits for
 the answer before the next is sent: forcing a state on each of a page's controls is then one
@@ -11,8 +12,9 @@ What a client forces on the page (CSS.forcePseudoState) lasts until it lifts it 
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import websocket
 
@@ -21,8 +23,8 @@ class DevToolsError(Exception):
     """A command the page refused, with DevTools' words (e.g. "Could not find node")."""
 
 
-class PageDevTools:
-    """A DevTools client of one page; ``run`` sends a batch of commands at once."""
+class DevToolsClient:
+    """A DevTools client of a page or of the browser; ``run`` sends a batch of commands at once."""
 
     def __init__(self, connection: websocket.WebSocket) -> None:
         self.connection = connection
@@ -65,13 +67,24 @@ def value_of(result: dict):
     return result["result"].get("value")
 
 
-@contextmanager
-def page_devtools(driver) -> Iterator[PageDevTools]:
+def page_devtools(driver) -> AbstractContextManager[DevToolsClient]:
     """A DevTools client of the page ``driver`` shows, closed when the block ends."""
     address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
-    url = f"ws://{address}/devtools/page/{driver.current_window_handle}"
+    return _client(f"ws://{address}/devtools/page/{driver.current_window_handle}")
+
+
+def browser_devtools(driver) -> AbstractContextManager[DevToolsClient]:
+    """A DevTools client of ``driver``'s browser (the Target domain), closed when the block
+    ends. Browser contexts it makes outlive it."""
+    address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+    with urllib.request.urlopen(f"http://{address}/json/version", timeout=60) as answer:
+        return _client(json.load(answer)["webSocketDebuggerUrl"])
+
+
+@contextmanager
+def _client(url: str) -> Iterator[DevToolsClient]:
     connection = websocket.create_connection(url, timeout=60, suppress_origin=True)
     try:
-        yield PageDevTools(connection)
+        yield DevToolsClient(connection)
     finally:
         connection.close()
