@@ -54,9 +54,11 @@ class DevToolsClient:
         return value_of(self.run([evaluation(expression)])[0])
 
 
-def evaluation(expression: str) -> tuple[str, dict]:
-    """A Runtime.evaluate command whose result comes back as a JSON value."""
-    return ("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+def evaluation(expression: str, *, await_promise: bool = False) -> tuple[str, dict]:
+    """A Runtime.evaluate command whose result comes back as a JSON value (with
+    ``await_promise``, the value the expression's promise settles to)."""
+    params = {"expression": expression, "returnByValue": True, "awaitPromise": await_promise}
+    return ("Runtime.evaluate", params)
 
 
 def value_of(result: dict):
