@@ -190,8 +190,7 @@ class ChromiumPool:
             driver = start_chromium(profile, javascript_enabled=javascript_enabled)
             self.started.append(driver)
             self.window_size = self.window_size or driver.get_window_size()
-        open_private_window(driver)
-        driver.set_window_size(self.window_size["width"], self.window_size["height"])
+        open_private_window(driver, self.window_size)
         driver.timeouts = Timeouts(implicit_wait=0, page_load=30, script=60)  # start_chromium's
         return driver
 
@@ -209,9 +208,9 @@ class ChromiumPool:
             driver.quit()
 
 
-def open_private_window(driver: webdriver.Chrome) -> None:
-    """Show ``driver`` a new window in a new browser context; close its other windows, and the
-    browser contexts they were in."""
+def open_private_window(driver: webdriver.Chrome, size: dict[str, int]) -> None:
+    """Show ``driver`` a new window of ``size`` in a new browser context; close its other
+    windows, and the browser contexts they were in."""
     with browser_devtools(driver) as browser:
         (made,) = browser.run([("Target.createBrowserContext", {})])
         context = made["browserContextId"]
@@ -219,7 +218,12 @@ def open_private_window(driver: webdriver.Chrome) -> None:
             [
                 (
                     "Target.createTarget",
-                    {"url": "about:blank", "browserContextId": context, "newWindow": True},
+                    {
+                        "url": "about:blank",
+                        "browserContextId": context,
+                        "newWindow": True,
+                        **size,
+                    },
                 )
             ]
         )
