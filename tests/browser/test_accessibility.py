@@ -24,7 +24,6 @@ from survey_app.respondents.submissions import record_submission
 from survey_app.surveys.services import close_survey, find_survey, open_survey
 from tests.browser.contrast import MINIMUM, low_contrast_controls
 from tests.browser.wcag import focus_problems, wcag_problems
-from tests.conftest import ANALYST_PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -229,12 +228,42 @@ def answered_survey(live_app, make_survey, answers: int = 24, status: str = "ope
 
 
 def signed_in(make_chromium, live_app, email: str):
+    """A Chromium of its own, signed in as ``email`` and showing the list of surveys.
+
+    The session is the app's own sign-in's (``sign_in_browser``, for this browser's address and
+    user agent), handed to the browser as its session cookie: the tests that take this only need
+    a signed-in professor. The sign-in form itself, and its deliberately slow scrypt check, are
+    tested where they are the subject (test_the_sign_in_page_and_its_error,
+    tests/browser/test_keyboard_flows.py, tests/browser/test_professor_browser.py and the
+    others that type a password, tests/unit's sign-in tests)."""
+    from flask import session
+
+    from survey_app.accounts.services import find_analyst, sign_in_browser
+
     driver = make_chromium()
-    driver.get(live_app.url("/analyst/login"))
-    driver.find_element(By.ID, "email").send_keys(email)
-    driver.find_element(By.ID, "password").send_keys(ANALYST_PASSWORD, Keys.ENTER)
-    WebDriverWait(driver, 15).until(lambda d: "/analyst/login" not in d.current_url)
+    app = live_app.app
+    browser = {"REMOTE_ADDR": "127.0.0.1", "HTTP_USER_AGENT": driver.execute_script(USER_AGENT)}
+    with app.test_request_context(environ_base=browser):
+        sign_in_browser(find_analyst(email))
+        db.session.commit()
+        cookie = app.session_interface.get_signing_serializer(app).dumps(dict(session))
+    driver.execute_cdp_cmd(
+        "Network.setCookie",
+        {
+            "name": app.config["SESSION_COOKIE_NAME"],
+            "value": cookie,
+            "url": live_app.base_url,
+            "path": "/",
+            "httpOnly": True,
+            "sameSite": "Lax",
+        },
+    )
+    driver.get(live_app.url("/analyst/"))
+    assert driver.find_elements(By.CSS_SELECTOR, "form[action$='/logout']"), driver.current_url
     return driver
+
+
+USER_AGENT = "return navigator.userAgent"
 
 
 # --------------------------------------------------------------------------- respondents' pages
