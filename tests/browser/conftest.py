@@ -3,9 +3,10 @@
 - ``static_server``: the repository's static/ directory over http on 127.0.0.1 (an ephemeral
   port), with .js served as text/javascript, plus small in-memory pages a test can add.
 - ``chromium``: one shared headless Chromium for the session (JavaScript on).
-- ``make_chromium``: a factory for a fresh Chromium with other options
-  (``javascript_enabled=False``, ``performance_log=True`` to read request bodies from the
-  DevTools "performance" log); each is quit when the test ends.
+- ``make_chromium``: a factory for a Chromium of the test's own, as fresh as a new profile
+  (a new window in a browser context of its own, from a pool kept for the session), with other
+  options if asked (``javascript_enabled=False``; ``performance_log=True`` to read request
+  bodies from the DevTools "performance" log: a new Chromium, quit when the test ends).
 
 Chromium and chromedriver are Debian's. Selenium is given both paths, because its own driver
 download cannot work here. If either is missing the fixtures fail: browser tests never skip.
@@ -23,7 +24,11 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.timeouts import Timeouts
+
+from tests.browser.devtools import browser_devtools
 
 CHROMIUM_BINARY = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -164,28 +169,126 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chr
         driver.quit()
 
 
+class ChromiumPool:
+    """Chromiums kept for the session, by whether JavaScript runs; a test is given one showing
+    a new window in a browser context of its own (as an incognito window is): no cookies,
+    storage, cache, or DevTools settings of an earlier test's window, as in a new profile,
+    without starting a Chromium (seconds on a busy machine)."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.tmp_path_factory = tmp_path_factory
+        self.idle: dict[bool, list[webdriver.Chrome]] = {True: [], False: []}
+        self.started: list[webdriver.Chrome] = []
+        self.window_size: dict[str, int] = {}
+
+    def take(self, javascript_enabled: bool) -> webdriver.Chrome:
+        idle = self.idle[javascript_enabled]
+        if idle:
+            driver = idle.pop()
+        else:
+            profile = self.tmp_path_factory.mktemp("chromium-profile")
+            driver = start_chromium(profile, javascript_enabled=javascript_enabled)
+            self.started.append(driver)
+            self.window_size = self.window_size or driver.get_window_size()
+        open_private_window(driver, self.window_size)
+        driver.timeouts = Timeouts(implicit_wait=0, page_load=30, script=60)  # start_chromium's
+        return driver
+
+    def give_back(self, driver: webdriver.Chrome, javascript_enabled: bool) -> None:
+        try:
+            driver.get("about:blank")  # the test's page stops: its timers, its requests
+        except WebDriverException:  # a window the test broke: that Chromium is not kept
+            self.started.remove(driver)
+            driver.quit()
+            return
+        self.idle[javascript_enabled].append(driver)
+
+    def quit_all(self) -> None:
+        for driver in self.started:
+            driver.quit()
+
+
+def open_private_window(driver: webdriver.Chrome, size: dict[str, int]) -> None:
+    """Show ``driver`` a new window of ``size`` in a new browser context; close its other
+    windows, and the browser contexts they were in."""
+    with browser_devtools(driver) as browser:
+        (made,) = browser.run([("Target.createBrowserContext", {})])
+        context = made["browserContextId"]
+        (window,) = browser.run(
+            [
+                (
+                    "Target.createTarget",
+                    {
+                        "url": "about:blank",
+                        "browserContextId": context,
+                        "newWindow": True,
+                        **size,
+                    },
+                )
+            ]
+        )
+        driver.switch_to.window(window["targetId"])
+        targets, contexts = browser.run(
+            [("Target.getTargets", {}), ("Target.getBrowserContexts", {})]
+        )
+        default = contexts["defaultBrowserContextId"]
+        browser.run(
+            [
+                *(
+                    ("Target.closeTarget", {"targetId": target["targetId"]})
+                    for target in targets["targetInfos"]
+                    if target["type"] == "page" and target.get("browserContextId") == default
+                ),
+                *(
+                    ("Target.disposeBrowserContext", {"browserContextId": other})
+                    for other in contexts["browserContextIds"]
+                    if other != context
+                ),
+            ]
+        )
+
+
+@pytest.fixture(scope="session")
+def chromium_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromiumPool]:
+    pool = ChromiumPool(tmp_path_factory)
+    try:
+        yield pool
+    finally:
+        pool.quit_all()
+
+
 @pytest.fixture
 def make_chromium(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, chromium_pool: ChromiumPool
 ) -> Iterator[Callable[..., webdriver.Chrome]]:
-    """Factory for a fresh Chromium: ``make_chromium(javascript_enabled=True,
-    performance_log=False)``. Every Chromium it makes is quit when the test ends."""
-    drivers: list[webdriver.Chrome] = []
+    """Factory for a Chromium of its own: ``make_chromium(javascript_enabled=True,
+    performance_log=False)``. Without the performance log it comes from the session's pool
+    (ChromiumPool: a new window in a browser context of its own) and goes back to it when the
+    test ends; with it, it is a new Chromium, quit when the test ends (its log is the
+    session's)."""
+    pooled: list[tuple[webdriver.Chrome, bool]] = []
+    started: list[webdriver.Chrome] = []
 
     def make(*, javascript_enabled: bool = True, performance_log: bool = False) -> webdriver.Chrome:
+        if not performance_log:
+            driver = chromium_pool.take(javascript_enabled)
+            pooled.append((driver, javascript_enabled))
+            return driver
         driver = start_chromium(
             tmp_path_factory.mktemp("chromium-profile"),
             javascript_enabled=javascript_enabled,
             performance_log=performance_log,
         )
-        drivers.append(driver)
+        started.append(driver)
         return driver
 
     try:
         yield make
     finally:
-        for driver in drivers:
+        for driver in started:
             driver.quit()
+        for driver, javascript_enabled in pooled:
+            chromium_pool.give_back(driver, javascript_enabled)
 
 
 # --------------------------------------------------------------------------- seeded words

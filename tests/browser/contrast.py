@@ -3,15 +3,18 @@
 axe-core checks text contrast at rest only, and it once let the builder's "Remove question"
 buttons through as blank red bars (red text on a red background). This measures, in Chromium,
 every visible button, link, summary and submit input: at rest, hovered and focused (forced with
-the DevTools protocol, so no mouse is needed and nothing else changes), and disabled controls as
-they are. The background is what is really painted behind the text: the element's own and its
-ancestors' background colours, blended through any transparency, over the page's white or the
-dark scheme's canvas. WCAG 2.1 asks 4.5:1 for text (1.4.3); we ask it of every control.
+the DevTools protocol, so no mouse is needed and nothing else changes; one batch of commands),
+and disabled controls as they are. The background is what is really painted behind the text:
+the element's own and its ancestors' background colours, blended through any transparency,
+over the page's white or the dark scheme's canvas. WCAG 2.1 asks 4.5:1 for text (1.4.3); we
+ask it of every control.
 """
 
 from __future__ import annotations
 
-from selenium.common.exceptions import WebDriverException
+import json
+
+from tests.browser.devtools import DevToolsError, evaluation, page_devtools, value_of
 
 MINIMUM = 4.5
 CONTROLS = "button, a[href], summary, input[type=submit], input[type=button], [role=button]"
@@ -72,11 +75,11 @@ return Array.from(document.querySelectorAll(selector)).map((element, index) => {
 """
 
 
-def _force(driver, node_ids: list[int], state: tuple[str, ...]) -> None:
-    for node_id in node_ids:
-        driver.execute_cdp_cmd(
-            "CSS.forcePseudoState", {"nodeId": node_id, "forcedPseudoClasses": list(state)}
-        )
+def _force(node_ids: list[int], state: tuple[str, ...]) -> list[tuple[str, dict]]:
+    return [
+        ("CSS.forcePseudoState", {"nodeId": node_id, "forcedPseudoClasses": list(state)})
+        for node_id in node_ids
+    ]
 
 
 def low_contrast_controls(driver, attempts: int = 3) -> list[str]:
@@ -90,28 +93,35 @@ def low_contrast_controls(driver, attempts: int = 3) -> list[str]:
     for _ in range(attempts - 1):
         try:
             return _low_contrast_controls(driver)
-        except WebDriverException as error:
+        except DevToolsError as error:
             if "Could not find node" not in str(error):
                 raise
     return _low_contrast_controls(driver)
 
 
 def _low_contrast_controls(driver) -> list[str]:
-    driver.execute_cdp_cmd("DOM.enable", {})
-    driver.execute_cdp_cmd("CSS.enable", {})
-    root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-    node_ids = driver.execute_cdp_cmd(
-        "DOM.querySelectorAll", {"nodeId": root, "selector": CONTROLS}
-    )["nodeIds"]
-    failures = []
-    try:
+    # One batch of DevTools commands (tests/browser/devtools.py), run in order: each state
+    # forced on every control, then every control measured; the states lifted at the end.
+    with page_devtools(driver) as devtools:
+        *_, document = devtools.run(
+            [("DOM.enable", {}), ("CSS.enable", {}), ("DOM.getDocument", {})]
+        )
+        (found,) = devtools.run(
+            [("DOM.querySelectorAll", {"nodeId": document["root"]["nodeId"], "selector": CONTROLS})]
+        )
+        node_ids = found["nodeIds"]
+        measure = evaluation(f"(function () {{ {MEASURE} }})({json.dumps(CONTROLS)})")
+        commands, measured_at = [], []
         for state in STATES:
-            _force(driver, node_ids, state)
-            for control in driver.execute_script(MEASURE, CONTROLS):
-                if control["ratio"] < MINIMUM:
-                    where = ":" + state[0] if state else "at rest"
-                    failures.append(f"{control['words']!r} {where}: {control['ratio']:.2f}:1")
-    finally:
-        _force(driver, node_ids, ())
-        driver.execute_cdp_cmd("CSS.disable", {})
+            commands += _force(node_ids, state)
+            measured_at.append(len(commands))
+            commands.append(measure)
+        commands += [*_force(node_ids, ()), ("CSS.disable", {})]
+        results = devtools.run(commands)
+    failures = []
+    for state, position in zip(STATES, measured_at, strict=True):
+        for control in value_of(results[position]):
+            if control["ratio"] < MINIMUM:
+                where = ":" + state[0] if state else "at rest"
+                failures.append(f"{control['words']!r} {where}: {control['ratio']:.2f}:1")
     return failures

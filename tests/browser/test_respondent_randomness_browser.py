@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import pytest
 
 from survey_app import privacy
 from tests.browser.conftest import seeded_words
+from tests.browser.devtools import evaluation, page_devtools, value_of
 from tests.browser.respondent_helpers import (
     FLIP_PROBABILITY,
     WORDS,
@@ -27,7 +29,6 @@ from tests.browser.respondent_helpers import (
     stored_tallies,
     submit_and_wait,
     survey_url,
-    wait,
 )
 
 pytestmark = pytest.mark.browser
@@ -242,45 +243,58 @@ SUBMISSIONS = 200
 STATISTICS_SEED = 7_000
 
 
-# The statistical test's page steps, each in one WebDriver command: hundreds of page loads add
-# up, and every command is a round trip to a busy machine.
-READY_AND_CENTRES = """
-if (document.getElementById("submit-survey").disabled) return null;  // survey.js has not run
-return Array.from(arguments, (selector) => {
-  const box = document.querySelector(selector).getBoundingClientRect();
-  const inView = box.top >= 0 && box.bottom <= innerHeight && box.right <= innerWidth;
-  return inView ? [box.x + box.width / 2, box.y + box.height / 2] : null;
-});
-"""
+# The statistical test's page steps. Hundreds of page loads add up, and every command is a round
+# trip to a busy machine: WebDriver loads each respondent's page (and waits for it); the rest
+# goes over one DevTools client of the page (tests/browser/devtools.py), in batches run in order.
+READY_AND_CENTRES = """((selectors) => {
+  if (document.getElementById("submit-survey").disabled) return null;  // survey.js has not run
+  return selectors.map((selector) => {
+    const box = document.querySelector(selector).getBoundingClientRect();
+    const inView = box.top >= 0 && box.bottom <= innerHeight && box.right <= innerWidth;
+    return inView ? [box.x + box.width / 2, box.y + box.height / 2] : null;
+  });
+})(%s)"""
 
 
 # Waits in the page until the thank-you shows (or an error does), then clears localStorage so
 # that the next load is a new respondent with a new table.
-THANKED_THEN_CLEAR = """
-const done = arguments[arguments.length - 1];
-const deadline = Date.now() + 15000;
-(function check() {
-  const status = document.getElementById("survey-status");
-  if (!document.getElementById("thank-you").hidden) {
-    localStorage.clear();
-    done("thanked");
-  } else if (status.classList.contains("error") || Date.now() > deadline) {
-    done(`not thanked: ${status.textContent}`);
-  } else {
-    setTimeout(check, 5);
-  }
-})();
-"""
+THANKED_THEN_CLEAR = """new Promise((done) => {
+  const deadline = Date.now() + 15000;
+  (function check() {
+    const status = document.getElementById("survey-status");
+    if (!document.getElementById("thank-you").hidden) {
+      localStorage.clear();
+      done("thanked");
+    } else if (status.classList.contains("error") || Date.now() > deadline) {
+      done(`not thanked: ${status.textContent}`);
+    } else {
+      setTimeout(check, 5);
+    }
+  })();
+})"""
 
 
-def mouse_click_at(driver, x: float, y: float) -> None:
-    """A real (trusted) left click at a point of the viewport, as DevTools input events: the
+def mouse_clicks(points: list[list[float]]) -> list[tuple[str, dict]]:
+    """A real (trusted) left click at each point of the viewport, as DevTools input events: the
     events WebElement.click() sends, without the checks it makes around them."""
-    for event in ("mousePressed", "mouseReleased"):
-        driver.execute_cdp_cmd(
+    return [
+        (
             "Input.dispatchMouseEvent",
             {"type": event, "x": x, "y": y, "button": "left", "clickCount": 1},
         )
+        for x, y in points
+        for event in ("mousePressed", "mouseReleased")
+    ]
+
+
+def ready_and_centres(devtools, selectors: list[str], timeout: float = 15):
+    """The centres of ``selectors``' elements once survey.js has run (None for one out of
+    view); fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while (points := devtools.evaluate(READY_AND_CENTRES % json.dumps(selectors))) is None:
+        assert time.monotonic() < deadline, "survey.js did not enable the button"
+        time.sleep(0.02)
+    return points
 
 
 def test_answers_are_randomized_in_the_browser(driver, live_app, make_survey):
@@ -293,25 +307,22 @@ def test_answers_are_randomized_in_the_browser(driver, live_app, make_survey):
     )
     yes = f'input[data-question-id="{question}"][value="{YES}"]'
     driver.set_window_size(800, 1400)  # the whole page in view: no scrolling between clicks
-    for respondent in range(SUBMISSIONS):
-        # Each respondent's page draws its words from a generator of its own fixed seed.
-        words = driver.execute_cdp_cmd(
-            "Page.addScriptToEvaluateOnNewDocument",
-            {"source": seeded_words(STATISTICS_SEED + respondent)},
-        )
-        try:
+    with page_devtools(driver) as devtools:
+        words = None
+        for respondent in range(SUBMISSIONS):
+            # Each respondent's page draws its words from a generator of its own fixed seed.
+            swap = [] if words is None else [("Page.removeScriptToEvaluateOnNewDocument", words)]
+            seeded = {"source": seeded_words(STATISTICS_SEED + respondent)}
+            *_, words = devtools.run([*swap, ("Page.addScriptToEvaluateOnNewDocument", seeded)])
             driver.get(survey_url(live_app, slug))
-            points = wait(driver).until(
-                lambda d: d.execute_script(READY_AND_CENTRES, yes, "#submit-survey")
-            )
+            points = ready_and_centres(devtools, [yes, "#submit-survey"])
             assert None not in points, "the yes radio or the button is out of view"
-            for x, y in points:  # click yes, then the button
-                mouse_click_at(driver, x, y)
-            assert driver.execute_async_script(THANKED_THEN_CLEAR) == "thanked"
-        finally:
-            driver.execute_cdp_cmd(
-                "Page.removeScriptToEvaluateOnNewDocument", {"identifier": words["identifier"]}
+            # Click yes, then the button; then wait for the thanks.
+            *_, thanks = devtools.run(
+                [*mouse_clicks(points), evaluation(THANKED_THEN_CLEAR, await_promise=True)]
             )
+            assert value_of(thanks) == "thanked"
+        devtools.run([("Page.removeScriptToEvaluateOnNewDocument", words)])
 
     submissions = stored_submissions(live_app, slug)
     assert len(submissions) == len({s.submission_id for s in submissions}) == SUBMISSIONS

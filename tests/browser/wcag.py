@@ -13,11 +13,14 @@ docs/accessibility.md cites these checks.
 
 from __future__ import annotations
 
-from selenium.webdriver.common.keys import Keys
+from tests.browser.devtools import evaluation, page_devtools, value_of
 
 REFLOW_WIDTH = 320
 TEXT_ZOOM = "200%"
 MOST_TABS = 400  # more stops than any page has: a page that traps focus fails, not hangs
+TABS_AT_ONCE = 32  # the first batch of Tabs; each batch after it is twice as long
+_TAB_KEY = {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}
+TAB = [("Input.dispatchKeyEvent", {"type": kind, **_TAB_KEY}) for kind in ("keyDown", "keyUp")]
 
 HORIZONTAL_SCROLL = "return document.documentElement.scrollWidth - window.innerWidth"
 
@@ -32,21 +35,53 @@ return Array.from(document.querySelectorAll("body *")).filter((element) => {
 }).map((element) => element.tagName.toLowerCase() + "#" + element.id + "." + element.className);
 """
 
-FOCUS_RING = """
-const element = document.activeElement;
-if (!element || element === document.body) return null;
+#: Installs a recorder of the Tab walk: at the end of each Tab (its keyup, when the page's own
+#: handlers have run) the element then focused, its label, its focus ring, and which earlier stop
+#: it is (-1 for a new one); null when focus left the page. ``__tabWalk.end()`` removes the
+#: recorder and leaves nothing focused.
+FOCUS_RECORDER = """(() => {
+const elements = [];
 const ring = (style) => [style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0
                            ? style.outlineStyle + style.outlineWidth + style.outlineColor : "",
                          style.boxShadow !== "none" ? style.boxShadow : ""]
                         .filter(Boolean).join(" | ");
-const focused = ring(getComputedStyle(element));
-const text = (element.innerText || element.value || element.getAttribute("aria-label") ||
-               element.id || element.tagName).trim();
-// By code points: a MathML formula's italic letters lie beyond the BMP, and half of one
-// cannot be sent back to Python.
-const label = Array.from(text).slice(0, 40).join("");
-return {label: label, focused: focused};
-"""
+const stops = [];
+const record = (event) => {
+  if (event.key !== "Tab") return;
+  const element = document.activeElement;
+  if (!element || element === document.body) {
+    stops.push(null);
+    return;
+  }
+  const text = (element.innerText || element.value || element.getAttribute("aria-label") ||
+                 element.id || element.tagName).trim();
+  // By code points: a MathML formula's italic letters lie beyond the BMP, and half of one
+  // cannot be sent back to Python.
+  const label = Array.from(text).slice(0, 40).join("");
+  const earlier = elements.indexOf(element);
+  if (earlier < 0) elements.push(element);
+  stops.push({label: label, focused: ring(getComputedStyle(element)), earlier: earlier});
+};
+document.addEventListener("keyup", record, true);
+window.__tabWalk = {
+  read: () => stops.splice(0),
+  end: () => {
+    document.removeEventListener("keyup", record, true);
+    delete window.__tabWalk;
+    if (document.activeElement) document.activeElement.blur();
+  },
+};
+// From the top: blur() alone leaves Chromium's starting point for Tab at the element blurred
+// (or where the page was last clicked), and the walk would begin mid-page. Focusing the body
+// moves that point to the top.
+const body = document.body;
+const tabIndex = body.getAttribute("tabindex");
+body.tabIndex = -1;
+body.focus();
+if (tabIndex === null) body.removeAttribute("tabindex");
+else body.setAttribute("tabindex", tabIndex);
+window.scrollTo(0, 0);
+})()"""
 
 UNNAMED_CHARTS = """
 return Array.from(document.querySelectorAll("svg")).filter((svg) => {
@@ -89,27 +124,39 @@ def text_zoom_problems(driver) -> list[str]:
 
 
 def focus_problems(driver) -> list[str]:
-    """Tab from the top of the page through every stop; each must show a focus ring."""
-    driver.execute_script(
-        "document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)"
-    )
-    body = driver.find_element("css selector", "body")
-    body.send_keys(Keys.TAB)
-    problems, seen = [], []
-    for _ in range(MOST_TABS):
-        stop = driver.execute_script(FOCUS_RING)
-        if stop is None:
-            break
-        element = driver.switch_to.active_element
-        if element in seen:  # around the page and back to the first stop
-            break
-        seen.append(element)
-        if not stop["focused"]:
-            problems.append(f"no visible focus on {stop['label']!r}")
-        element.send_keys(Keys.TAB)
-    else:
-        problems.append(f"more than {MOST_TABS} tab stops: focus seems trapped")
-    return problems
+    """Tab from the top of the page through every stop; each must show a focus ring, and focus
+    must come back to the first stop or leave the page (not go round some stops for ever).
+
+    The Tabs are key events of the DevTools protocol (as WebDriver's own are), sent in batches
+    (tests/browser/devtools.py), a recorder in the page noting every stop (FOCUS_RECORDER); the
+    walk ends where focus first comes back to a stop or leaves the page, and Tabs sent past that
+    end are not read.
+    """
+    problems: list[str] = []
+    labels: list[str] = []
+    batch = TABS_AT_ONCE
+    with page_devtools(driver) as devtools:
+        devtools.evaluate(FOCUS_RECORDER)
+        try:
+            while len(labels) < MOST_TABS:
+                *_, read = devtools.run([*TAB * batch, evaluation("window.__tabWalk.read()")])
+                for stop in value_of(read):
+                    if stop is None or stop["earlier"] == 0:  # left the page, or went round
+                        return problems
+                    if stop["earlier"] > 0:
+                        trapped = labels[stop["earlier"] :]
+                        problems.append(f"focus trapped: Tab goes round {trapped} and never leaves")
+                        return problems
+                    labels.append(stop["label"])
+                    if not stop["focused"]:
+                        problems.append(f"no visible focus on {stop['label']!r}")
+                    if len(labels) == MOST_TABS:
+                        break
+                batch = min(2 * batch, MOST_TABS - len(labels)) or 1
+            problems.append(f"more than {MOST_TABS} tab stops: focus seems trapped")
+            return problems
+        finally:
+            devtools.evaluate("window.__tabWalk.end()")
 
 
 def wcag_problems(driver) -> list[str]:
