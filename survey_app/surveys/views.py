@@ -26,7 +26,7 @@ from survey_app.surveys.services import (
     delete_survey,
     open_survey,
 )
-from survey_app.surveys.words import delete_words
+from survey_app.surveys.words import delete_words, deleted_words
 from survey_app.web.forms import ActionForm
 from survey_app.web.security import never_cached
 
@@ -170,10 +170,10 @@ def delete(slug: str):
     """Delete the survey and everything of it, once the professor confirms."""
     survey = owned_survey_or_404(current_user, slug)
     if _confirmed():
-        title = survey.title
+        said = deleted_words(survey.title, survey.respondents)
         delete_survey(survey)
         db.session.commit()
-        flash(f"“{title}” and its answers were deleted.", "success")
+        flash(said, "success")
         return redirect(url_for("builder.surveys"))
     if request.method == "POST":
         return redirect(url_for("manage.delete", slug=slug), 303)

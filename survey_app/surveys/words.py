@@ -104,6 +104,10 @@ TAKES_AWAY = {
     (False, False): "Deleting takes away the survey, its questions (no one has answered it).",
 }
 
+#: What the survey list says once a survey is deleted: its answers only where it had some.
+DELETED = "“{title}” was deleted."
+DELETED_AND_ANSWERS = "“{title}” and its answers were deleted."
+
 #: What archiving does, and why an open survey is not archived.
 ARCHIVE = "Archive: off your survey list; the results stay."
 ARCHIVE_OPEN = "Archive: close the survey first; an archived survey takes no answers."
@@ -126,6 +130,11 @@ def delete_words(title: str, answers: int, codes_issued: int) -> dict:
             answers=answers_said
         ),
     }
+
+
+def deleted_words(title: str, answers: int) -> str:
+    """What the survey list says of a survey just deleted (``answers``: its respondents)."""
+    return (DELETED_AND_ANSWERS if answers else DELETED).format(title=title)
 
 
 def archive_words(is_open: bool) -> str:

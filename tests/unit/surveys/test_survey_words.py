@@ -8,6 +8,7 @@ import pytest
 from markupsafe import Markup, escape
 
 from survey_app.surveys import words
+from tests.analyst_helpers import ANALYST_EMAIL, token_of
 
 #: Text a professor might type into a survey's title.
 TYPED = '<b>Ethics</b> & "honesty"'
@@ -61,6 +62,29 @@ def test_a_title_the_professor_typed_is_left_for_the_page_to_escape(answers):
     """The heading is text, not markup: the template's autoescape escapes the title."""
     heading = words.delete_words(TYPED, answers, 0)["heading"]
     assert not isinstance(heading, Markup) and ESCAPED in escape(heading)
+
+
+@pytest.mark.parametrize(
+    ("answers", "said"),
+    [
+        (0, "“Quiz” was deleted."),
+        (1, "“Quiz” and its answers were deleted."),
+        (40, "“Quiz” and its answers were deleted."),
+    ],
+)
+def test_what_the_list_says_of_a_deleted_survey(answers, said):
+    """Its answers are named only where it had some: a survey no one answered had none."""
+    assert words.deleted_words("Quiz", answers) == said
+
+
+def test_a_survey_no_one_answered_is_said_deleted_without_answers(app, make_survey, sign_in_as):
+    slug, _ = make_survey(status="draft")
+    client = app.test_client()
+    sign_in_as(client, ANALYST_EMAIL)
+    data = {"csrf_token": token_of(client), "confirmed": "yes"}
+    client.post(f"/analyst/surveys/{slug}/delete", data=data)
+    page = client.get("/analyst/").get_data(as_text=True)
+    assert "was deleted." in page and "its answers were deleted" not in page
 
 
 def test_what_archiving_does():
