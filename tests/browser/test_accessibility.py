@@ -80,7 +80,7 @@ return document.getAnimations().filter((animation) => animation.playState === "r
 
 def settle(driver) -> None:
     """Wait until nothing on the page is animating (a resize may turn the projector's page)."""
-    WebDriverWait(driver, 10).until(lambda d: d.execute_script(MOVING) == 0)
+    WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d: d.execute_script(MOVING) == 0)
 
 
 def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
