@@ -32,6 +32,9 @@ SAMPLE_DEFINITION = SAMPLE_SURVEY
 #: Fixtures that give a test the pass's database: tests/conftest.py's, the load tests' deployment
 #: (tests/load) and the benchmark's small run (tests/unit/test_bench.py).
 DATABASE_FIXTURES = frozenset({"app", "database_url", "deployment", "small_run"})
+#: Fixtures that measure SQLite, and PostgreSQL too when the pass has it: the benchmark's small
+#: run. CI's SQLite pass leaves their tests to the PostgreSQL pass, which measures both.
+EVERY_DATABASE_FIXTURES = frozenset({"small_run"})
 #: Tests that run one at a time on one worker, by the fixtures they use (see worker_group).
 WORKER_GROUPS = {
     "browser": frozenset({"chromium", "make_chromium"}),
@@ -52,6 +55,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if reaches_the_database(item):
             item.add_marker(pytest.mark.database)
+        if EVERY_DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.every_database)
         group = worker_group(item) if parallel else None
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
