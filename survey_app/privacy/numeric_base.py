@@ -29,7 +29,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -61,6 +61,11 @@ __all__ = ["NumericMechanism", "rounding_deviation"]
 _EM_TOLERANCE = 1e-9
 #: ... or after this many iterations.
 _EM_MAX_ITERATIONS = 5000
+#: How many fitted histograms are kept (see :func:`_fitted_shares`): a page asks for the same
+#: counts again and again (the projector and the open dashboard redraw themselves, and release
+#: counts change only with a batch of answers), and each fit is thousands of small steps. A
+#: fit is kept under its counts as bytes: at most 16 bytes a distinct report.
+_EM_FITS_KEPT = 128
 #: Above this many distinct reports, the histogram groups them into this many runs of
 #: neighbouring reports (only Laplace's wide range gets there): the likelihood of grouped data
 #: is still exact, and the channel matrix stays small (G + 1 by this).
@@ -437,13 +442,28 @@ class NumericMechanism:
         else:
             edges, answer_step = self._check_edges(bins), None
         reports = self._check_outputs(outputs)
+        n = int(reports.size)
+        if n == 0:
+            bins = len(edges) - 1
+            return NumericHistogram(edges, (1.0 / bins,) * bins, 0, 0, answer_step)
+        distinct, counts = np.unique(reports, return_counts=True)
+        shares, iterations = _fitted_shares(
+            self,
+            tuple(edges),
+            distinct.astype(np.int64).tobytes(),
+            counts.astype(np.int64).tobytes(),
+        )
+        return NumericHistogram(edges, shares, n, iterations, answer_step)
+
+    def _fit_histogram(
+        self, edges: tuple[float, ...], distinct: np.ndarray, counts: np.ndarray
+    ) -> tuple[tuple[float, ...], int]:
+        """The EM of :meth:`histogram` over bars of these edges, from the distinct reports and
+        how often each came: the shares, and how many steps it took."""
         bins = len(edges) - 1
         grid_edges = (np.asarray(edges) - self.lo) / (self.hi - self.lo) * NUMERIC_GRID_STEPS
-        n = int(reports.size)
+        n = int(counts.sum())
         shares = np.full(bins, 1.0 / bins)
-        if n == 0:
-            return NumericHistogram(edges, tuple(shares.tolist()), 0, 0, answer_step)
-        distinct, counts = np.unique(reports, return_counts=True)
         grid = np.arange(NUMERIC_GRID_STEPS + 1, dtype=np.int64)
         if distinct.size <= _EM_MAX_GROUPS:
             law = self._probabilities(grid, distinct)
@@ -463,4 +483,18 @@ class NumericMechanism:
             moved = float(np.max(np.abs(updated - shares)))
             shares = updated
             iterations += 1
-        return NumericHistogram(edges, tuple(shares.tolist()), n, iterations, answer_step)
+        return tuple(shares.tolist()), iterations
+
+
+@lru_cache(maxsize=_EM_FITS_KEPT)
+def _fitted_shares(
+    mechanism: NumericMechanism,
+    edges: tuple[float, ...],
+    distinct: bytes,
+    counts: bytes,
+) -> tuple[tuple[float, ...], int]:
+    """:meth:`NumericMechanism._fit_histogram`, kept for the same mechanism (a frozen
+    dataclass: equal when its parameters are), bars and counts of reports (int64 bytes)."""
+    return mechanism._fit_histogram(
+        edges, np.frombuffer(distinct, dtype=np.int64), np.frombuffer(counts, dtype=np.int64)
+    )
