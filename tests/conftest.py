@@ -55,8 +55,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if reaches_the_database(item):
             item.add_marker(pytest.mark.database)
-        if EVERY_DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        fixtures = getattr(item, "fixturenames", ())
+        if EVERY_DATABASE_FIXTURES.intersection(fixtures):
             item.add_marker(pytest.mark.every_database)
+        if WORKER_GROUPS["load"].intersection(fixtures):
+            item.add_marker(pytest.mark.load)
         group = worker_group(item) if parallel else None
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
