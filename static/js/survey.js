@@ -148,9 +148,12 @@ function start() {
   // This script and the modules it imports loaded and passed their integrity checks.
   const notice = document.getElementById("script-not-started");
   if (notice) notice.remove();
+  // The button is about to work: the reason it did not goes, with the tie to it.
+  const button = document.getElementById("submit-survey");
+  document.getElementById("submit-survey-reason")?.remove();
+  button.removeAttribute("aria-describedby");
   const slug = root.dataset.slug;
   const questions = readQuestions();
-  const button = document.getElementById("submit-survey");
   const codeField = setupCodeField();
   let kept = loadState(window.localStorage, slug);
   if (kept && kept.submitted === true) {
