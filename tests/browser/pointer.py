@@ -94,9 +94,10 @@ def label_in_name_problems(driver) -> list[str]:
 
 
 #: Installs a recorder of what the page does (window.__pointer): events that act, changes to
-#: the page outside its live regions, its address; ``take()`` hands over what happened since
-#: the last take. Returns each visible control's centre, where the control is what a pointer
-#: there meets, and a place to let go that is on no control.
+#: the page outside its live regions, its address. ``aim(i)`` brings the i-th control into
+#: view and gives the middle of its first box (a link that wraps has a box a line), if a
+#: pointer there meets it, and a place nearby on no control to let go; ``take()`` hands over
+#: what happened since the last take. Returns how many controls there are.
 POINTER_RECORDER = """(() => {
 const controls = __CONTROLS__;
 const live = "[aria-live], [role=status], [role=alert], [role=log], [role=timer]";
@@ -133,7 +134,40 @@ const leave = (event) => {
 };
 navigation.addEventListener("navigate", leave);
 const address = location.href;
+// A list box opens on the down event as the browser's own control, not the page's.
+const pressable = Array.from(document.querySelectorAll(controls)).filter(
+  (element) => !element.matches("select"),
+);
+const offControls = (x, y) => {
+  const met = document.elementFromPoint(x, y);
+  return met !== null && !met.closest(controls + ", label");
+};
+const awayFrom = (y) => {
+  for (let step = 0; step < innerHeight; step += 6) {
+    for (const row of [y + step, y - step]) {
+      if (row < 1 || row > innerHeight - 2) continue;
+      for (const x of [2, innerWidth - 3, innerWidth / 2]) {
+        if (offControls(x, row)) return { x, y: row };
+      }
+    }
+  }
+  return null;
+};
 window.__pointer = {
+  aim: (index) => {
+    const element = pressable[index];
+    if (!element.isConnected) return null;
+    element.scrollIntoView({ block: "center", behavior: "instant" });
+    const box = element.getClientRects()[0];
+    if (!box || box.width === 0 || box.height === 0) return null;
+    const x = box.left + box.width / 2, y = box.top + box.height / 2;
+    const met = document.elementFromPoint(x, y);
+    const labels = Array.from(element.labels || []);
+    // Under another element (a radio drawn by its label, say): pressed where it shows, if at all.
+    const meets = met && (element.contains(met) || labels.some((label) => label.contains(met)));
+    if (!meets) return null;
+    return { x, y, where: where(element), away: awayFrom(y) };
+  },
   take: () => {
     const taken = acted.concat(location.href === address ? [] : ["went to " + location.href]);
     acted = [];
@@ -146,79 +180,51 @@ window.__pointer = {
     delete window.__pointer;
   },
 };
-const presses = [];
-for (const element of document.querySelectorAll(controls)) {
-  // A list box opens on the down event as the browser's own, not the page's, control.
-  if (element.matches("select")) continue;
-  const box = element.getBoundingClientRect();
-  if (box.width === 0 || box.height === 0) continue;
-  const x = box.left + box.width / 2, y = box.top + box.height / 2;
-  const met = document.elementFromPoint(x, y);
-  const labels = Array.from(element.labels || []);
-  // Under another element (a radio drawn by its label, say): pressed where it shows, if at all.
-  if (!met || !(element.contains(met) || labels.some((label) => label.contains(met)))) continue;
-  presses.push({ x, y, where: where(element) });
-}
-let away = null;
-for (let y = innerHeight - 2; y > 0 && !away; y -= 7) {
-  for (const x of [2, innerWidth - 3, innerWidth / 2]) {
-    const met = document.elementFromPoint(x, y);
-    if (met && !met.closest(controls + ", label")) { away = { x, y }; break; }
-  }
-}
-return { presses, away };
+return pressable.length;
 })()""".replace("__CONTROLS__", json.dumps(CONTROLS))
 
-#: The height the page is shown at while it is pressed, so that every control is on the screen
-#: without scrolling (the protocol's pointer events land where the screen is).
-TALLEST = 8000
+
+#: What happened, read once what a press set going has started: a navigation begun in a
+#: handler reaches the page's navigate event a moment later, not at once.
+SETTLE_MS = 100
+TAKE_WHEN_SETTLED = (
+    f"new Promise((done) => setTimeout(() => done(window.__pointer.take()), {SETTLE_MS}))"
+)
 
 
-def _press_and_slide_off(press: dict, away: dict) -> list[tuple[str, dict]]:
+def _press_and_slide_off(aim: dict) -> list[tuple[str, dict]]:
     mouse = {"button": "left", "clickCount": 1}
+    away = aim["away"]
     return [
         (
             "Input.dispatchMouseEvent",
-            {"type": "mousePressed", "x": press["x"], "y": press["y"], **mouse},
+            {"type": "mousePressed", "x": aim["x"], "y": aim["y"], **mouse},
         ),
-        (
-            "Input.dispatchMouseEvent",
-            {"type": "mouseMoved", "x": away["x"], "y": away["y"], "button": "left", "buttons": 1},
-        ),
-        (
-            "Input.dispatchMouseEvent",
-            {"type": "mouseReleased", "x": away["x"], "y": away["y"], **mouse},
-        ),
-        evaluation("window.__pointer.take()"),
+        ("Input.dispatchMouseEvent", {"type": "mouseMoved", "buttons": 1, **away}),
+        ("Input.dispatchMouseEvent", {"type": "mouseReleased", **away, **mouse}),
+        evaluation(TAKE_WHEN_SETTLED, await_promise=True),
     ]
 
 
 def pointer_cancellation_problems(driver) -> list[str]:
     """Each control that acts when pressed, then let go of off it; what it did."""
-    size = driver.execute_script(
-        "return [innerWidth, Math.min(document.documentElement.scrollHeight, arguments[0])]",
-        TALLEST,
-    )
-    metrics = {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False}
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
-    try:
-        with page_devtools(driver) as devtools:
-            devtools.evaluate("window.scrollTo(0, 0)")
-            layout = devtools.evaluate(POINTER_RECORDER)
-            if layout["away"] is None:
-                return ["no place on the page to let go of the pointer off every control"]
-            if not layout["presses"]:
-                return ["no control on the page could be pressed"]
-            problems = []
-            for press in layout["presses"]:
-                try:
-                    *_, taken = devtools.run(_press_and_slide_off(press, layout["away"]))
-                    acted = value_of(taken)
-                except DevToolsError as error:  # the page went away: pressing navigated
-                    return [*problems, f"{press['where']}: the page left ({error})"]
-                if acted:
-                    problems.append(f"{press['where']}: {', '.join(acted)}")
-            devtools.evaluate("window.__pointer.end()")
-            return problems
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    with page_devtools(driver) as devtools:
+        count = devtools.evaluate(POINTER_RECORDER)
+        problems, pressed = [], 0
+        for index in range(count):
+            try:
+                aim = devtools.evaluate(f"window.__pointer.aim({index})")
+                if aim is None:
+                    continue  # hidden, or under another control pressed in its stead
+                if aim["away"] is None:
+                    problems.append(f"{aim['where']}: no place near it to let go off every control")
+                    continue
+                *_, taken = devtools.run(_press_and_slide_off(aim))
+                acted = value_of(taken)
+            except DevToolsError as error:  # the page went away: pressing navigated
+                return [*problems, f"control {index}: the page left ({error})"]
+            pressed += 1
+            if acted:
+                problems.append(f"{aim['where']}: {', '.join(acted)}")
+        devtools.evaluate("window.__pointer.end(); window.scrollTo(0, 0)")
+    return problems if pressed else ["no control on the page could be pressed"]
