@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 import secrets
@@ -62,7 +63,7 @@ def upgrade_database() -> None:
     upgrade()
 
 
-@click.command("init-db")
+@click.command("init-db", short_help="Create or update the database (keeps its data).")
 @with_appcontext
 def init_db_command() -> None:
     """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
@@ -75,7 +76,7 @@ def init_db_command() -> None:
     click.echo(f"Database ready: {_safe_url()}")
 
 
-@click.command("create-analyst")
+@click.command("create-analyst", short_help="Create an account that signs in to make surveys.")
 @click.argument("email")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 @with_appcontext
@@ -95,7 +96,7 @@ def create_analyst_command(email: str, password_stdin: bool) -> None:
     click.echo(f"Analyst {email.strip().lower()} created.")
 
 
-@click.command("create-survey")
+@click.command("create-survey", short_help="Create a survey from a JSON or TOML file.")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--owner", "owner_email", required=True, help="Email of the owning analyst.")
 @click.option("--open", "open_now", is_flag=True, help="Open the survey to respondents now.")
@@ -120,7 +121,7 @@ def create_survey_command(file: str, owner_email: str, open_now: bool) -> None:
     click.echo(survey.slug)  # alone on the last line, for scripts
 
 
-@click.command("open-survey")
+@click.command("open-survey", short_help="Open a survey to the class.")
 @click.argument("slug")
 @with_appcontext
 def open_survey_command(slug: str) -> None:
@@ -140,7 +141,7 @@ def open_survey_command(slug: str) -> None:
         click.echo(f"Warning: {missing} Issue them with: survey-app issue-codes {slug} N", err=True)
 
 
-@click.command("close-survey")
+@click.command("close-survey", short_help="Close a survey: no more answers; results stay.")
 @click.argument("slug")
 @with_appcontext
 def close_survey_command(slug: str) -> None:
@@ -155,7 +156,7 @@ def close_survey_command(slug: str) -> None:
     click.echo(f"Survey {slug} is closed.")
 
 
-@click.command("issue-codes")
+@click.command("issue-codes", short_help="Print one-time codes to hand out, one a student.")
 @click.argument("slug")
 @click.argument("count")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV (a header, then one code a row).")
@@ -208,7 +209,7 @@ def parse_duration(text: str) -> dt.timedelta:
     return dt.timedelta(days=amount)
 
 
-@click.command("create-token")
+@click.command("create-token", short_help="Print a new API token for scripts that read results.")
 @click.argument("email")
 @click.option(
     "--expires-in",
@@ -237,7 +238,7 @@ def create_token_command(email: str, lifetime: str | None) -> None:
     click.echo(token)
 
 
-@click.command("list-tokens")
+@click.command("list-tokens", short_help="List an account’s API tokens.")
 @click.argument("email")
 @with_appcontext
 def list_tokens_command(email: str) -> None:
@@ -262,7 +263,7 @@ def list_tokens_command(email: str) -> None:
         )
 
 
-@click.command("revoke-token")
+@click.command("revoke-token", short_help="Stop an API token from working.")
 @click.argument("email")
 @click.argument("token_id", type=int)
 @with_appcontext
@@ -276,7 +277,9 @@ def revoke_token_command(email: str, token_id: int) -> None:
     click.echo(f"Token {token_id} revoked: it no longer opens the API.")
 
 
-@click.command("forget-arrival-order")
+@click.command(
+    "forget-arrival-order", short_help="Rewrite stored answers so their arrival order is gone."
+)
 @with_appcontext
 def forget_arrival_order_command() -> None:
     """Rewrite what submissions stored (answers, counts, used codes) so that nothing in storage
@@ -296,7 +299,7 @@ def forget_arrival_order_command() -> None:
     click.echo("Stored submissions, counts and used codes rewritten in key order.")
 
 
-@click.command("serve")
+@click.command("serve", short_help="Serve the app to the class (with gunicorn).")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=None, type=click.IntRange(min=1), help="Default: 2 x cores + 1.")
@@ -307,7 +310,7 @@ def serve_command(host: str, port: int, workers: int | None) -> None:
     serve(host=host, port=port, workers=workers or default_workers())
 
 
-@click.command("quickstart")
+@click.command("quickstart", short_help="Try it out: a sample survey, served from this computer.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--email", default="professor@example.edu", show_default=True)
@@ -376,20 +379,33 @@ def _safe_url() -> str:
     return db.engine.url.render_as_string(hide_password=True)
 
 
-COMMANDS = (
-    init_db_command,
-    create_analyst_command,
-    create_survey_command,
-    open_survey_command,
-    close_survey_command,
-    create_token_command,
-    list_tokens_command,
-    revoke_token_command,
-    forget_arrival_order_command,
-    issue_codes_command,
-    serve_command,
-    quickstart_command,
+#: The app's commands as --help lists them: in sections, in the order a professor meets them.
+COMMAND_SECTIONS = (
+    (
+        "Getting started",
+        (quickstart_command, init_db_command, create_analyst_command, serve_command),
+    ),
+    (
+        "Surveys",
+        (create_survey_command, open_survey_command, close_survey_command, issue_codes_command),
+    ),
+    (
+        "API tokens (for scripts that read results)",
+        (create_token_command, list_tokens_command, revoke_token_command),
+    ),
+    ("Upkeep", (forget_arrival_order_command,)),
 )
+
+COMMANDS = tuple(command for _, commands in COMMAND_SECTIONS for command in commands)
+
+#: Flask's and its extensions' own commands (db, limiter, routes, run, shell) come last.
+DEVELOPER_SECTION = "For developers (Flask’s own commands)"
+
+#: Flask's options, in the app's words; --app is hidden, as this command loads the app itself.
+OPTION_HELP = {
+    "env_file": "Read settings such as SURVEY_APP_DATABASE_URL from this file.",
+    "debug": "Debug mode, for developers (with `run`).",
+}
 
 
 def register_commands(app: Flask) -> None:
@@ -408,6 +424,67 @@ def _create_app() -> Flask:
         sys.exit(1)
 
 
-@click.group(cls=FlaskGroup, create_app=_create_app)
+class SurveyAppGroup(FlaskGroup):
+    """Flask's command group, its help led by the app's own commands and options."""
+
+    def __init__(self, **extra) -> None:
+        super().__init__(add_version_option=False, **extra)
+        # Flask's options are shared objects: change copies, never Flask's own.
+        self.params = [_in_our_words(param) for param in self.params]
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Usage, what the app does, its commands, then the options (Flask puts options first)."""
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        self.format_commands(ctx, formatter)
+        click.Command.format_options(self, ctx, formatter)
+        self.format_epilog(ctx, formatter)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The app's commands by section, then the developers' commands Flask and its
+        extensions add."""
+        ours = {command.name for command in COMMANDS}
+        sections = [(title, [c.name for c in commands]) for title, commands in COMMAND_SECTIONS]
+        others = [name for name in self.list_commands(ctx) if name not in ours]
+        sections.append((DEVELOPER_SECTION, others))
+        # Padded to the longest name, so that every section's descriptions line up.
+        width = max(len(name) for _, names in sections for name in names)
+        for title, names in sections:
+            rows = [
+                (name.ljust(width), command.get_short_help_str(limit=formatter.width))
+                for name in names
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden
+            ]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def _in_our_words(param: click.Parameter) -> click.Parameter:
+    if param.name == "app":
+        return copy.copy(param) if param.hidden else _hidden(param)
+    if param.name in OPTION_HELP:
+        worded = copy.copy(param)
+        worded.help = OPTION_HELP[param.name]
+        return worded
+    return param
+
+
+def _hidden(param: click.Parameter) -> click.Parameter:
+    hidden = copy.copy(param)
+    hidden.hidden = True
+    return hidden
+
+
+@click.group(
+    cls=SurveyAppGroup,
+    create_app=_create_app,
+    epilog="A command’s details: survey-app COMMAND --help",
+)
+@click.version_option(
+    package_name="survey-app", message="survey-app %(version)s", help="Show survey-app’s version."
+)
 def main() -> None:
-    """Surveys with local differential privacy."""
+    """Classroom surveys with local differential privacy: each student’s browser randomizes the
+    answers before sending them, so the server keeps only noisy answers. New here? Run
+    survey-app quickstart."""

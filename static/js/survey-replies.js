@@ -50,12 +50,15 @@ export function replyOutcome(status, reply, hasCodeField) {
   };
 }
 
-/** The status line when answers are missing or unclear (question numbers from 1). */
-export function missingAnswersMessage(unclearNumbers, unansweredNumbers, numberUnanswered) {
-  const messages = [];
-  if (unclearNumbers.length > 0) {
-    messages.push(`Please check the number in question ${unclearNumbers.join(", ")}: see the note under it.`);
-  }
+/**
+ * The status line when answers are missing or not clear: ``problems`` are the questions whose
+ * number is not clear or no number, each { number (from 1), message (the note under its
+ * field) }; ``unansweredNumbers`` the questions left blank.
+ */
+export function missingAnswersMessage(problems, unansweredNumbers, numberUnanswered) {
+  const messages = problems.map(
+    ({ number, message }) => `Please check question ${number}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`,
+  );
   if (unansweredNumbers.length > 0) {
     const hint = numberUnanswered ? " (a number, like 12 or 2.5)" : "";
     messages.push(`Please answer every question before sending${hint}. Not answered yet: ${unansweredNumbers.join(", ")}.`);

@@ -35,22 +35,25 @@ function showDone(elementId) {
   notice.focus();
 }
 
-/** The true answers, as each question's kind reads them; which are missing or unclear. */
+/**
+ * The true answers, as each question's kind reads them; which are missing, and which have
+ * something wrong with what was typed (a number not clear, or no number), and what.
+ */
 function trueAnswers(questions) {
   const answers = {};
   const unanswered = [];
-  const unclear = [];
+  const problems = [];
   for (const question of questions) {
     const reading = kindOf(question).readAnswer(question);
-    if (reading.unclear) {
-      unclear.push(question);
+    if (reading.problem) {
+      problems.push({ question, message: reading.problem });
     } else if (reading.value === undefined) {
       unanswered.push(question);
     } else {
       answers[question.id] = reading.value;
     }
   }
-  return { answers, unanswered, unclear };
+  return { answers, unanswered, problems };
 }
 
 /**
@@ -102,13 +105,15 @@ function clearAnswers(questions) {
   for (const question of questions) kindOf(question).clear(question);
 }
 
-/** Answers missing or unclear: say which, and go to the first. True if any is. */
-function stopAtMissing(questions, unanswered, unclear) {
-  if (unanswered.length === 0 && unclear.length === 0) return false;
-  const numbersOf = (list) => list.map((q) => questions.indexOf(q) + 1);
+/** Answers missing or wrongly typed: say which and why, and go to the first. True if any is. */
+function stopAtMissing(questions, unanswered, problems) {
+  if (unanswered.length === 0 && problems.length === 0) return false;
+  const numberOf = (question) => questions.indexOf(question) + 1;
   const numeric = unanswered.some((q) => kindOf(q).asksNumber);
-  showStatus(missingAnswersMessage(numbersOf(unclear), numbersOf(unanswered), numeric), true);
-  const first = questions.find((q) => unclear.includes(q) || unanswered.includes(q));
+  const numbered = problems.map(({ question, message }) => ({ number: numberOf(question), message }));
+  showStatus(missingAnswersMessage(numbered, unanswered.map(numberOf), numeric), true);
+  const wrong = problems.map(({ question }) => question);
+  const first = questions.find((q) => wrong.includes(q) || unanswered.includes(q));
   first.fieldset.querySelector("input").focus();
   return true;
 }
@@ -116,8 +121,8 @@ function stopAtMissing(questions, unanswered, unclear) {
 /** Send the randomized answers once; what the server says decides what the page shows. */
 async function submit(page) {
   const { slug, questions, codeField } = page;
-  const { answers, unanswered, unclear } = trueAnswers(questions);
-  if (stopAtMissing(questions, unanswered, unclear)) return;
+  const { answers, unanswered, problems } = trueAnswers(questions);
+  if (stopAtMissing(questions, unanswered, problems)) return;
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
   showStatus("Sending your randomized answers…", false);
@@ -143,9 +148,12 @@ function start() {
   // This script and the modules it imports loaded and passed their integrity checks.
   const notice = document.getElementById("script-not-started");
   if (notice) notice.remove();
+  // The button is about to work: the reason it did not goes, with the tie to it.
+  const button = document.getElementById("submit-survey");
+  document.getElementById("submit-survey-reason")?.remove();
+  button.removeAttribute("aria-describedby");
   const slug = root.dataset.slug;
   const questions = readQuestions();
-  const button = document.getElementById("submit-survey");
   const codeField = setupCodeField();
   let kept = loadState(window.localStorage, slug);
   if (kept && kept.submitted === true) {

@@ -49,3 +49,57 @@ export function unclearNumberMessage(typed) {
   }
   return "Write the number without thousands separators and with at most one decimal point or comma, like 1500 or 1.5.";
 }
+
+// Dashes a keyboard or word processor types for a minus sign, and marks some write between
+// thousands (1_000, 1'000): a repair that turns the text into a clear number says what to type.
+const DASHES = /[\u2010-\u2015\ufe63\uff0d]/g;
+const GROUP_MARKS = /(?<=[0-9])[_'\u2019`](?=[0-9]{3})/g;
+const EXPONENT = /^[-+\u2212]?(?:[0-9]+[.,]?[0-9]*|[.,][0-9]+)e[-+\u2212]?[0-9]+$/i;
+// A number among words ("about 7", "12 cm"): a sign, digits, one decimal point or comma.
+const NUMBER_AMONG_WORDS = /[-+\u2212]?(?:[0-9]+(?:[.,][0-9]+)?|[.,][0-9]+)/g;
+// A text quoted back is cut to this many characters: a note under a field, not a copy of it.
+const QUOTED_LENGTH = 20;
+
+function quoted(text) {
+  const characters = Array.from(text);
+  const shown = characters.length > QUOTED_LENGTH ? `${characters.slice(0, QUOTED_LENGTH).join("")}…` : text;
+  return `“${shown}”`;
+}
+
+/** The number a text that is no number most likely meant, as the person should type it; or null. */
+function meantNumber(text) {
+  for (const repaired of [text.replace(DASHES, "-"), text.replace(GROUP_MARKS, "")]) {
+    if (repaired !== text && readTypedNumber(repaired).value !== undefined) return repaired;
+  }
+  if (EXPONENT.test(text)) {
+    const value = Number(text.replace(",", ".").replace("\u2212", "-"));
+    if (Number.isFinite(value) && !/e/i.test(String(value))) return String(value);
+  }
+  return null;
+}
+
+/**
+ * Why a text typed as a number is none, and what to type instead: "about 7" -> "Type 7, the
+ * number alone (not “about 7”)."; "" when nothing was typed or it is a number (clear or not).
+ */
+export function notANumberMessage(typed) {
+  const text = String(typed).replace(AROUND, "");
+  const reading = readTypedNumber(text);
+  if (text === "" || reading.value !== undefined || reading.unclear) return "";
+  const meant = meantNumber(text);
+  if (meant !== null) return `Type ${meant} (not ${quoted(text)}).`;
+  if (PLAIN.test(text) || GROUPED.test(text)) return "This number is too large to read: type a smaller one.";
+  if (/\p{Nd}/u.test(text) && !/[0-9]/.test(text)) {
+    return `Type the number with the digits 0 to 9 (not ${quoted(text)}).`;
+  }
+  const numbers = text.match(NUMBER_AMONG_WORDS) || [];
+  if (numbers.length === 1 && readTypedNumber(numbers[0]).unclear) return unclearNumberMessage(numbers[0]);
+  if (numbers.length === 1) return `Type ${numbers[0]}, the number alone (not ${quoted(text)}).`;
+  if (numbers.length > 1) return `Type one number alone, like 12 or 2.5 (not ${quoted(text)}).`;
+  return `Type a number, like 12 or 2.5 (${quoted(text)} is not one).`;
+}
+
+/** What is wrong with a number typed, in a sentence for the note under its field; "" if nothing is. */
+export function typedNumberMessage(typed) {
+  return readTypedNumber(typed).unclear ? unclearNumberMessage(typed) : notANumberMessage(typed);
+}

@@ -21,7 +21,7 @@ JOIN = Markup(
 JOIN_OR_SCAN = Markup(
     "Students go to <strong>{address}</strong> and type the code "
     '<strong class="join-code" id="join-code">{code}</strong>, or scan the QR code with a '
-    "phone's camera. The projector view shows both in large type."
+    "phone’s camera. The projector view shows both in large type."
 )
 
 #: The heading of a page of slips, and what each slip says before its code: the survey's join

@@ -40,7 +40,7 @@ def class_results(slug: str):
     if survey is None or survey.is_draft or not survey.show_results_after_close:
         abort(404)
     if not survey.is_closed:
-        abort(403, description="The class's results show here once the survey closes.")
+        abort(403, description="The class’s results show here once the survey closes.")
     return render_template("respondents/results.html", **class_results_context(survey))
 
 
@@ -82,7 +82,7 @@ def _join(typed: str):
         error = (
             f"“{typed.strip()}” looks like your one-time code. Type the 6-character survey "
             "code first (on the screen, or above the one-time code on your slip), or scan "
-            "the slip's QR code: the survey page will then ask for your one-time code."
+            "the slip’s QR code: the survey page will then ask for your one-time code."
         )
     else:
         error = (

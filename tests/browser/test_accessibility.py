@@ -23,6 +23,7 @@ from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.surveys.services import close_survey, find_survey, open_survey
 from tests.browser.contrast import MINIMUM, low_contrast_controls
+from tests.browser.pointer import label_in_name_problems, pointer_cancellation_problems
 from tests.browser.wcag import focus_problems, wcag_problems
 
 pytestmark = pytest.mark.browser
@@ -100,7 +101,8 @@ def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
     the rest was checked in light ones at the same width), the page
     has no horizontal scroll bar, and every control's text is readable at rest, hovered and
     focused (tests/browser/contrast.py: axe checks contrast at rest only); then the WCAG checks
-    axe does not make: reflow at 320 px, text at 200%, visible focus, charts' text alternatives."""
+    axe does not make: reflow at 320 px, text at 200%, visible focus, charts' text alternatives,
+    and every control's label in its accessible name."""
     try:
         for width in WIDTHS:
             driver.set_window_size(width, height)
@@ -118,6 +120,7 @@ def check_at_every_width(driver, axe_source: str, height: int = 900) -> None:
                 unreadable = low_contrast_controls(driver)
                 assert unreadable == [], f"{where}, controls under {MINIMUM}:1: {unreadable}"
         problems = wcag_problems(driver)  # reflow, text zoom, focus, charts: tests/browser/wcag.py
+        problems += label_in_name_problems(driver)  # 2.5.3: tests/browser/pointer.py
         assert problems == [], f"on {driver.current_url}: {problems}"
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
@@ -226,6 +229,36 @@ def test_the_focus_walk_finds_a_trap(chromium, live_app):
     assert focus_problems(chromium) == [
         "focus trapped: Tab goes round ['Trap A', 'Trap B'] and never leaves"
     ]
+
+
+def test_the_pointer_checks_can_fail(chromium, live_app):
+    """2.5.3 and 2.5.2 (tests/browser/pointer.py) report what they are for: a button named
+    other than its words, a field whose name leaves out its label; a button that acts on the
+    down event, a link that leaves on it. Controls done right beside them are not reported."""
+    chromium.get(live_app.url("/"))
+    assert label_in_name_problems(chromium) == []
+    assert pointer_cancellation_problems(chromium) == []
+    chromium.execute_script(
+        """
+        document.querySelector("main").insertAdjacentHTML("beforeend",
+          "<button id='renamed' aria-label='Go'>Send my answers</button>" +
+          "<button id='extended' aria-label='Send my answers now'>Send my answers</button>" +
+          "<label for='typed'>Hours a week</label><input id='typed' aria-label='Number'>" +
+          "<button id='on-down'>Add</button><a id='leaves' href='/analyst/login'>Sign in</a>" +
+          "<button id='on-click'>Add on click</button>");
+        const main = document.querySelector("main");
+        document.getElementById("on-down").addEventListener("pointerdown", () =>
+          main.insertAdjacentHTML("beforeend", "<p>added</p>"));
+        document.getElementById("on-click").addEventListener("click", () =>
+          main.insertAdjacentHTML("beforeend", "<p>added</p>"));
+        document.getElementById("leaves").addEventListener("mousedown", (event) =>
+          window.location.assign(event.currentTarget.href));
+        """
+    )
+    labels = label_in_name_problems(chromium)
+    assert [problem.split(":")[0] for problem in labels] == ["button#renamed", "input#typed"]
+    pressed = pointer_cancellation_problems(chromium)
+    assert [problem.split(":")[0] for problem in pressed] == ["button#on-down", "a#leaves"], pressed
 
 
 def answered_survey(live_app, make_survey, answers: int = 24, status: str = "open") -> str:
@@ -523,3 +556,39 @@ def test_numeric_questions_pages(make_chromium, live_app, analyst, make_survey, 
     assert driver.find_element(By.ID, "question-min-1").is_displayed()
     driver.find_element(By.CSS_SELECTOR, "#warner summary").click()
     check_at_every_width(driver, axe_source)
+
+
+# --------------------------------------------------------------------------- pointers
+
+
+def test_no_control_acts_on_a_press_let_go_of_off_it(make_chromium, live_app, analyst, make_survey):
+    """2.5.2 Pointer cancellation, on the pages of each kind: the join page, a survey page of
+    every kind of question with a one-time code, the survey list, the builder, a dashboard with
+    results, the projector and the lesson. Every control pressed, slid off and let go of does
+    nothing (tests/browser/pointer.py)."""
+    from tests.numeric_helpers import HOURS
+
+    slug, _ = make_survey({**HOURS, "questions": [*HOURS["questions"], CHOICE]}, status="draft")
+    with live_app.app.app_context():
+        issue_codes(find_survey(slug), 1)
+        open_survey(find_survey(slug))
+        db.session.commit()
+    results = answered_survey(live_app, make_survey)
+    phone = make_chromium()
+    phone.get(live_app.url("/"))
+    assert pointer_cancellation_problems(phone) == []
+    phone.get(live_app.url(f"/s/{slug}"))
+    WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
+    assert pointer_cancellation_problems(phone) == []
+    driver = signed_in(make_chromium, live_app, analyst)
+    pages = ("/analyst/", "/analyst/surveys/new", f"/analyst/surveys/{results}")
+    for path in (
+        *pages,
+        f"/analyst/surveys/{results}/present",
+        f"/analyst/surveys/{results}/lesson",
+    ):
+        driver.get(live_app.url(path))
+        assert pointer_cancellation_problems(driver) == [], path
+
+
+CHOICE = {"text": "Where do you study?", "type": "choice", "options": ["Home", "Library"]}

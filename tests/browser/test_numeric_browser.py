@@ -105,7 +105,10 @@ def test_a_number_with_a_thousands_separator_gets_its_own_message(
         lambda d: d.find_element(By.ID, "survey-status").text.startswith("Please check")
     )
     status = phone.find_element(By.ID, "survey-status").text
-    assert status == "Please check the number in question 1: see the note under it."
+    assert status == (
+        "Please check question 1: write 1500 without a separator, or 1.5 with one decimal point "
+        "or comma."
+    )
     assert "Not answered yet" not in status
     note = phone.find_element(By.ID, f"answer-{number_id}-error")
     assert note.text == "Write 1500 without a separator, or 1.5 with one decimal point or comma."

@@ -38,14 +38,14 @@ def test_the_builder_sets_p_from_warners_q_and_q_from_p(live_app, analyst, chrom
 
 @pytest.mark.parametrize(
     ("typed", "outcome"),
-    [("1 000", "sent"), ("\u22123", "sent"), ("1e3", "unanswered"), ("12 5", "unclear")],
+    [("1 000", "sent"), ("\u22123", "sent"), ("1e3", "no number"), ("12 5", "unclear")],
 )
 def test_the_respondent_page_reads_a_number_by_the_one_rule(
     make_chromium, live_app, make_survey, typed, outcome
 ):
     """Spaces grouping thousands and a minus sign are clear (both clipped to the bounds and
-    sent); an exponent is no number, so the question stays unanswered; spaces that group no
-    thousands are unclear, and the note under the field says how to write the number."""
+    sent); an exponent is no number, and the note under the field says the number to type;
+    spaces that group no thousands are unclear, and the note says how to write the number."""
     slug, (number_id, yes_no_id) = make_survey(HOURS)
     phone = make_chromium()
     phone.get(live_app.url(f"/s/{slug}"))
@@ -57,19 +57,18 @@ def test_the_respondent_page_reads_a_number_by_the_one_rule(
         WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
         assert len(stored(live_app, slug)) == 1
         return
-    status = {"unanswered": "Not answered yet: 1.", "unclear": "Please check the number"}
+    note = {
+        "no number": "Type 1000 (not “1e3”).",
+        "unclear": "Write the number without thousands separators and with at most one decimal "
+        "point or comma, like 1500 or 1.5.",
+    }[outcome]
     WebDriverWait(phone, 15).until(
-        lambda d: status[outcome] in d.find_element(By.ID, "survey-status").text
+        lambda d: "Please check question 1" in d.find_element(By.ID, "survey-status").text
     )
+    status = phone.find_element(By.ID, "survey-status").text
+    assert status == f"Please check question 1: {note[0].lower()}{note[1:]}"
     notes = phone.find_elements(By.ID, f"answer-{number_id}-error")
-    assert [note.text for note in notes] == (
-        [
-            "Write the number without thousands separators and with at most one decimal point or "
-            "comma, like 1500 or 1.5."
-        ]
-        if outcome == "unclear"
-        else []
-    )
+    assert [shown.text for shown in notes] == [note]
     assert stored(live_app, slug) == []
 
 

@@ -339,3 +339,97 @@ def test_a_long_word_in_the_intro_does_not_widen_a_phone_page(driver, live_app, 
     width = driver.execute_script("return window.innerWidth;")
     assert width <= 360
     assert driver.execute_script("return document.documentElement.scrollWidth;") <= width
+
+
+#: A survey whose third question asks a number, as a class met it: a student typed "about 7".
+THREE_KINDS = {
+    "title": "Study habits",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Did you do the reading?", "type": "yes_no"},
+        {"text": "Where do you study?", "type": "choice", "options": ["Home", "Library"]},
+        {"text": "Hours a week?", "type": "numeric", "min": 0, "max": 40},
+    ],
+}
+
+
+def test_a_number_typed_among_words_is_said_what_is_wrong_with_it(driver, live_app, make_survey):
+    """ "about 7" is typed, not left blank: the line above the button and the note under the
+    field say what to type instead (the note tied to the field, read when it takes focus; the
+    line a live region), never "Not answered yet: 3"."""
+    slug, (yes_no, choice, hours) = make_survey(THREE_KINDS)
+    open_page(driver, live_app, slug)
+    answer(driver, {yes_no: YES, choice: 1})
+    field = driver.find_element(By.ID, f"answer-{hours}")
+    field.send_keys("about 7")
+    driver.find_element(By.ID, "submit-survey").click()
+    wait(driver).until(lambda d: status_text(d) != "")
+    note = "Type 7, the number alone (not “about 7”)."
+    assert (
+        status_text(driver) == "Please check question 3: type 7, the number alone (not “about 7”)."
+    )
+    status = driver.find_element(By.ID, "survey-status")
+    assert (
+        status.get_attribute("role") == "status" and status.get_attribute("aria-live") == "polite"
+    )
+    assert driver.find_element(By.ID, f"answer-{hours}-error").text == note
+    assert field.get_attribute("aria-describedby").split() == [
+        f"answer-{hours}-hint",
+        f"answer-{hours}-error",
+    ]
+    assert field.get_attribute("aria-invalid") == "true"
+    assert driver.switch_to.active_element == field
+    assert stored_submissions(live_app, slug) == []
+
+    # Left blank, it is unanswered, as before; typed as asked, the answers go.
+    field.clear()
+    driver.find_element(By.ID, "submit-survey").click()
+    wait(driver).until(lambda d: "Not answered yet: 3." in status_text(d))
+    assert driver.find_elements(By.ID, f"answer-{hours}-error") == []
+    field.send_keys("7")
+    submit_and_wait(driver)
+    assert len(stored_submissions(live_app, slug)) == 1
+
+
+#: A phone's first screen, as the issue measured it.
+PHONE = {"width": 360, "height": 640, "deviceScaleFactor": 2, "mobile": True}
+
+#: Where an element is on the screen: its top and bottom, in CSS pixels.
+BOX = "const box = arguments[0].getBoundingClientRect(); return [box.top, box.bottom];"
+
+
+def test_without_javascript_the_notice_is_on_the_first_screen_and_the_button_says_why(
+    make_chromium, live_app, survey
+):
+    slug, _ = survey
+    phone = make_chromium(javascript_enabled=False)
+    phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        phone.get(survey_url(live_app, slug))
+        assert phone.execute_script("return window.innerHeight") == PHONE["height"]
+        notice = phone.find_element(By.ID, "javascript-required")
+        top, bottom = phone.execute_script(BOX, notice)
+        assert notice.is_displayed() and 0 <= top and bottom <= PHONE["height"], (top, bottom)
+
+        button = phone.find_element(By.ID, "submit-survey")
+        assert not button.is_enabled()
+        reason = phone.find_element(By.ID, button.get_attribute("aria-describedby"))
+        assert reason.is_displayed()
+        assert reason.text == (
+            "This button works once the page’s script runs: it randomizes your answers on this "
+            "device before anything is sent."
+        )
+        # Beside it: right below the button, nothing in between.
+        _, button_bottom = phone.execute_script(BOX, button)
+        reason_top, _ = phone.execute_script(BOX, reason)
+        assert 0 <= reason_top - button_bottom <= 24, (button_bottom, reason_top)
+    finally:
+        phone.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_once_its_script_runs_the_button_has_no_reason_left(driver, live_app, survey):
+    slug, _ = survey
+    open_page(driver, live_app, slug)
+    button = driver.find_element(By.ID, "submit-survey")
+    assert button.is_enabled() and button.get_attribute("aria-describedby") is None
+    assert driver.find_elements(By.ID, "submit-survey-reason") == []

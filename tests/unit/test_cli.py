@@ -472,3 +472,58 @@ def test_create_survey_prints_a_respondent_link_that_opens_it(
     slug = result.stdout.splitlines()[-1]
     assert link == f"https://surveys.example.edu/s/{slug}"
     assert client.get(link.removeprefix("https://surveys.example.edu")).status_code == 200
+
+
+def survey_app_help(monkeypatch, tmp_path, *args: str) -> str:
+    """What `survey-app ARGS` prints, at a terminal's 80 columns, as the installed command runs."""
+    from click.testing import CliRunner
+
+    from survey_app.cli import main
+
+    monkeypatch.setenv("SURVEY_APP_DATABASE_URL", f"sqlite:///{tmp_path / 'help.db'}")
+    monkeypatch.setenv("SURVEY_APP_INSTANCE_PATH", str(tmp_path / "instance"))
+    result = CliRunner().invoke(main, list(args), prog_name="survey-app", terminal_width=80)
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.output
+
+
+def test_help_leads_with_the_apps_own_commands_in_sections(monkeypatch, tmp_path):
+    from survey_app.cli import COMMAND_SECTIONS, DEVELOPER_SECTION
+
+    text = survey_app_help(monkeypatch, tmp_path, "--help")
+    lines = text.splitlines()
+    assert lines[0] == "Usage: survey-app [OPTIONS] COMMAND [ARGS]..."
+    # What the app does comes right after the usage, before any command or option.
+    assert lines[2].strip().startswith("Classroom surveys with local differential privacy")
+    headings = [line.removesuffix(":") for line in lines if line and not line.startswith(" ")]
+    sections = [title for title, _ in COMMAND_SECTIONS]
+    assert headings[1:] == [*sections, DEVELOPER_SECTION, "Options"]
+    assert sections[0] == "Getting started"
+    commands_part = lines[lines.index("Getting started:") : lines.index("Options:")]
+    listed = [line.split()[0] for line in commands_part if re.match(r"^  [a-z][a-z-]+ ", line)]
+    ours = [command.name for _, commands in COMMAND_SECTIONS for command in commands]
+    assert listed[: len(ours)] == ours
+    assert listed[0] == "quickstart"
+    # Flask's and its extensions' commands are still there, after the app's own.
+    assert {"db", "limiter", "routes", "run", "shell"} <= set(listed[len(ours) :])
+
+
+def test_help_speaks_of_the_app_not_flask(monkeypatch, tmp_path):
+    text = survey_app_help(monkeypatch, tmp_path, "--help")
+    before_developers = text.split("For developers")[0]
+    for flask_words in ("Flask", "factory function", "Load environment variables", "--app"):
+        assert flask_words not in before_developers, flask_words
+    options = text.split("\nOptions:\n")[1]
+    assert "Show the Flask version" not in options and "--app" not in options
+    assert "Show survey-app’s version." in options
+    assert "SURVEY_APP_DATABASE_URL" in options
+    # Every description whole: none cut short with an ellipsis.
+    assert "..." not in text.replace("COMMAND [ARGS]...", "")
+    assert "survey-app COMMAND --help" in text
+
+
+def test_version_is_the_apps(monkeypatch, tmp_path):
+    from importlib.metadata import version
+
+    printed = survey_app_help(monkeypatch, tmp_path, "--version")
+    assert printed.strip() == f"survey-app {version('survey-app')}"

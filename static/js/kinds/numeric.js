@@ -4,7 +4,7 @@
 // and that noise (numericReport). Sending again sends the same value for the same number.
 
 import { drawNumericNoise, numericNoiseFits, numericReport } from "../randomized-response.js";
-import { readTypedNumber, unclearNumberMessage } from "../typed-numbers.js";
+import { readTypedNumber, typedNumberMessage } from "../typed-numbers.js";
 
 /** Show (or, with an empty message, clear) a number question's own error, tied to its field. */
 function showNumberError(question, message) {
@@ -48,12 +48,16 @@ export const numeric = {
   report(question, answer, entry) {
     return numericReport(answer, question.min, question.max, question.mechanism, question.parameters, entry.noise);
   },
-  /** Its value, or it is marked unclear or unanswered. */
+  /**
+   * Its value; or what is wrong with what was typed ({ problem }: the note under the field says
+   * it too, tied to the field); or, left blank, it is marked unanswered.
+   */
   readAnswer(question) {
     const reading = readTypedNumber(question.input.value);
+    const problem = typedNumberMessage(question.input.value);
     question.fieldset.classList.toggle("unanswered", reading.value === undefined);
-    showNumberError(question, reading.unclear ? unclearNumberMessage(question.input.value) : "");
-    if (reading.unclear) return { unclear: true };
+    showNumberError(question, problem);
+    if (problem) return { problem };
     if (reading.value === undefined) {
       question.input.setAttribute("aria-invalid", "true");
       return {};

@@ -29,7 +29,7 @@ ADDRESS = "https://surveys.example.edu/"
             True,
             "Students go to <strong>https://surveys.example.edu/</strong> and type the code "
             '<strong class="join-code" id="join-code">K7Q2MX</strong>, or scan the QR code with '
-            "a phone's camera. The projector view shows both in large type.",
+            "a phone’s camera. The projector view shows both in large type.",
         ),
     ],
     ids=["without a QR code", "with one"],

@@ -355,11 +355,53 @@ def test_page_explains_that_nothing_can_be_sent_until_its_script_runs(client, su
     assert "script-not-started" in attributes.get("class", "")
     text = page.text("p")
     assert "needs JavaScript" in text
-    assert "The page's script has not started, so nothing can be sent from this page" in text
+    assert "The page’s script has not started, so nothing can be sent from this page" in text
     stylesheet = client.get("/static/css/app.css").get_data(as_text=True)
     assert re.search(
-        r"\.script-not-started \{ animation: appear-late 0s linear \d+s both; \}", stylesheet
+        r"\.script-not-started, \.sending-needs-script "
+        r"\{ animation: appear-late 0s linear \d+s both; \}",
+        stylesheet,
     )
+    # Both notices come first, where the eye lands: before the intro and the privacy section.
+    html = client.get(f"/s/{slug}").get_data(as_text=True)
+    for notice in ("javascript-required", "script-not-started"):
+        assert html.index(f'id="{notice}"') < html.index('class="intro"'), notice
+        assert html.index(f'id="{notice}"') < html.index('id="privacy-heading"'), notice
+
+
+def test_the_disabled_send_button_says_why_beside_it(client, survey):
+    """The button is disabled until its script starts; the reason sits right after it, tied by
+    aria-describedby, shown at once without JavaScript (noscript.css) and after the script's
+    few seconds with it, like the notice."""
+    slug, _ = survey
+    html = client.get(f"/s/{slug}").get_data(as_text=True)
+    page = Page(html)
+    _, button, _ = page.by_id("submit-survey")
+    assert "disabled" in button and button["aria-describedby"] == "submit-survey-reason"
+    _, reason, open_tags = page.by_id("submit-survey-reason")
+    assert "noscript" not in open_tags and "hidden" not in reason
+    assert "sending-needs-script" in reason["class"]
+    between = html[html.index('id="submit-survey"') : html.index('id="submit-survey-reason"')]
+    assert between.count("<") == 2  # the button's end tag, and the reason's start tag: beside it
+    assert (
+        "This button works once the page’s script runs: it randomizes your answers on this "
+        "device before anything is sent." in page.text("p")
+    )
+    noscript = client.get("/static/css/noscript.css").get_data(as_text=True)
+    assert ".sending-needs-script { animation: none; }" in noscript
+
+
+def test_a_preview_s_send_button_says_why_too(client, sign_in_as, analyst, make_survey):
+    slug, _ = make_survey(status="draft")
+    sign_in_as(client, analyst)
+    preview = client.get(f"/analyst/surveys/{slug}/preview")
+    assert preview.status_code == 200
+    page = Page(preview.get_data(as_text=True))
+    _, button, _ = page.by_id("submit-survey")
+    assert "disabled" in button and button["aria-describedby"] == "submit-survey-reason"
+    _, reason, _ = page.by_id("submit-survey-reason")
+    assert "sending-needs-script" not in reason.get("class", "")
+    assert "This is a preview: nothing can be sent from it." in page.text("p")
 
 
 # --------------------------------------------------------------------------- true-answer controls

@@ -97,6 +97,64 @@ def test_the_page_says_how_to_write_an_unclear_number(tmp_path, typed, message):
     assert is_unclear_number(typed)
 
 
+#: What the note under a number field says of a text that is no number: what to type instead,
+#: where the text says which number was meant, else why it is none.
+NOT_A_NUMBER = [
+    ("about 7", "Type 7, the number alone (not “about 7”)."),
+    ("12 cm", "Type 12, the number alone (not “12 cm”)."),
+    ("ca. 7,5 h", "Type 7,5, the number alone (not “ca. 7,5 h”)."),
+    ("7 or 8", "Type one number alone, like 12 or 2.5 (not “7 or 8”)."),
+    ("about 1,500", "Write 1500 without a separator, or 1.5 with one decimal point or comma."),
+    ("1e3", "Type 1000 (not “1e3”)."),
+    ("2.5e-1", "Type 0.25 (not “2.5e-1”)."),
+    ("\u20135", "Type -5 (not “\u20135”)."),
+    ("1_000", "Type 1000 (not “1_000”)."),
+    ("1\u2019000", "Type 1000 (not “1\u2019000”)."),
+    ("\u0661\u0662", "Type the number with the digits 0 to 9 (not “\u0661\u0662”)."),
+    ("9" * 400, "This number is too large to read: type a smaller one."),
+    ("NaN", "Type a number, like 12 or 2.5 (“NaN” is not one)."),
+    ("a" * 30, f"Type a number, like 12 or 2.5 (“{'a' * 20}…” is not one)."),
+    ("", ""),
+    ("  ", ""),
+    ("7", ""),
+]
+
+
+def test_the_page_says_what_to_type_instead_of_a_text_that_is_no_number(tmp_path):
+    said = run_node_script(
+        tmp_path,
+        f"""
+        import {{ typedNumberMessage }} from "{js_module("typed-numbers.js")}";
+        const typed = {json.dumps([typed for typed, _ in NOT_A_NUMBER])};
+        console.log(JSON.stringify(typed.map(typedNumberMessage)));
+        """,
+    )
+    assert said == [message for _, message in NOT_A_NUMBER]
+
+
+def test_every_text_of_the_table_gets_the_note_its_reading_calls_for(tmp_path):
+    """A clear number gets no note; an unclear one says how to write it; any other text typed
+    says what is wrong with it, quoting it (never a bare "not answered")."""
+    said = run_node_script(
+        tmp_path,
+        f"""
+        import * as rule from "{js_module("typed-numbers.js")}";
+        const cases = {json.dumps([case["typed"] for case in CASES])};
+        const notes = cases.map((t) => [rule.typedNumberMessage(t), rule.unclearNumberMessage(t)]);
+        console.log(JSON.stringify(notes));
+        """,
+    )
+    for case, (message, unclear_message) in zip(CASES, said, strict=True):
+        typed = case["typed"].strip()
+        if case["value"] == "unclear":
+            assert message == unclear_message, case
+        elif case["value"] is not None or not typed:
+            assert message == "", case
+        else:
+            assert message.startswith(("Type ", "This number is too large")), case
+            assert "too large" in message or f"“{typed[:20]}" in message, case
+
+
 # --------------------------------------------------------------------------- whole numbers
 
 #: (what was sent, typed_count's reading, whole_number's): a count a professor types may group

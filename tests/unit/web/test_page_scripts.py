@@ -223,19 +223,26 @@ def test_what_a_reply_means_for_the_page(tmp_path, status, reply, has_code_field
         assert words is True and outcome[key] is True or words in outcome[key]
 
 
-def test_the_page_says_which_answers_are_missing(tmp_path):
+def test_the_page_says_which_answers_are_missing_and_what_is_wrong_with_each(tmp_path):
+    not_clear = "Write 1500 without a separator, or 1.5 with one decimal point or comma."
+    no_number = "Type 7, the number alone (not “about 7”)."
     said = run_node_script(
         tmp_path,
         f'import {{ missingAnswersMessage as m }} from "{js_module("survey-replies.js")}";\n'
-        "console.log(JSON.stringify("
-        "[m([2], [], false), m([], [1, 3], true), m([1], [2], false)]));",
+        f"const notClear = {json.dumps(not_clear)}, noNumber = {json.dumps(no_number)};\n"
+        "console.log(JSON.stringify(["
+        "m([{ number: 2, message: notClear }], [], false), m([], [1, 3], true),"
+        "m([{ number: 1, message: noNumber }, { number: 4, message: notClear }], [2], false)]));",
     )
     assert said == [
-        "Please check the number in question 2: see the note under it.",
+        "Please check question 2: write 1500 without a separator, or 1.5 with one decimal point "
+        "or comma.",
         "Please answer every question before sending (a number, like 12 or 2.5). "
         "Not answered yet: 1, 3.",
-        "Please check the number in question 1: see the note under it. "
-        "Please answer every question before sending. Not answered yet: 2.",
+        # A number typed among words is no blank: the line says what is wrong with it.
+        "Please check question 1: type 7, the number alone (not “about 7”). "
+        "Please check question 4: write 1500 without a separator, or 1.5 with one decimal point "
+        "or comma. Please answer every question before sending. Not answered yet: 2.",
     ]
 
 
