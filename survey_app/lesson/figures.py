@@ -116,8 +116,8 @@ RANGE_BAND = 14
 EXACT_BAND, LIVE_BAND = 12, 6
 #: Step 4's rows: (key, label, the Sureness attribute holding the range).
 RANGE_ROWS = (
-    ("notes", "Chebyshev, as in the notes (Theorem 5)", "notes_range"),
-    ("chebyshev", "Chebyshev with the exact variance p(1 − p)", "chebyshev_range"),
+    ("notes", "The notes’ bound (worst-case variance 1/4)", "notes_range"),
+    ("chebyshev", "Chebyshev’s bound with the exact variance", "chebyshev_range"),
     ("exact", "Exact range (the dashboard’s, once closed)", "exact_range"),
     ("live", "Live range (the dashboard’s, while open)", "live_range"),
 )

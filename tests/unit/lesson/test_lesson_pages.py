@@ -489,3 +489,27 @@ def test_one_student_of_the_rerun_class_holds_yes(app, client, make_survey, anal
     sign_in_as(client, analyst)
     page = html.unescape(client.get(lesson(slug, 5)).get_data(as_text=True))
     assert "Suppose 1 of the 42 truly holds “Yes”" in page
+
+
+def test_each_chebyshev_bound_has_one_name(client, closed_class):
+    """The notes' bound (Theorem 5, variance at most 1/4) and Chebyshev's bound with the exact
+    variance p(1 - p) are two bounds: each has one name wherever it appears, and the lesson,
+    which shows both, says how they differ."""
+    from pathlib import Path
+
+    from survey_app.lesson.words import EXACT_VARIANCE_BOUND
+
+    sure = " ".join(
+        html.unescape(
+            re.sub(r"<[^>]+>", " ", client.get(lesson(closed_class, 4)).get_data(as_text=True))
+        ).split()
+    )
+    assert "The notes’ bound (Theorem 5: Chebyshev with the worst-case variance 1/4" in sure
+    assert f"{EXACT_VARIANCE_BOUND} p(1 − p) of a report, below 1/4, is narrower" in sure
+    dashboard = html.unescape(client.get(f"/analyst/surveys/{closed_class}").get_data(as_text=True))
+    assert EXACT_VARIANCE_BOUND in dashboard and "notes’ bound" not in dashboard
+    root = Path(__file__).resolve().parents[3]
+    for path in [*root.glob("survey_app/**/*.py"), *root.glob("templates/**/*.html")]:
+        text = path.read_text(encoding="utf-8")
+        assert "textbook Chebyshev" not in text, path
+        assert "bound from the notes" not in text, path
