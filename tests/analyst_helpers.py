@@ -272,7 +272,7 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
             f"These ranges cover the {question['n']} people who answered, not the whole class"
         ) in part
         assert (
-            f"The textbook Chebyshev bound is guaranteed too, but wider "
+            f"Chebyshev’s bound with the exact variance is guaranteed too, but wider "
             f"({margin} around the raw estimate); it too covers only "
             f"the people who answered, not the whole class."
         ) in part

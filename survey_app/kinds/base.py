@@ -38,14 +38,11 @@ class Kind:
     #: The values whose shares the results put in words (None: every option's). A yes/no
     #: question's are (1,): "Yes", its "No" being the rest.
     worded_values: ClassVar[tuple[int, ...] | None] = None
-    #: The lesson's steps it has (None: every step, the lesson being written about yes/no).
-    lesson_steps: ClassVar[tuple[str, ...] | None] = (
-        "coin",
-        "arrived",
-        "estimate",
-        "sure",
-        "budgets",
-    )
+    #: How the lesson works its steps out: "flip" (randomized response with one flip probability
+    #: p), "options" (k-option randomized response, P and Q) or "number" (its numeric mechanism).
+    lesson_form: ClassVar[str] = "options"
+    #: The option whose share the lesson follows through its steps (by position).
+    lesson_follows: ClassVar[int] = 0
     #: Its builder fields beyond text and type (a template; None: none), and what its "Add"
     #: button adds ("a yes/no question").
     builder_partial: ClassVar[str | None] = None

@@ -121,7 +121,7 @@ class Numeric(Kind):
     label = "A number"
     fields = ("min", "max", "unit", "mechanism")
     has_options = False
-    lesson_steps = ("coin", "arrived", "estimate", "budgets")
+    lesson_form = "number"
     add_words = "a number question"
     builder_partial = "kinds/numeric_builder.html"
     partial = "kinds/numeric.html"

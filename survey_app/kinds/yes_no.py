@@ -15,7 +15,9 @@ class YesNo(Kind):
     label = "Yes / no"
     add_words = "a yes/no question"
     worded_values = (1,)
-    lesson_steps = None
+    lesson_form = "flip"
+    #: "Yes", the second option ("No" being the rest).
+    lesson_follows = 1
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
     script_role = "reads a Yes or No answer and has it scrambled"

@@ -4,12 +4,14 @@ placing them on a drawing)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from markupsafe import Markup, escape
 
 from survey_app.lesson.words import options_chart_title, ranges_chart_title
 from survey_app.privacy import lesson
 from survey_app.results import rounding
-from survey_app.words import format_number, percent, percent_high, percent_low
+from survey_app.words import counted, format_number, percent, percent_high, percent_low
 
 #: Decimals of the figures written into formulas.
 FORMULA_PLACES = 3
@@ -75,6 +77,23 @@ def number(value: float, places: int = FORMULA_PLACES) -> str:
     return format_number(value, places)
 
 
+def written_share(share: float) -> str:
+    """A share as the lesson's formulas write it: the digits of its percentage, which every
+    step shows (58.3% is 0.583), so a figure has one value on every step."""
+    return number(float(Decimal(percent(share).rstrip("%")) / 100), 6)
+
+
+def written_points(written: str) -> str:
+    """A half-width a formula wrote as a share ('0.707') in percentage points, the same digits
+    ('70.7 percentage points')."""
+    return counted(number(float(Decimal(written) * 100), 6), "percentage point")
+
+
+def signed(figure: str) -> str:
+    """A figure below zero with a true minus sign, as the chart's axis writes it."""
+    return figure.replace("-", "−")
+
+
 def msub(base: str, subscript: str) -> str:
     return f"<msub>{mi(base)}{mtext(subscript)}</msub>"
 
@@ -97,8 +116,8 @@ RANGE_BAND = 14
 EXACT_BAND, LIVE_BAND = 12, 6
 #: Step 4's rows: (key, label, the Sureness attribute holding the range).
 RANGE_ROWS = (
-    ("notes", "Chebyshev, as in the notes (Theorem 5)", "notes_range"),
-    ("chebyshev", "Chebyshev with the exact variance p(1 − p)", "chebyshev_range"),
+    ("notes", "The notes’ bound (worst-case variance 1/4)", "notes_range"),
+    ("chebyshev", "Chebyshev’s bound with the exact variance", "chebyshev_range"),
     ("exact", "Exact range (the dashboard’s, once closed)", "exact_range"),
     ("live", "Live range (the dashboard’s, while open)", "live_range"),
 )
@@ -110,14 +129,24 @@ def _x(value: float, low: float = 0.0, high: float = 1.0) -> float:
     return round(AXIS_LEFT + AXIS_WIDTH * (clipped - low) / (high - low), 2)
 
 
-def _ticks(low: float, high: float, y: float) -> list[dict]:
-    """Axis ticks at a round step (at most about six of them), labelled in percent."""
+#: The steps between a share axis's ticks, the first that leaves at most six ticks.
+SHARE_TICK_STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5)
+#: The same for an axis in a number question's unit: 1, 2, 2.5 and 5 times a power of ten.
+UNIT_TICK_STEPS = tuple(
+    factor * 10.0**power for power in range(-3, 9) for factor in (1.0, 2.0, 2.5, 5.0)
+)
+
+
+def _ticks(low: float, high: float, y: float, label=None, steps=SHARE_TICK_STEPS) -> list[dict]:
+    """Axis ticks at a round step (at most about six of them), labelled in percent (or by
+    ``label``)."""
     span = high - low
-    step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 6)
+    step = next(s for s in steps if span / s <= 6)
     first = rounding.up(low, step)
     ticks, value = [], first
     while value <= high + 1e-9:
-        ticks.append({"x": _x(value, low, high), "y": y, "label": percent(value).replace("-", "−")})
+        text = (label or percent)(value)
+        ticks.append({"x": _x(value, low, high), "y": y, "label": text.replace("-", "−")})
         value = round(value + step, 10)
     return ticks
 
@@ -156,10 +185,14 @@ def range_chart(sure: lesson.Sureness) -> dict:
     }
 
 
-def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
-    """Step 5's histogram: a bar per group of noisy counts, the class's estimate marked."""
+def rerun_chart(reruns, actual: float, label=None) -> dict:
+    """Step 5's histogram: a bar per group of noisy counts (or of averages, for a number:
+    ``label`` then words its axis), the class's estimate marked."""
     edges, counts = reruns.edges, reruns.counts
-    low = min(float(edges[0]), actual, 0.0 if edges[0] < 0.1 else float(edges[0]))
+    if label is None:  # shares: the axis reaches 0% when the bars come near it
+        low = min(float(edges[0]), actual, 0.0 if edges[0] < 0.1 else float(edges[0]))
+    else:
+        low = min(float(edges[0]), actual)
     high = max(float(edges[-1]), actual)
     pad = (high - low) * 0.04
     low, high = low - pad, high + pad
@@ -185,7 +218,9 @@ def rerun_chart(reruns: lesson.Reruns, actual: float) -> dict:
         "bars": bars,
         "axis_y": axis_y,
         "actual_x": _x(actual, low, high),
-        "ticks": _ticks(low, high, axis_y + 26),
+        "ticks": _ticks(
+            low, high, axis_y + 26, label, SHARE_TICK_STEPS if label is None else UNIT_TICK_STEPS
+        ),
     }
 
 
@@ -251,13 +286,20 @@ def theorem_5_options(n: int, keep: str, other: str, delta: str, half_width: str
     return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width))
 
 
-def bayes_formula(after: lesson.Posterior, flip_probability: float) -> str:
-    """``P(Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)``, then with the numbers."""
-    kept = mi("b") + paren(minus(mn("1"), mi("p")))
-    flipped = paren(minus(mn("1"), mi("b"))) + mi("p")
-    given = mi("P") + paren(mtext("truly Yes") + mo("|") + mtext("sent Yes"))
-    kept_numbers = times(mn(after.prior), mn(1.0 - flip_probability, 6))
-    flipped_numbers = times(mn(1.0 - after.prior), mn(flip_probability, 6))
+def bayes_formula(
+    label: str, options: int, b: str, keep: str, other: str, others: str, result: str
+) -> str:
+    """``P(truly Yes | sent Yes) = b(1 - p) / (b(1 - p) + (1 - b)p)`` (``b P / (b P + (1 - b)
+    Q)`` for an answer of k), then with the numbers as written."""
+    if options == 2:
+        kept_by, flipped_by = paren(minus(mn("1"), mi("p"))), mi("p")
+    else:
+        kept_by, flipped_by = mi("P"), mi("Q")
+    kept = mi("b") + kept_by
+    flipped = paren(minus(mn("1"), mi("b"))) + flipped_by
+    given = mi("P") + paren(mtext(f"truly {label}") + mo("|") + mtext(f"sent {label}"))
+    kept_numbers = times(mn(b, 9), mn(keep, 9))
+    flipped_numbers = times(mn(others, 9), mn(other, 9))
     return mrow(
         given,
         mo("="),
@@ -265,5 +307,15 @@ def bayes_formula(after: lesson.Posterior, flip_probability: float) -> str:
         mo("="),
         frac(kept_numbers, kept_numbers + mo("+") + flipped_numbers),
         mo("="),
-        mn(after.after_yes),
+        mn(result, 9),
     )
+
+
+def number_chebyshev(n: int, variance: str, delta: str, bias: str | None, half_width: str) -> str:
+    """``h = sqrt(V / (delta n))`` (``+ b``, a mechanism's bias bound), then with the numbers."""
+    general = sqrt(frac(mi("V"), mi("δ") + mi("n")))
+    numbers = sqrt(frac(mn(variance, 9), times(mn(delta, 6), mn(str(n)))))
+    if bias is not None:
+        general += mo("+") + mi("b")
+        numbers += mo("+") + mn(bias, 9)
+    return mrow(mi("h"), mo("="), general, mo("="), numbers, mo("="), mn(half_width, 9))

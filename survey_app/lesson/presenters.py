@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from survey_app import kinds
-from survey_app.lesson import words
+from survey_app.lesson import number_steps, words
 from survey_app.lesson.figures import (
     ONE_MINUS_TWO_P,
-    bayes_formula,
     formula,
     frac,
     mi,
@@ -27,24 +26,24 @@ from survey_app.lesson.figures import (
     options_chart,
     paren,
     range_chart,
-    rerun_chart,
+    signed,
     theorem_5,
     theorem_5_options,
     times,
+    written_points,
+    written_share,
 )
+from survey_app.lesson.share_steps import bayes_step, reruns_step, subject_of, trade_off_step
 from survey_app.lesson.words import STEPS
 from survey_app.privacy import lesson
 from survey_app.results.tables import QuestionResult
-from survey_app.results.words import MECHANISM_WORDS, numeric_words
 from survey_app.storage.models import Survey
 from survey_app.words import (
     format_epsilon,
-    format_number,
     format_upper_bound,
     percent,
     percent_high,
     percent_low,
-    point_figure,
     precise_points,
 )
 
@@ -62,7 +61,7 @@ class Step:
     number: int
     key: str
     title: str
-    #: False: the step is about yes/no questions, or waits for answers; ``note`` says why.
+    #: False: the step waits for answers; ``note`` says why.
     shown: bool = True
     note: str | None = None
     #: Everything the step's template places.
@@ -72,15 +71,29 @@ class Step:
 # --------------------------------------------------------------------------- step 1
 
 
+def _epsilon_tail(epsilon: float) -> tuple[str, str]:
+    """How a formula ends on epsilon (MathML, words): "≈ 1.10" where that is both epsilon to
+    the nearest hundredth and rounded up, as every page shows it; else "≈ 1.735 < 1.74"."""
+    shown = format_epsilon(epsilon)
+    if f"{epsilon:.2f}" == shown:
+        return f"{mo('≈')}{mn(shown)}", f"about {shown}"
+    nearer = f"{epsilon:.3f}"
+    return f"{mo('≈')}{mn(nearer)}{mo('<')}{mn(shown)}", f"about {nearer} < {shown}"
+
+
 def coin_step(flip_probability: float, question_count: int) -> dict:
     """The coin: keep 1 - p, flip p; Warner's q = 2p; epsilon and e^epsilon."""
     figures = lesson.coin(flip_probability)
     p = number(figures.flip_probability, 6)
     keep = number(figures.keep_probability, 6)
     eps = format_epsilon(figures.epsilon)
+    # (1 - p) / p to three decimals: "=" when that is all of it (3, 9), else "≈" (2.333).
+    odds = number(figures.odds)
+    exact = abs(float(odds) - figures.odds) < 1e-12
+    tail, tail_words = _epsilon_tail(figures.epsilon)
     body = (
         f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep, 6), mn(p, 6))}"
-        f"{mo('=')}{LN}{mn(format_upper_bound(figures.odds))}{mo('≈')}{mn(eps)}"
+        f"{mo('=' if exact else '≈')}{LN}{mn(odds)}{tail}"
     )
     return {
         "p": p,
@@ -94,7 +107,7 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
         "question_count": question_count,
         "formula": formula(
             body,
-            f"epsilon = ln({keep} / {p}) = ln {format_upper_bound(figures.odds)}, about {eps}",
+            f"epsilon = ln({keep} / {p}) {'=' if exact else '≈'} ln {odds}, {tail_words}",
             "Epsilon",
         ),
     }
@@ -103,9 +116,10 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
 def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -> dict:
     """The coin of a k-option question: keep P, each other option Q, P / Q = e^epsilon."""
     figures = lesson.choice_coin(flip_probability, options)
-    keep, other = number(figures.keep_probability), number(figures.other_probability)
+    keep, other = (number(each, figures.places) for each in figures.written)
     eps = format_epsilon(figures.epsilon)
-    body = f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep), mn(other))}{mo('≈')}{mn(eps)}"
+    tail, tail_words = _epsilon_tail(figures.epsilon)
+    body = f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep, 9), mn(other, 9))}{tail}"
     return {
         "options": options,
         "labels": labels,
@@ -113,7 +127,7 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
         "other_percent": percent(figures.other_probability),
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
-        "formula": formula(body, f"epsilon = ln({keep} / {other}), about {eps}", "Epsilon"),
+        "formula": formula(body, f"epsilon = ln({keep} / {other}), {tail_words}", "Epsilon"),
     }
 
 
@@ -139,20 +153,22 @@ def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
 
 
 def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
-    """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers."""
+    """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers, each to
+    enough decimals that the reader's arithmetic gives the estimate every step shows."""
     yes = question.options[1].estimate
     working = lesson.estimate_working(yes.noisy_count, yes.n, flip_probability)
-    raw, pp = number(working.raw), number(working.flip_probability, 6)
-    top, bottom = number(working.numerator), number(working.denominator, 6)
-    result = number(working.estimate)
+    places = max(working.places, 6)
+    raw, pp = number(working.raw, working.places), number(working.flip_probability, 6)
+    top, bottom = number(working.numerator, places), number(working.denominator, 6)
+    result = written_share(yes.estimate)
     body = mrow(
         frac(minus(mi("raw"), mi("p")), ONE_MINUS_TWO_P),
         mo("="),
-        frac(minus(mn(raw), mn(pp, 6)), minus(mn("1"), times(mn("2"), mn(pp, 6)))),
+        frac(minus(mn(raw, 9), mn(pp, 6)), minus(mn("1"), times(mn("2"), mn(pp, 6)))),
         mo("="),
-        frac(mn(top), mn(bottom, 6)),
+        frac(mn(top, 9), mn(bottom, 6)),
         mo("="),
-        mn(result),
+        mn(result, 6),
     )
     expectation = mrow(
         mi("E"),
@@ -169,7 +185,7 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
         "raw_percent": percent(working.raw),
         "estimate": result,
         "undone": words.undone_estimate(
-            percent(working.estimate),
+            signed(percent(yes.estimate)),
             yes.outside_unit_interval,
             percent(question.options[1].shown_share),
         ),
@@ -187,22 +203,31 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
 
 
 def choice_estimate_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out."""
+    """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out to
+    enough decimals that the reader's arithmetic gives the estimate every step shows."""
     first = question.options[0]
     working = lesson.option_working(
         first.noisy_count, question.n, flip_probability, len(question.options)
     )
-    keep, other = number(working.keep_probability), number(working.other_probability)
-    raw, top, bottom = number(working.raw), number(working.numerator), number(working.denominator)
-    result = number(working.estimate)
+    keep, other, raw, top, bottom = (
+        number(value, working.places)
+        for value in (
+            working.keep_probability,
+            working.other_probability,
+            working.raw,
+            working.numerator,
+            working.denominator,
+        )
+    )
+    result = written_share(first.estimate.estimate)
     body = mrow(
         frac(minus(mi("raw"), mi("Q")), minus(mi("P"), mi("Q"))),
         mo("="),
-        frac(minus(mn(raw), mn(other)), minus(mn(keep), mn(other))),
+        frac(minus(mn(raw, 9), mn(other, 9)), minus(mn(keep, 9), mn(other, 9))),
         mo("="),
-        frac(mn(top), mn(bottom)),
+        frac(mn(top, 9), mn(bottom, 9)),
         mo("="),
-        mn(result),
+        mn(result, 6),
     )
     return {
         "formula": formula(
@@ -218,8 +243,8 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
         "rows": [
             {
                 "label": option.label,
-                "raw": number(option.estimate.noisy_share),
-                "estimate": _signed(percent(option.estimate.estimate)),
+                "raw": number(option.estimate.noisy_share, working.places),
+                "estimate": signed(percent(option.estimate.estimate)),
                 "shown": percent(option.shown_share),
             }
             for option in question.options
@@ -227,47 +252,57 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
     }
 
 
-def numeric_estimate_step(question: QuestionResult, headline: str, confidence: float) -> dict:
-    """A number question's average and range, in the dashboard's words, and how often its
-    range of that kind holds."""
-    average = numeric_words(question.numeric, headline)
-    return {"average": words.average_words(f"{question.n:,}", average, headline, confidence)}
-
-
 # --------------------------------------------------------------------------- step 4
 
 
 def _range_words(ends: tuple[float, float]) -> str:
     """A range's ends, rounded outward as the dashboard rounds them: '0% to 45%'."""
-    return f"{_signed(percent_low(ends[0]))} to {_signed(percent_high(ends[1]))}"
+    return f"{signed(percent_low(ends[0]))} to {signed(percent_high(ends[1]))}"
+
+
+def _notes_figures(n: int, flip_probability: float, confidence: float, options: int) -> dict:
+    """The notes' bound written out (Theorem 5, ``P - Q`` for ``1 - 2p`` with k options), its
+    half-width in the text with the formula's digits."""
+    working = lesson.notes_working(n, flip_probability, confidence, options)
+    delta, half = number(working.delta, 6), number(working.half_width)
+    if options == 2:
+        p = number(working.other, 6)
+        body = theorem_5(n, p, delta, half)
+        alternative = (
+            f"h = sqrt(1 / delta) / (2 (1 - 2p) sqrt(n)) = sqrt(1 / {delta}) / "
+            f"(2 x (1 - 2 x {p}) x sqrt({n})) = {half}"
+        )
+    else:
+        keep, other = number(working.keep, 9), number(working.other, 9)
+        body = theorem_5_options(n, keep, other, delta, half)
+        alternative = (
+            f"h = sqrt(1 / delta) / (2 (P - Q) sqrt(n)) = sqrt(1 / {delta}) / "
+            f"(2 x ({keep} - {other}) x sqrt({n})) = {half}"
+        )
+    return {
+        "n": f"{n:,}",
+        "notes_points": written_points(half),
+        "says_nothing": words.bound_says_nothing(working.half_width),
+        "formula": formula(body, alternative, words.NOTES_BOUND_TITLE),
+    }
 
 
 def sure_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Theorem 5 of the notes with this n and p, beside the dashboard's ranges, on one axis."""
+    """The notes' bound with this n and p, beside the dashboard's ranges, on one axis."""
     yes = question.options[1].estimate
     sure = lesson.sureness(yes, flip_probability)
-    n, p, delta = yes.n, number(flip_probability, 6), number(1.0 - sure.confidence, 6)
-    notes = number(sure.notes_half_width)
     return {
-        "n": f"{n:,}",
+        **_notes_figures(yes.n, flip_probability, sure.confidence, 2),
         "confidence": percent(sure.confidence),
-        "notes_points": precise_points(sure.notes_half_width),
-        "says_nothing": words.bound_says_nothing(sure.notes_half_width),
         "chebyshev_points": precise_points(sure.chebyshev_half_width, long=False),
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
-        "formula": formula(
-            theorem_5(n, p, delta, notes),
-            f"h = sqrt(1 / delta) / (2 (1 - 2p) sqrt(n)) = sqrt(1 / {delta}) / "
-            f"(2 x (1 - 2 x {p}) x sqrt({n})) = {notes}",
-            "Chebyshev’s bound (Theorem 5)",
-        ),
         "chart": range_chart(sure),
     }
 
 
 def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Theorem 5's argument for each option (``P - Q`` for ``1 - 2p``), beside each option's
+    """The notes' bound for each option (``P - Q`` for ``1 - 2p``), beside each option's
     exact and live ranges as the dashboard shows them, on one axis."""
     options = len(question.options)
     shown = [
@@ -275,158 +310,25 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
         for option in question.options
     ]
     first = shown[0][1]
-    coin = lesson.choice_coin(flip_probability, options)
-    keep, other = number(coin.keep_probability), number(coin.other_probability)
-    n, delta, notes = question.n, number(1.0 - first.confidence, 6), number(first.notes_half_width)
     return {
-        "n": f"{n:,}",
+        **_notes_figures(question.n, flip_probability, first.confidence, options),
         "options": options,
         "confidence": percent(first.confidence),
-        "notes_points": precise_points(first.notes_half_width),
-        "says_nothing": words.bound_says_nothing(first.notes_half_width),
         # Set beside its chart (up to four options) or longer than the chart allows (more):
         # the table is always compact.
         "compact": True,
         "rows": [
             {
                 "label": label,
-                "estimate": _signed(percent(sure.estimate)),
+                "estimate": signed(percent(sure.estimate)),
                 "exact": _range_words(sure.exact_range),
                 "live": _range_words(sure.live_range),
             }
             for label, sure in shown
         ],
-        "formula": formula(
-            theorem_5_options(n, keep, other, delta, notes),
-            f"h = sqrt(1 / delta) / (2 (P - Q) sqrt(n)) = sqrt(1 / {delta}) / "
-            f"(2 x ({keep} - {other}) x sqrt({n})) = {notes}",
-            "Chebyshev’s bound (Theorem 5), for one option",
-        ),
         # Up to four options the ranges are drawn too; more would not fit the projector's
         # screen in type the room can read (the table says them all).
         "chart": options_chart(shown) if options <= CHART_OPTIONS else None,
-    }
-
-
-# --------------------------------------------------------------------------- step 5
-
-
-def _signed(figure: str) -> str:
-    """A figure below zero with a true minus sign, as the chart's axis writes it."""
-    return figure.replace("-", "−")
-
-
-#: The share of the re-runs whose spread the lesson quotes ("the middle 95% lay between ...").
-RERUNS_MIDDLE = 0.95
-
-
-def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Re-runs of the randomization at the class's estimated share, the class's estimate marked."""
-    yes = question.options[1].estimate
-    runs = lesson.reruns(yes.estimate, yes.n, flip_probability)
-    low, high = runs.middle(RERUNS_MIDDLE)
-    return {
-        "middle_share": percent(RERUNS_MIDDLE),
-        "runs": f"{len(runs.estimates):,}",
-        "supposed": words.supposed_class(runs.true_yes, runs.n, percent(runs.true_share)),
-        "mean": _signed(percent(runs.mean)),
-        "std": percent(runs.std),
-        "expected_std": percent(runs.expected_std),
-        # A range: its ends round outward, as the dashboard's do.
-        "middle_low": _signed(percent_low(low)),
-        "middle_high": _signed(percent_high(high)),
-        "actual": _signed(percent(yes.estimate)),
-        "below_zero": words.below_zero(float(runs.estimates.min())),
-        "chart": rerun_chart(runs, yes.estimate),
-    }
-
-
-# --------------------------------------------------------------------------- step 6
-
-
-def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Bayes' rule with the class's estimate as the prior; the ceiling e^eps x prior odds."""
-    after = lesson.posterior(question.options[1].shown_share, flip_probability)
-    b, p = number(after.prior), number(flip_probability, 6)
-    keep, others = number(1.0 - flip_probability, 6), number(1.0 - after.prior)
-    certain = after.prior in (0.0, 1.0)
-    return {
-        "prior": percent(after.prior),
-        "b": b,
-        "p": p,
-        "after_yes": percent(after.after_yes),
-        "after_no": percent(after.after_no),
-        "ceiling": words.ceiling(
-            prior=percent(after.prior),
-            prior_against=percent(1.0 - after.prior),
-            # Odds of a certain prior are infinite: the words then say there is nothing to learn.
-            prior_odds=None if certain else number(after.prior_odds),
-            odds=format_upper_bound(lesson.coin(flip_probability).odds),
-            ceiling_odds=None if certain else number(after.ceiling_odds),
-            ceiling_chance=percent(after.ceiling),
-            floor_chance=percent(after.floor),
-        ),
-        "formula": formula(
-            bayes_formula(after, flip_probability),
-            f"P(truly Yes | sent Yes) = b (1 - p) / (b (1 - p) + (1 - b) p) = "
-            f"{b} x {keep} / ({b} x {keep} + {others} x {p}) = {number(after.after_yes)}, "
-            f"with the prior b = {b} and p = {p}",
-            "Bayes’ rule",
-        ),
-    }
-
-
-# --------------------------------------------------------------------------- step 7
-
-
-def trade_off_step(
-    question: QuestionResult, flip_probability: float, confidence: float, chosen: float | None
-) -> dict:
-    """The trade-off over p for this class size: epsilon and the ranges, the survey's p marked."""
-    share = question.options[1].shown_share
-    rows = lesson.trade_off(question.n, share, flip_probability, confidence)
-    picked = min(rows, key=lambda row: abs(row.flip_probability - chosen)) if chosen else None
-    picked = picked or next(row for row in rows if row.is_current)
-    shown = []
-    for row in rows:
-        p, epsilon = format_number(row.flip_probability, 6), format_epsilon(row.epsilon)
-        shown.append(
-            {
-                "p": p,
-                "label": words.trade_off_label(p, row.is_current),
-                "epsilon": epsilon,
-                "exact": "±" + point_figure(row.exact_half_width),
-                "chebyshev": "±" + point_figure(row.chebyshev_half_width),
-                "is_current": row.is_current,
-                "is_picked": row is picked,
-                "words": words.trade_off_row(
-                    p,
-                    epsilon,
-                    question.n,
-                    precise_points(row.exact_half_width),
-                    precise_points(row.chebyshev_half_width, long=False),
-                ),
-            }
-        )
-    return {
-        "rows": shown,
-        "n": f"{question.n:,}",
-        "share": percent(share),
-        "picked": next(row for row in shown if row["is_picked"]),
-        "choices": [format_number(p, 6) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
-        "slider": _slider(lesson.TRADE_OFF_FLIP_PROBABILITIES),
-        # Chebyshev's ranges are the widest of the table.
-        "says_nothing": words.range_says_nothing(max(row.chebyshev_half_width for row in rows)),
-        "confidence": percent(confidence),
-    }
-
-
-def _slider(choices: tuple[float, ...]) -> dict:
-    """The control's range: from the first flip probability to the last, a step apart."""
-    return {
-        "min": format_number(choices[0], 6),
-        "max": format_number(choices[-1], 6),
-        "step": format_number(choices[1] - choices[0], 6),
     }
 
 
@@ -434,11 +336,13 @@ def _slider(choices: tuple[float, ...]) -> dict:
 
 
 def budgets_step(survey: Survey) -> dict:
-    """Composition over the survey's questions; k friends answering alike, k x epsilon."""
-    epsilons = [survey.epsilon_per_question] * len(survey.questions)
-    figures = lesson.budgets(epsilons)
+    """Composition over the survey's questions; k friends answering alike, k x epsilon: each
+    sum from epsilon as written (rounded up), so the reader's arithmetic gives the figures
+    shown, each still at least the true loss."""
     eps = format_epsilon(survey.epsilon_per_question)
-    total = format_epsilon(survey.epsilon_total)
+    epsilons = [float(eps)] * len(survey.questions)
+    figures = lesson.budgets(epsilons)
+    total = format_epsilon(figures.total)
     terms = (
         mo("+").join(mn(eps) for _ in epsilons)
         if len(epsilons) <= 6
@@ -466,37 +370,25 @@ def budgets_step(survey: Survey) -> dict:
 # --------------------------------------------------------------------------- the steps
 
 
-def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float | None):
+def _shares_figures(key: str, form: str, question, survey, confidence, chosen) -> dict:
+    """A step of a yes/no or choice question: randomized response, with p or with P and Q."""
     p = survey.flip_probability
-    if key == "arrived":
-        return arrived_step(question, survey.is_open)
-    if key == "estimate":
-        return estimate_step(question, p)
-    if key == "sure":
-        return sure_step(question, p)
-    if key == "reruns":
-        return reruns_step(question, p)
-    if key == "bayes":
-        return bayes_step(question, p)
-    return trade_off_step(question, p, confidence, chosen)
-
-
-def _other_figures(key: str, question, survey, headline: str, confidence: float) -> dict:
-    if key == "coin" and question.numeric is None:  # a shares question (choices)
-        labels = [option.label for option in question.options]
-        return choice_coin_step(survey.flip_probability, len(labels), labels)
+    yes_no = form == "flip"
+    if key == "coin" and yes_no:
+        return coin_step(p, len(survey.questions))
     if key == "coin":
-        return {
-            "mechanism": MECHANISM_WORDS[question.numeric.mechanism.name],
-            "epsilon": format_epsilon(survey.epsilon_per_question),
-        }
-    if key == "arrived":
-        return arrived_step(question, survey.is_open)
+        labels = [option.label for option in question.options]
+        return choice_coin_step(p, len(labels), labels)
+    if key == "estimate":
+        return estimate_step(question, p) if yes_no else choice_estimate_step(question, p)
     if key == "sure":
-        return choice_sure_step(question, survey.flip_probability)
-    if question.numeric is None:
-        return choice_estimate_step(question, survey.flip_probability)
-    return numeric_estimate_step(question, headline, confidence)
+        return sure_step(question, p) if yes_no else choice_sure_step(question, p)
+    subject = subject_of(question)
+    if key == "reruns":
+        return reruns_step(subject, p)
+    if key == "bayes":
+        return bayes_step(subject, p)
+    return trade_off_step(subject, p, confidence, chosen)
 
 
 def lesson_steps(
@@ -508,14 +400,13 @@ def lesson_steps(
     chosen_p: float | None = None,
     only: int | None = None,
 ) -> list[Step]:
-    """The eight steps for one question: each with its figures, or a note saying why not.
+    """The eight steps for one question, each worked out for its kind: its figures, or a note
+    saying why not yet.
 
     ``only``: the one step whose figures are worked out (a page shows one step; the others
     need only their titles, and the re-runs and the trade-off take a moment each).
     """
-    # The lesson is written about a yes/no question; another kind has the steps it names.
-    kind_steps = kinds.kind_named(question.kind).lesson_steps
-    yes_no = kind_steps is None
+    form = kinds.kind_named(question.kind).lesson_form
     waiting = words.waiting_note(question, min_answers)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):
@@ -525,14 +416,14 @@ def lesson_steps(
             continue
         if key == "budgets":
             step.figures = budgets_step(survey)
-        elif key == "coin" and yes_no:
-            step.figures = coin_step(survey.flip_probability, len(survey.questions))
-        elif not yes_no and key not in kind_steps:
-            step.shown, step.note = False, words.YES_NO_ONLY
         elif key != "coin" and waiting:
             step.shown, step.note = False, waiting
-        elif yes_no:
-            step.figures = _yes_no_figures(key, question, survey, confidence, chosen_p)
+        elif key == "arrived":
+            step.figures = arrived_step(question, survey.is_open)
+        elif form == "number":
+            step.figures = number_steps.step_figures(
+                key, question, survey, headline, confidence, chosen_p
+            )
         else:
-            step.figures = _other_figures(key, question, survey, headline, confidence)
+            step.figures = _shares_figures(key, form, question, survey, confidence, chosen_p)
     return steps

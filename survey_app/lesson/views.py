@@ -58,7 +58,7 @@ def _chosen_flip_probability() -> float | None:
 def _first_yes_no(survey: Survey) -> int:
     """The number of the survey's first yes/no question (the lesson's subject), else 1."""
     for number, question in enumerate(survey.questions, start=1):
-        if kinds.kind_of(question).lesson_steps is None:
+        if kinds.kind_of(question).lesson_form == "flip":
             return number
     return 1
 
@@ -81,6 +81,7 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
         "kept_confidence": _kept_confidence(confidence),
         "chooser_text_length": CHOOSER_TEXT_LENGTH,
         "headline": headline,
+        "lesson_form": kinds.kind_named(question.kind).lesson_form,
         "steps": lesson_steps(
             survey,
             question,

@@ -21,7 +21,7 @@ STEPS = (
     ("estimate", "Undoing the noise on average"),
     ("sure", "How sure can we be"),
     ("reruns", "If we ran it again"),
-    ("bayes", "What a “Yes” tells about one student"),
+    ("bayes", "What one answer tells about one student"),
     ("trade_off", "The trade-off"),
     ("budgets", "Budgets"),
 )
@@ -39,8 +39,13 @@ WHOLE_SCALE_HALF_WIDTH = 1.0
 #: That half-width in words: "±100 percentage points".
 WHOLE_SCALE_POINTS = f"±{precise_points(WHOLE_SCALE_HALF_WIDTH)}"
 
-#: The note of a step another kind of question does not have.
-YES_NO_ONLY = "This step is about a yes/no question: choose one above to see it worked out."
+#: The two Chebyshev bounds the lesson shows, each by one name: the notes' (Theorem 5, with
+#: the variance of a report bounded by 1/4 whatever p) and the one with each report's exact
+#: variance, p(1 - p), which the dashboard, the planner and the CSV files show too.
+NOTES_BOUND = "the notes’ bound (Chebyshev with the worst-case variance)"
+EXACT_VARIANCE_BOUND = "Chebyshev’s bound with the exact variance"
+#: The notes' bound's formula, named for a screen reader.
+NOTES_BOUND_TITLE = "The notes’ bound (Theorem 5)"
 
 
 def covers_whole_scale(half_width: float) -> bool:
@@ -153,10 +158,19 @@ def options_chart_title(rows: list[dict]) -> str:
 # --------------------------------------------------------------------------- step 5
 
 
-def supposed_class(true_yes: int, n: int, true_share: str) -> str:
-    """The class the re-runs suppose: as many truly holding “Yes” as the estimate says."""
+def supposed_class(true_yes: int, n: int, true_share: str, estimate: str, label: str) -> str:
+    """The class the re-runs suppose: as many truly holding the answer as the estimate says,
+    in whole people (and the estimate itself when whole people cannot make it)."""
     holds = plural(true_yes, "holds", "hold")
-    return f"Suppose {true_yes:,} of the {n:,} truly {holds} “Yes” ({true_share}, the estimate)."
+    if true_share == estimate:
+        return (
+            f"Suppose {true_yes:,} of the {n:,} truly {holds} “{label}” ({true_share}, the "
+            "estimate)."
+        )
+    return (
+        f"Suppose {true_yes:,} of the {n:,} truly {holds} “{label}” ({true_share}: the estimate, "
+        f"{estimate}, in whole people)."
+    )
 
 
 def below_zero(lowest: float) -> str | None:
@@ -171,29 +185,76 @@ def below_zero(lowest: float) -> str | None:
 # --------------------------------------------------------------------------- step 6
 
 
-def ceiling(
-    *,
-    prior: str,
-    prior_against: str,
-    prior_odds: str | None,
-    odds: str,
-    ceiling_odds: str,
-    ceiling_chance: str,
-    floor_chance: str,
-) -> Markup | str:
-    """How far one “Yes” can move the odds of the prior: at most e^ε (``odds``) times, up or
-    down. A prior of 0% or 100% (no ``prior_odds``: they are infinite) has nothing to learn."""
-    if prior_odds is None:
-        return f"A prior of {percent(0.0)} or {percent(1.0)} leaves nothing to learn."
+def after_report(label: str, options: int, after_yes: str, after_no: str) -> Markup:
+    """What one report does to the prior: ``#lesson-after-yes``, ``#lesson-after-no``."""
+    if options == 2:
+        return Markup(
+            "If their phone sent “{}”, that chance rises to "
+            '<strong id="lesson-after-yes">{}</strong>; if it sent “No”, it falls to '
+            '<strong id="lesson-after-no">{}</strong>.'
+        ).format(label, after_yes, after_no)
     return Markup(
-        'The ceiling: the odds of “Yes”, <span id="lesson-prior-odds">{}</span> ({} against {}),'
-        " can grow at most e<sup>ε</sup> = {} times, to "
+        "If their phone sent “{}”, that chance rises to "
+        '<strong id="lesson-after-yes">{}</strong>; if it sent any other answer, it falls to '
+        '<strong id="lesson-after-no">{}</strong>.'
+    ).format(label, after_yes, after_no)
+
+
+def bayes_alternative(label: str, options: int, b: str, keep: str, other: str, others: str):
+    """Step 6's formula in words, up to its result (the presenter ends it)."""
+    if options == 2:
+        general = "b (1 - p) / (b (1 - p) + (1 - b) p)"
+    else:
+        general = "b P / (b P + (1 - b) Q)"
+    return (
+        f"P(truly {label} | sent {label}) = {general} = "
+        f"{b} x {keep} / ({b} x {keep} + {others} x {other})"
+    )
+
+
+def ceiling(
+    *, label: str, yes_no: bool, prior: str, prior_against: str, ratio: str, odds: dict | None
+) -> Markup | str:
+    """How far one report can move the odds of the prior: by at most e^ε (``ratio``, written
+    as the formula's ``(1 - p) / p`` or ``P / Q``), up or down. A prior of 0% or 100% (no
+    ``odds``: they are 0 or infinite) has nothing to learn."""
+    if odds is None:
+        return f"A prior of {percent(0.0)} or {percent(1.0)} leaves nothing to learn."
+    if yes_no:
+        return Markup(
+            'The ceiling: the odds of “{}”, <span id="lesson-prior-odds">{}</span> ({} against '
+            "{}), can grow at most e<sup>ε</sup> = (1 − p) / p = {} times, to "
+            '<span id="lesson-ceiling-odds">{}</span>: a chance of '
+            '<span id="lesson-ceiling">{}</span> (and shrink at most as many times, to {}: '
+            '<span id="lesson-floor">{}</span>). Randomized response reaches the ceiling '
+            "exactly: one “{}” tells as much as ε allows, and no more."
+        ).format(
+            label,
+            odds["prior_odds"],
+            prior,
+            prior_against,
+            ratio,
+            odds["ceiling_odds"],
+            odds["ceiling"],
+            odds["floor_odds"],
+            odds["floor"],
+            label,
+        )
+    return Markup(
+        'The ceiling: the odds of “{}”, <span id="lesson-prior-odds">{}</span> ({} against {}), '
+        "can grow at most e<sup>ε</sup> = P / Q = {} times, to "
         '<span id="lesson-ceiling-odds">{}</span>: a chance of '
-        '<span id="lesson-ceiling">{}</span> (and shrink at most {} times: '
-        '<span id="lesson-floor">{}</span>). Randomized response reaches the ceiling exactly: '
-        "one “Yes” tells as much as ε allows, and no more."
+        '<span id="lesson-ceiling">{}</span>. Randomized response reaches the ceiling exactly: '
+        "one “{}” tells as much as ε allows, and no more."
     ).format(
-        prior_odds, prior, prior_against, odds, ceiling_odds, ceiling_chance, odds, floor_chance
+        label,
+        odds["prior_odds"],
+        prior,
+        prior_against,
+        ratio,
+        odds["ceiling_odds"],
+        odds["ceiling"],
+        label,
     )
 
 
@@ -204,8 +265,26 @@ def trade_off_row(p: str, epsilon: str, n: int, exact: str, chebyshev: str) -> s
     """What a class of n would get at flip probability p (the control's words)."""
     return (
         f"At p = {p}: ε = {epsilon}; a class of {n:,} would get a range of about ±{exact} "
-        f"(exact), ±{chebyshev} by Chebyshev."
+        f"(exact), ±{chebyshev} by {EXACT_VARIANCE_BOUND}."
     )
+
+
+def trade_off_intro(n: str, confidence: str, share: str | None = None, label: str = "") -> str:
+    """What step 7's table is about: a class of n at the estimated share (none for a number)."""
+    if share is None:
+        return (
+            "More flips protect each student more and blur the class’s average. For "
+            f"{n} people ({confidence} ranges):"
+        )
+    return (
+        "More flips protect each student more and blur the class’s answer. For "
+        f"{n} people at {share} “{label}” ({confidence} ranges):"
+    )
+
+
+def number_trade_off_row(p: str, epsilon: str, n: int, half_width: str) -> str:
+    """What a class of n would get at flip probability p, for a number (the control's words)."""
+    return f"At p = {p}: ε = {epsilon}; a class of {n:,} would get an average within ±{half_width}."
 
 
 def trade_off_label(p: str, is_current: bool) -> str:
@@ -242,3 +321,40 @@ def composition(count: int, epsilon: str, total: str, total_odds: str) -> Markup
         'whole survey can make anyone at most <span id="lesson-total-odds">{}</span> times '
         "surer."
     ).format(count, epsilon, total, total_odds)
+
+
+# --------------------------------------------------------------------------- a number question
+
+
+def number_bound(n: str, confidence: str, half_width: str) -> Markup:
+    """Step 4 for a number: the notes' bound's half-width (``#lesson-notes-bound``)."""
+    return Markup(
+        "The notes’ bound, Chebyshev with the worst-case variance V of one student’s "
+        "randomized number, with n = {}: with {} confidence the average is within "
+        '<strong id="lesson-notes-bound">±{}</strong> of the class’s true average.'
+    ).format(n, confidence, half_width)
+
+
+def number_ranges(low: str, high: str, bound: str, live_low: str, live_high: str) -> Markup:
+    """Step 4 for a number: the dashboard's range (``#lesson-exact``) and its live range."""
+    return Markup(
+        'The dashboard’s range, <span id="lesson-exact">{} to {}</span>, is narrower and still '
+        "guaranteed: it comes from {}. The live range, "
+        '<span id="lesson-live">{} to {}</span>, holds however often it is looked at.'
+    ).format(low, high, bound, live_low, live_high)
+
+
+def number_supposed_class(n: int, value: str) -> str:
+    """The class step 5 re-runs for a number: everyone holds the class's average."""
+    return f"Suppose all {n:,} truly hold {value}, the class’s average."
+
+
+def number_report(low: str, high: str, ratio: str, after: str, odds: str, ceiling: str) -> Markup:
+    """Step 6 for a number: what the most telling report does to a belief of one in two
+    (``#lesson-after-yes``, ``#lesson-ceiling``)."""
+    return Markup(
+        "Say a student’s number is {} or {}, as likely as not. Of all the reports a phone can "
+        "send, the most telling is <span>{}</span> times as likely from {} as from {}: after it, "
+        '{} has a chance of <strong id="lesson-after-yes">{}</strong>. No report can tell more '
+        'than e<sup>ε</sup> = {} allows: a chance of <strong id="lesson-ceiling">{}</strong>.'
+    ).format(low, high, ratio, high, low, high, after, odds, ceiling)

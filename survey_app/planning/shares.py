@@ -5,8 +5,9 @@ Every figure comes from :mod:`survey_app.privacy`; this module chooses which to 
 words them for the builder's live readout and the dashboard's planning section.
 
 The margin a class of n "will reach" is privacy's planned figure: half the exact guaranteed
-interval's expected width, at the widest of the true shares 30%, 50% and 70%. The textbook
-Chebyshev bound is shown beside it, named as such.
+interval's expected width, at the widest of the true shares 30%, 50% and 70%. Chebyshev's
+bound with the exact variance is shown beside it, named as such (the lesson names the notes'
+bound, with the worst-case variance 1/4, apart from it).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def planned_margin(flip_probability: float, options: int, n: int, confidence: fl
 
 @lru_cache(maxsize=4096)
 def chebyshev_margin(flip_probability: float, options: int, n: int, confidence: float) -> float:
-    """The textbook Chebyshev bound's half-width with n answers, kept."""
+    """Chebyshev’s bound with the exact variance: its half-width with n answers, kept."""
     mechanism = privacy.RandomizedResponse(flip_probability, options)
     return mechanism.chebyshev_half_width(n, confidence)
 
@@ -229,8 +230,8 @@ def margin_meaning(confidence: float) -> str:
     return (
         "A margin is how far the range the results give reaches on either side of the "
         f"estimate, on average (at a true share of {shares}, whichever is widest); the range "
-        f"holds the true share at least {percent(confidence)} of the time. The textbook "
-        "Chebyshev bound gives the same guarantee with far wider ranges. A margin of "
+        f"holds the true share at least {percent(confidence)} of the time. Chebyshev’s bound "
+        "with the exact variance gives the same guarantee with far wider ranges. A margin of "
         f"{points(NEXT_TO_NOTHING, long=True)} or more says next to nothing. Fewer flips (a "
         "lower flip probability) sharpen the results but protect each student less."
     )
@@ -276,7 +277,7 @@ def shares_text(
     ]
     parts += [f"{group.label} within {points(m)}{_says_next_to_nothing(m)}" for group, m, _ in rest]
     text = f"With {counted(class_size, 'student')}, {'; '.join(parts)}."
-    text += " The textbook Chebyshev bound would say "
+    text += " Chebyshev’s bound with the exact variance would say "
     text += join_words([f"±{format_points(c)}" for _, _, c in figures])
     text += f" {plural(format_points(figures[-1][2]), 'point')}."
     if left_out:

@@ -39,11 +39,11 @@ NEEDED_FOR_AVERAGES = Markup(
 NO_ONE_YET = "No one has answered yet."
 KNOWN_NOW = Markup(
     "With the {respondents} so far, each share is known within about <strong>{now}</strong> "
-    "(the textbook Chebyshev bound: {chebyshev})."
+    "(Chebyshev’s bound with the exact variance: {chebyshev})."
 )
 KNOWN_NOW_NEXT_TO_NOTHING = Markup(
     "With the {respondents} so far, each share is known within about <strong>{now}</strong>, "
-    "which says next to nothing yet (the textbook Chebyshev bound: {chebyshev})."
+    "which says next to nothing yet (Chebyshev’s bound with the exact variance: {chebyshev})."
 )
 
 #: The caption of a survey of numbers alone's trade-off table, in its first number's unit.

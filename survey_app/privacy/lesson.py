@@ -33,13 +33,13 @@ import numpy as np
 
 from survey_app.privacy.estimates import Estimate, estimate_proportion
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width
+from survey_app.privacy.lesson_written import agreeing_places, odds_to_probability
 from survey_app.privacy.mechanisms import PLANNING_AVERAGE_LIMIT, RandomizedResponse
 from survey_app.privacy.parameters import (
     browser_flip_probability,
     check_confidence,
     check_count,
     check_flip_probability,
-    deniability,
     epsilon_from_flip_probability,
     keep_probabilities,
     odds_ratio,
@@ -52,6 +52,7 @@ __all__ = [
     "RERUN_SEED",
     "TRADE_OFF_FLIP_PROBABILITIES",
     "Budgets",
+    "NotesWorking",
     "ChoiceCoin",
     "Coin",
     "EstimateWorking",
@@ -65,6 +66,7 @@ __all__ = [
     "coin",
     "estimate_working",
     "notes_chebyshev_half_width",
+    "notes_working",
     "option_working",
     "posterior",
     "reruns",
@@ -116,20 +118,31 @@ def coin(flip_probability: float) -> Coin:
 
 @dataclass(frozen=True)
 class ChoiceCoin:
-    """k-option randomized response at the survey's epsilon: keep P, each other option Q."""
+    """k-option randomized response at the survey's epsilon: keep P, each other option Q.
+
+    ``places``: the decimals the lesson writes P and Q with, enough that ``ln(P / Q)`` from
+    the figures written gives epsilon to three decimals.
+    """
 
     options: int
     keep_probability: float
     other_probability: float
     epsilon: float
     odds: float
+    places: int = 3
+
+    @property
+    def written(self) -> tuple[float, float]:
+        """P and Q as the lesson writes them."""
+        return round(self.keep_probability, self.places), round(self.other_probability, self.places)
 
 
 def choice_coin(flip_probability: float, options: int) -> ChoiceCoin:
     """Step 1 for a choice: ``P = e^eps / (e^eps + k - 1)``, ``Q = 1 / (e^eps + k - 1)``."""
     epsilon = epsilon_from_flip_probability(flip_probability)
     keep, other = keep_probabilities(epsilon, options)
-    return ChoiceCoin(options, keep, other, epsilon, keep / other)
+    places = agreeing_places(lambda d: math.log(round(keep, d) / round(other, d)), epsilon)
+    return ChoiceCoin(options, keep, other, epsilon, keep / other, places)
 
 
 # --------------------------------------------------------------------------- step 3
@@ -145,13 +158,18 @@ def unbiased_estimate(noisy_yes: int, n: int, flip_probability: float) -> float 
 
 @dataclass(frozen=True)
 class EstimateWorking:
-    """Step 3 written out: ``(raw - p) / (1 - 2p) = numerator / denominator = estimate``."""
+    """Step 3 written out: ``(raw - p) / (1 - 2p) = numerator / denominator = estimate``.
+
+    ``raw`` and ``numerator`` as the formula writes them, to ``places`` decimals (p has at most
+    six): enough that ``numerator / denominator`` gives the estimate to its three.
+    """
 
     raw: float
     flip_probability: float
     numerator: float
     denominator: float
     estimate: float
+    places: int
 
 
 def estimate_working(noisy_yes: int, n: int, flip_probability: float) -> EstimateWorking:
@@ -161,12 +179,17 @@ def estimate_working(noisy_yes: int, n: int, flip_probability: float) -> Estimat
         raise ValueError("n must be at least 1 to have an estimate")
     p = float(flip_probability)
     raw = noisy_yes / n
-    return EstimateWorking(raw, p, raw - p, 1.0 - 2.0 * p, estimate)
+    places = agreeing_places(lambda d: (round(raw, d) - p) / (1.0 - 2.0 * p), estimate)
+    written = max(places, 6)  # the numerator's decimals: the raw share's or p's
+    shown_raw = round(raw, places)
+    numerator = round(shown_raw - p, written)
+    return EstimateWorking(shown_raw, p, numerator, round(1.0 - 2.0 * p, 6), estimate, places)
 
 
 @dataclass(frozen=True)
 class OptionWorking:
-    """Step 3 for one option of k: ``(raw - Q) / (P - Q) = numerator / denominator``."""
+    """Step 3 for one option of k: ``(raw - Q) / (P - Q) = numerator / denominator``, each
+    figure as the formula writes it, to ``places`` decimals (enough to give the estimate)."""
 
     raw: float
     keep_probability: float
@@ -174,6 +197,7 @@ class OptionWorking:
     numerator: float
     denominator: float
     estimate: float
+    places: int
 
 
 def option_working(
@@ -186,15 +210,22 @@ def option_working(
         raise ValueError("n must be at least 1 to have an estimate")
     figures = choice_coin(flip_probability, options)
     raw = check_count("noisy_count", noisy_count) / respondents
-    numerator = raw - figures.other_probability
-    denominator = figures.keep_probability - figures.other_probability
+    keep, other = figures.keep_probability, figures.other_probability
+    estimate = (raw - other) / (keep - other)
+
+    def written(d: int) -> float:
+        return (round(raw, d) - round(other, d)) / (round(keep, d) - round(other, d))
+
+    places = agreeing_places(written, estimate)
+    keep, other, raw = round(keep, places), round(other, places), round(raw, places)
     return OptionWorking(
         raw,
-        figures.keep_probability,
-        figures.other_probability,
-        numerator,
-        denominator,
-        numerator / denominator,
+        keep,
+        other,
+        round(raw - other, places),
+        round(keep - other, places),
+        estimate,
+        places,
     )
 
 
@@ -223,6 +254,41 @@ def notes_chebyshev_half_width(
         keep, other = keep_probabilities(epsilon_from_flip_probability(p), options)
         gap = keep - other
     return math.sqrt(1.0 / delta) / (2.0 * gap * math.sqrt(respondents))
+
+
+@dataclass(frozen=True)
+class NotesWorking:
+    """Theorem 5 written out: ``sqrt(1 / delta) / (2 gap sqrt(n)) = half_width``.
+
+    The gap is ``1 - 2p`` for yes/no (``keep`` = 1 - p and ``other`` = p, exact) and ``P - Q``
+    for an option of k, ``keep`` and ``other`` then written to ``places`` decimals: enough that
+    the formula gives the half-width to its three.
+    """
+
+    n: int
+    delta: float
+    keep: float
+    other: float
+    places: int
+    half_width: float
+
+
+def notes_working(
+    n: int, flip_probability: float, confidence: float, options: int = 2
+) -> NotesWorking:
+    """The figures of Theorem 5's formula with this n and p (for one option of ``options``)."""
+    half_width = notes_chebyshev_half_width(n, flip_probability, confidence, options)
+    delta = round(1.0 - check_confidence(confidence), 6)
+    if options == 2:
+        p = float(flip_probability)
+        return NotesWorking(n, delta, round(1.0 - p, 6), p, 6, half_width)
+    keep, other = keep_probabilities(epsilon_from_flip_probability(flip_probability), options)
+
+    def written(d: int) -> float:
+        return math.sqrt(1.0 / delta) / (2.0 * (round(keep, d) - round(other, d)) * math.sqrt(n))
+
+    places = agreeing_places(written, half_width)
+    return NotesWorking(n, delta, round(keep, places), round(other, places), places, half_width)
 
 
 @dataclass(frozen=True)
@@ -309,19 +375,22 @@ def reruns(
     runs: int = RERUNS,
     seed: int = RERUN_SEED,
     bins: int = 24,
+    options: int = 2,
 ) -> Reruns:
-    """Step 5: re-randomize a class of n whose true share of "Yes" is ``share`` (clipped to
-    [0, 1] and rounded to whole people), ``runs`` times, and debias each run.
+    """Step 5: re-randomize a class of n whose true share of "Yes" (or of one option of
+    ``options``) is ``share`` (clipped to [0, 1] and rounded to whole people), ``runs`` times,
+    and debias each run.
 
     Each run's noisy count is ``Bin(t, P) + Bin(n - t, Q)``, the sum of each phone's report
-    with the probabilities the browser really uses (:class:`RandomizedResponse`), drawn by
+    naming the option, with the probabilities the browser really uses
+    (:class:`RandomizedResponse`), drawn by
     NumPy's generator seeded with ``seed``. The estimate's law has mean ``t / n`` and variance
     ``(t P (1 - P) + (n - t) Q (1 - Q)) / (n (P - Q))^2``.
     """
     respondents = check_count("n", n)
     if respondents == 0 or check_count("runs", runs) < 2:
         raise ValueError("n must be at least 1 and runs at least 2")
-    keep, other = RandomizedResponse(flip_probability).probabilities
+    keep, other = RandomizedResponse(flip_probability, options).probabilities
     true_yes = round(min(1.0, max(0.0, float(share))) * respondents)
     rng = np.random.default_rng(seed)
     noisy = rng.binomial(true_yes, keep, size=runs) + rng.binomial(
@@ -374,31 +443,39 @@ class Posterior:
     floor: float
 
 
-def _odds_to_probability(odds: float) -> float:
-    return 1.0 if math.isinf(odds) else odds / (1.0 + odds)
+def posterior(
+    prior: float,
+    flip_probability: float,
+    options: int = 2,
+    probabilities: tuple[float, float] | None = None,
+) -> Posterior:
+    """Step 6: ``Pr[Yes | sent Yes] = b (1 - p) / (b (1 - p) + (1 - b) p)`` for the prior b;
+    for one option of k, ``b P / (b P + (1 - b) Q)`` (and "sent another": ``1 - P``, ``1 - Q``).
 
-
-def posterior(prior: float, flip_probability: float) -> Posterior:
-    """Step 6: ``Pr[Yes | sent Yes] = b (1 - p) / (b (1 - p) + (1 - b) p)`` for the prior b.
-
-    Its odds are the prior odds times ``(1 - p) / p = e^eps``: randomized response spends its
-    whole epsilon on a report, so the posterior *is* the ceiling that epsilon allows.
+    Its odds are the prior odds times ``(1 - p) / p = P / Q = e^eps``: randomized response
+    spends its whole epsilon on a report, so the posterior *is* the ceiling epsilon allows.
+    ``probabilities``: P and Q as the lesson writes them (:attr:`ChoiceCoin.written`), so
+    that its formula adds up with the figures it shows.
     """
     belief = min(1.0, max(0.0, float(prior)))
     epsilon = epsilon_from_flip_probability(flip_probability)
     prior_odds = math.inf if belief == 1.0 else belief / (1.0 - belief)
     p = float(flip_probability)
+    keep, other = probabilities or (
+        (1.0 - p, p) if options == 2 else keep_probabilities(epsilon, options)
+    )
+    missed, others_missed = belief * (1.0 - keep), (1.0 - belief) * (1.0 - other)
     return Posterior(
         prior=belief,
-        yes_kept=belief * (1.0 - p),
-        no_flipped=(1.0 - belief) * p,
-        after_yes=deniability(flip_probability, belief),
-        after_no=1.0 - deniability(flip_probability, 1.0 - belief),
+        yes_kept=belief * keep,
+        no_flipped=(1.0 - belief) * other,
+        after_yes=belief * keep / (belief * keep + (1.0 - belief) * other),
+        after_no=missed / (missed + others_missed),
         epsilon=epsilon,
         prior_odds=prior_odds,
         ceiling_odds=math.exp(epsilon) * prior_odds,
-        ceiling=_odds_to_probability(math.exp(epsilon) * prior_odds),
-        floor=_odds_to_probability(math.exp(-epsilon) * prior_odds),
+        ceiling=odds_to_probability(math.exp(epsilon) * prior_odds),
+        floor=odds_to_probability(math.exp(-epsilon) * prior_odds),
     )
 
 
@@ -427,17 +504,18 @@ def _expected_exact_half_width(n: int, share: float, rr: RandomizedResponse, lev
 
 
 def trade_off(
-    n: int, share: float, flip_probability: float, confidence: float = 0.95
+    n: int, share: float, flip_probability: float, confidence: float = 0.95, options: int = 2
 ) -> list[TradeOffRow]:
     """Step 7: for each p of :data:`TRADE_OFF_FLIP_PROBABILITIES` (and the survey's own), the
-    epsilon and the ranges a class of n whose true share is ``share`` would get."""
+    epsilon and the ranges a class of n whose true share (of one option of ``options``) is
+    ``share`` would get."""
     respondents = check_count("n", n)
     level = check_confidence(confidence)
     current = check_flip_probability(flip_probability)
     clipped = min(1.0, max(0.0, float(share)))
     rows = []
     for p in sorted({*TRADE_OFF_FLIP_PROBABILITIES, current}):
-        rr = RandomizedResponse(p)
+        rr = RandomizedResponse(p, options)
         rows.append(
             TradeOffRow(
                 flip_probability=p,

@@ -64,8 +64,9 @@ RESULTS_HEADER = (
     # interval (for a number question's average, the narrowest range its mechanism proves).
     "exact_ci_low",
     "exact_ci_high",
-    # The textbook Chebyshev bound, far wider, named for what it is: a bare "ci_low" would
-    # pass for the headline range (the JSON API keeps its names: programs read them).
+    # Chebyshev's bound with the exact variance, far wider, named for what it is: a bare
+    # "ci_low" would pass for the headline range (the JSON API keeps its names: programs read
+    # them).
     "chebyshev_ci_low",
     "chebyshev_ci_high",
     "confidence",

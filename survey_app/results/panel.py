@@ -201,7 +201,7 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
         "title": (
             f"Question {question.number}: the share of each answer, with its {name} "
             f"{percent(confidence)} range (thick band)"
-            + (" and the textbook Chebyshev bound (thin line)" if chebyshev else "")
+            + (" and Chebyshev’s bound with the exact variance (thin line)" if chebyshev else "")
             + f", for the {counted(question.n, 'person', 'people')} who answered"
         ),
     }
@@ -357,7 +357,7 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         ],
         "scope": scope_words(question, kind),
         "too_wide": too_wide_words(question, kind),
-        # The textbook Chebyshev bound's half-width, the same for every option.
+        # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
         if question.half_width is None
         else points(question.half_width, long=True),

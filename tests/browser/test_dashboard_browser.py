@@ -109,7 +109,7 @@ def test_dashboard_words_and_chart_at_phone_and_projector_sizes(
                     "guaranteed at least 95% of the time."
                 ) in text
             assert f"These ranges cover the {question['n']} people who answered" in text
-            assert "the textbook Chebyshev bound" in text
+            assert "Chebyshev’s bound with the exact variance" in text
 
             seen = chromium.execute_script(MEASURE, section)
             assert seen["title"].startswith(f"Question {question['number']}: the share")

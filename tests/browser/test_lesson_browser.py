@@ -12,17 +12,20 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from survey_app.extensions import db
 from survey_app.privacy import MAX_OPTIONS
-from survey_app.surveys.services import SAMPLE_SURVEY
+from survey_app.surveys.services import SAMPLE_SURVEY, close_survey, find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
+from tests.numeric_helpers import HOURS, submit_numbers
 from tests.unit.lesson.test_lesson_pages import ROWS
 from tests.unit.results.test_results_api import submit_and_close
 
 pytestmark = pytest.mark.browser
 
 WAIT_SECONDS = 15
+FOUR_OPTIONS = ["Bus", "Walk", "Bike", "Car"]
 
 
 @pytest.fixture(scope="module")
@@ -114,21 +117,63 @@ def test_step_7s_control_shows_the_servers_words_for_each_p(
     assert words.text == row.get_attribute("data-words") and "picked" in row.get_attribute("class")
 
 
+def assert_every_step_fits(driver, url: str, what: str) -> None:
+    """Each of the eight steps on one 1280x720 screen (no scrolling either way), every word
+    of it at least 16 px (the projector's rule)."""
+    for step in range(1, 9):
+        driver.get(f"{url}&step={step}")
+        assert driver.execute_script("return [innerWidth, innerHeight]") == [1280, 720]
+        where = f"{what}, step {step}"
+        assert driver.execute_script("return document.documentElement.scrollHeight") <= 720, where
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= 1280, where
+        # The room reads it: every word of the step at least 16 px (the projector's rule).
+        sizes = word_sizes(driver, ".lesson-step", "math, .lesson-control")
+        assert sizes and min(sizes) >= 16, (where, sorted(sizes)[:5])
+        # Every step teaches on the question's own kind: none is left to another kind.
+        assert not driver.find_elements(By.CSS_SELECTOR, ".lesson-note"), where
+
+
 @pytest.mark.parametrize("question", [1, 2])
 def test_every_step_fits_the_projector_in_large_type(
     make_chromium, live_app, analyst, lesson_url, question
 ):
     driver = signed_in(make_chromium, live_app, analyst)
     on_screen(driver)
-    for step in range(1, 9):
-        driver.get(f"{lesson_url}?question={question}&step={step}")
-        assert driver.execute_script("return [innerWidth, innerHeight]") == [1280, 720]
-        where = f"question {question}, step {step}"
-        assert driver.execute_script("return document.documentElement.scrollHeight") <= 720, where
-        assert driver.execute_script("return document.documentElement.scrollWidth") <= 1280, where
-        # The room reads it: every word of the step at least 16 px (the projector's rule).
-        sizes = word_sizes(driver, ".lesson-step", "math, .lesson-control")
-        assert sizes and min(sizes) >= 16, (where, sorted(sizes)[:5])
+    assert_every_step_fits(driver, f"{lesson_url}?question={question}", f"question {question}")
+
+
+#: A choice of four answers (the most whose ranges step 4 still draws) and a yes/no question.
+FOUR_ANSWERS = {
+    "title": "Getting here",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "How do you come to class?", "type": "choice", "options": FOUR_OPTIONS},
+        {"text": "Late this week?", "type": "yes_no"},
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", ["a choice of four", "a number"])
+def test_every_step_of_every_kind_fits_the_projector(
+    make_chromium, live_app, analyst, make_survey, kind
+):
+    """A choice of four answers and a number question: all eight steps teach on the
+    question's own kind, each on one screen."""
+    if kind == "a number":
+        slug, (number_id, yes_no_id) = make_survey(HOURS)
+        submit_numbers(
+            live_app.app.test_client(), slug, number_id, yes_no_id, [10.0] * 20 + [30.0] * 20
+        )
+        with live_app.app.app_context():
+            close_survey(find_survey(slug))
+            db.session.commit()
+    else:
+        slug, _ = make_survey(FOUR_ANSWERS)
+        submit_and_close(live_app.app, slug, [(i % 4, i % 2) for i in range(40)])
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    url = live_app.url(f"/analyst/surveys/{slug}/lesson?question=1")
+    assert_every_step_fits(driver, url, kind)
 
 
 def test_a_question_of_the_most_options_fits_too(make_chromium, live_app, analyst, make_survey):

@@ -66,7 +66,7 @@ def test_the_builder_plans_as_p_and_the_class_size_change(live_app, analyst, mak
     wait_for_words(prof, planning_text, expected)
     chebyshev = privacy.RandomizedResponse(0.2).chebyshev_half_width(100)
     assert (
-        f"The textbook Chebyshev bound would say ±{format_points(chebyshev)} points."
+        f"Chebyshev’s bound with the exact variance would say ±{format_points(chebyshev)} points."
         in planning_text(prof)
     )
     assert find(prof, "html") == page  # no page load

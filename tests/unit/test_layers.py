@@ -22,7 +22,7 @@ Each module has a rank, and none imports a module of a higher rank (the same ran
 3. Putting a page's parts together: results.panel (each question's sentences and charts),
    planning.shares and planning.words (a plan, then the plan in words: the words take the
    plan's limits from it), respondents.class_results, classroom.projector_pages, the lesson's
-   figures and presenters, builder.form.
+   figures and presenters (its steps for a share and for a number too), builder.form.
 4. Placing: dashboard.rendering (the analyst pages' shared placing), every blueprint (the
    views, classroom.projector, classroom.code_slips), web.analyst_area and
    web.template_filters (which format a figure, never word a result again).
@@ -96,6 +96,8 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.classroom.projector_pages", 3),
     ("survey_app.lesson.figures", 3),
     ("survey_app.lesson.presenters", 3),
+    ("survey_app.lesson.share_steps", 3),
+    ("survey_app.lesson.number_steps", 3),
     ("survey_app.builder.form", 3),
     ("survey_app.dashboard.rendering", 4),
     ("survey_app.*.views", 4),

@@ -157,7 +157,8 @@ SPLICED = {
     "respondents needed": "about <strong>{{ n }}</strong> respondents{% if n != m %} ({{ m }} "
     "for its yes/no questions alone){% endif %}.",
     "says next to nothing": "within about <strong>{{ now }}</strong>{% if next_to_nothing %}, "
-    "which says next to nothing yet{% endif %} (the textbook Chebyshev bound: {{ c }}).",
+    "which says next to nothing yet{% endif %} (Chebyshev’s bound with the exact variance: "
+    "{{ c }}).",
     "a unit in brackets": "the margin of its average{% if unit %} (± {{ unit }}){% endif %} "
     "each class size reaches",
     "a second clause": "with the estimate and its interval{% if has_numeric %}; for a number "

@@ -66,7 +66,7 @@ def test_planning_respondents_needed(app, signed_in, survey, confidence, margin_
     assert needed_choice > needed_yes_no  # 3 options need more answers than 2
     assert f"about {needed_choice:,} respondents" in text
     assert f"({needed_yes_no:,} for its yes/no questions alone)" in text
-    assert f"The textbook Chebyshev bound would ask for {chebyshev:,}." in text
+    assert f"Chebyshev’s bound with the exact variance would ask for {chebyshev:,}." in text
     assert figures(page, "plan-now") == "No one has answered yet."
 
     # The trade-off table: the margin each class size reaches and the respondents each p
@@ -102,7 +102,7 @@ def test_planning_margin_reached_by_the_current_respondents(app, signed_in, surv
     text = figures(page, "plan-now")
     assert text.startswith("With the 5 respondents so far")
     assert f"within about {points(reached)}" in text
-    assert f"(the textbook Chebyshev bound: {points(chebyshev)})" in text
+    assert f"(Chebyshev’s bound with the exact variance: {points(chebyshev)})" in text
     assert points(reached).endswith(" points") and "%" not in text
     assert reached >= planning.NEXT_TO_NOTHING
     assert "says next to nothing yet" in text
@@ -407,7 +407,8 @@ def test_chart_bands_follow_the_exact_and_chebyshev_ranges(app, signed_in, surve
         assert 'role="img"' in chart
         title = re.search(r"<title [^>]*>(.*?)</title>", chart).group(1)
         assert (
-            "its exact 95% range (thick band) and the textbook Chebyshev bound (thin line), "
+            "its exact 95% range (thick band) and Chebyshev’s bound with the exact variance "
+            "(thin line), "
             f"for the {question['n']} people who answered"
         ) in title
         estimates = [e for _, _, e in question["options"]]

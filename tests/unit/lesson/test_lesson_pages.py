@@ -110,7 +110,9 @@ def test_how_sure_matches_the_notes_and_the_dashboard(client, closed_class):
     page = client.get(lesson(closed_class, 4)).get_data(as_text=True)
     notes = math.sqrt(1 / 0.05) / (2 * (1 - 2 * P) * math.sqrt(40))
     shown = shown_percent(page, "lesson-notes-bound")
-    assert notes <= shown <= notes + 0.001  # rounded up to a tenth of a point
+    # To a tenth of a point, the digits of the formula's result beside it (0.707: 70.7).
+    assert shown == pytest.approx(notes, abs=0.0005)
+    assert html.unescape(page).count(f"= {shown:.3f}") >= 1
     ranges = dashboard_ranges(client, closed_class, "Yes")
     assert tuple(v / 100 for v in numbers_in(text_of(page, "lesson-exact"))) == ranges["exact"]
     # The exact range worked out again by brute force (every share tested against every count).
@@ -134,7 +136,7 @@ def test_how_sure_at_the_confidence_the_dashboard_picked(client, closed_class):
     """At 90% the notes' delta is 0.1: sqrt(10) / (2 x 0.5 x sqrt(40)) = 1 / 2, and the
     dashboard's 90% exact range is the one shown."""
     page = client.get(lesson(closed_class, 4, confidence="0.9")).get_data(as_text=True)
-    assert 0.5 <= shown_percent(page, "lesson-notes-bound") <= 0.5 + 0.001
+    assert shown_percent(page, "lesson-notes-bound") == pytest.approx(0.5, abs=0.0005)
     assert "sqrt(1 / 0.1)" in html.unescape(page)
     dashboard = client.get(f"/analyst/surveys/{closed_class}?confidence=0.9").get_data(as_text=True)
     row = re.search(r'<th scope="row">Yes</th>(.*?)</tr>', dashboard, re.S).group(1)
@@ -248,16 +250,22 @@ def test_a_long_question_is_written_out_under_the_chooser(client, make_survey, s
 def test_budgets_compose_and_groups_multiply(client, closed_class):
     page = client.get(lesson(closed_class, 8)).get_data(as_text=True)
     epsilon = math.log(3)
+    shown = 1.10  # ln 3 rounded up, as every page shows it
     total = numbers_in(text_of(page, "lesson-total"))[0]
-    assert 2 * epsilon <= total < 2 * epsilon + 0.01  # two questions
-    assert numbers_in(text_of(page, "lesson-total-odds")) == [pytest.approx(9)]  # e^(2 ln 3)
+    # Two questions: the sum of epsilon as shown (never below the true 2 ln 3).
+    assert total == pytest.approx(2 * shown) and total >= 2 * epsilon
+    # e^2.20, rounded up: at least e^(2 ln 3) = 9.
+    odds = numbers_in(text_of(page, "lesson-total-odds"))[0]
+    assert math.exp(2 * shown) <= odds < math.exp(2 * shown) + 0.01
     said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
     assert re.search(r"Answering all 2 questions at ε = [\d.]+ each costs ε = ", said)
     groups = text_of(page, "lesson-groups")
     for k in (2, 5, 10):
         line = re.search(rf"{k} friends: ε = ([\d.]+) for one question, ([\d.]+)", groups)
-        assert k * epsilon <= float(line.group(1)) < k * epsilon + 0.01
-        assert 2 * k * epsilon <= float(line.group(2)) < 2 * k * epsilon + 0.01
+        # k times epsilon as shown: what the reader's multiplication gives, never below k ln 3.
+        one, survey = float(line.group(1)), float(line.group(2))
+        assert one == pytest.approx(k * shown) and one >= k * epsilon
+        assert survey == pytest.approx(2 * k * shown) and survey >= 2 * k * epsilon
 
 
 def test_a_choice_question_gets_the_steps_that_apply(client, closed_class):
@@ -278,9 +286,13 @@ def test_a_choice_question_gets_the_steps_that_apply(client, closed_class):
         worked + f"{10 / 40 - other:g} / {keep - other:g} = {(10 / 40 - other) / (keep - other):g}"
         in html.unescape(page)
     )
+    # Steps 5 to 7 follow the first answer, with k-option randomized response's P and Q.
     for step in (5, 6, 7):
         other_step = client.get(lesson(closed_class, step, question=2)).get_data(as_text=True)
-        assert "This step is about a yes/no question" in other_step
+        assert "yes/no" not in other_step and "“Never”" in html.unescape(other_step)
+    bayes = html.unescape(client.get(lesson(closed_class, 6, question=2)).get_data(as_text=True))
+    # The prior 12.5%: 0.125 x 0.6 / (0.125 x 0.6 + 0.875 x 0.2) = 0.3.
+    assert "= 0.125 x 0.6 / (0.125 x 0.6 + 0.875 x 0.2) = 0.3" in bayes
 
 
 def test_how_sure_for_each_option_of_a_choice(client, closed_class):
@@ -288,7 +300,7 @@ def test_how_sure_for_each_option_of_a_choice(client, closed_class):
     keep, other = 3 / 5, 1 / 5  # k = 3 at eps = ln 3
     # Theorem 5's argument with P - Q for 1 - 2p: sqrt(1 / 0.05) / (2 x 0.4 x sqrt(40)).
     notes = math.sqrt(1 / 0.05) / (2 * (keep - other) * math.sqrt(40))
-    assert notes <= shown_percent(page, "lesson-notes-bound") <= notes + 0.001
+    assert shown_percent(page, "lesson-notes-bound") == pytest.approx(notes, abs=0.0005)
     table = re.search(r'id="lesson-option-ranges".*?</table>', page, re.S).group(0)
     rows = re.findall(r'<th scope="row">(\w+)</th>(.*?)</tr>', table, re.S)
     assert [label for label, _ in rows] == ["Never", "Once", "Often"]
@@ -421,8 +433,14 @@ def test_a_number_question_gets_its_average_and_the_budget(
     expected = mechanism.estimate_mean(reports, 0.95)
     mean = numbers_in(text_of(pages[3].get_data(as_text=True), "lesson-mean"))[0]
     assert mean == pytest.approx(min(40.0, max(0.0, expected.mean)), abs=0.05)
+    # Every step teaches with the number's own mechanism: no step is left to yes/no.
     for step in (4, 5, 6, 7):
-        assert "This step is about a yes/no question" in pages[step].get_data(as_text=True)
+        assert "yes/no" not in pages[step].get_data(as_text=True)
+    sure = pages[4].get_data(as_text=True)
+    chebyshev = math.sqrt(mechanism.worst_case_variance / (0.05 * 40))
+    assert numbers_in(text_of(sure, "lesson-notes-bound"))[0] == pytest.approx(chebyshev, abs=0.05)
+    told = pages[6].get_data(as_text=True)
+    assert numbers_in(text_of(told, "lesson-ceiling"))[0] == pytest.approx(75.0)  # 3 / (1 + 3)
     total = numbers_in(text_of(pages[8].get_data(as_text=True), "lesson-total"))[0]
     assert 2 * math.log(3) <= total < 2 * math.log(3) + 0.01
     # Question 2, the yes/no one, is the lesson's subject by default.
@@ -471,3 +489,27 @@ def test_one_student_of_the_rerun_class_holds_yes(app, client, make_survey, anal
     sign_in_as(client, analyst)
     page = html.unescape(client.get(lesson(slug, 5)).get_data(as_text=True))
     assert "Suppose 1 of the 42 truly holds “Yes”" in page
+
+
+def test_each_chebyshev_bound_has_one_name(client, closed_class):
+    """The notes' bound (Theorem 5, variance at most 1/4) and Chebyshev's bound with the exact
+    variance p(1 - p) are two bounds: each has one name wherever it appears, and the lesson,
+    which shows both, says how they differ."""
+    from pathlib import Path
+
+    from survey_app.lesson.words import EXACT_VARIANCE_BOUND
+
+    sure = " ".join(
+        html.unescape(
+            re.sub(r"<[^>]+>", " ", client.get(lesson(closed_class, 4)).get_data(as_text=True))
+        ).split()
+    )
+    assert "The notes’ bound (Theorem 5: Chebyshev with the worst-case variance 1/4" in sure
+    assert f"{EXACT_VARIANCE_BOUND} p(1 − p) of a report, below 1/4, is narrower" in sure
+    dashboard = html.unescape(client.get(f"/analyst/surveys/{closed_class}").get_data(as_text=True))
+    assert EXACT_VARIANCE_BOUND in dashboard and "notes’ bound" not in dashboard
+    root = Path(__file__).resolve().parents[3]
+    for path in [*root.glob("survey_app/**/*.py"), *root.glob("templates/**/*.html")]:
+        text = path.read_text(encoding="utf-8")
+        assert "textbook Chebyshev" not in text, path
+        assert "bound from the notes" not in text, path

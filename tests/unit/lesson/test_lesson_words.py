@@ -129,7 +129,15 @@ def test_a_label_in_a_charts_title_is_left_for_the_page_to_escape():
     ],
 )
 def test_the_class_the_reruns_suppose(true_yes, n, sentence):
-    assert words.supposed_class(true_yes, n, "2.4%") == sentence
+    assert words.supposed_class(true_yes, n, "2.4%", "2.4%", "Yes") == sentence
+
+
+def test_whole_people_that_cannot_make_the_estimate_say_so():
+    """23 of 40 is 57.5%, not the estimate 58.3%: the sentence names both, never one for the
+    other."""
+    assert words.supposed_class(23, 40, "57.5%", "58.3%", "Walk") == (
+        "Suppose 23 of the 40 truly hold “Walk” (57.5%: the estimate, 58.3%, in whole people)."
+    )
 
 
 def test_reruns_below_zero_are_said():
@@ -139,27 +147,39 @@ def test_reruns_below_zero_are_said():
     )
 
 
-def ceiling(prior_odds: str | None = "0.25", shown: str = "20%") -> Markup | str:
+def ceiling(prior_odds: str | None = "0.25", shown: str = "20%", yes_no: bool = True):
     return words.ceiling(
+        label="Yes" if yes_no else shown,
+        yes_no=yes_no,
         prior=shown,
         prior_against="80%",
-        prior_odds=prior_odds,
-        odds="3",
-        ceiling_odds=None if prior_odds is None else "0.75",
-        ceiling_chance="42.9%",
-        floor_chance="7.7%",
+        ratio="0.75 / 0.25" if yes_no else "0.6 / 0.2",
+        odds=None
+        if prior_odds is None
+        else {
+            "prior_odds": prior_odds,
+            "ceiling_odds": "0.75",
+            "ceiling": "42.9%",
+            "floor_odds": "0.083",
+            "floor": "7.7%",
+        },
     )
 
 
 def test_the_ceiling_of_one_yes():
     assert str(ceiling()) == (
         'The ceiling: the odds of “Yes”, <span id="lesson-prior-odds">0.25</span> (20% against '
-        '80%), can grow at most e<sup>ε</sup> = 3 times, to <span id="lesson-ceiling-odds">0.75'
-        '</span>: a chance of <span id="lesson-ceiling">42.9%</span> (and shrink at most 3 '
-        'times: <span id="lesson-floor">7.7%</span>). Randomized response reaches the ceiling '
-        "exactly: one “Yes” tells as much as ε allows, and no more."
+        "80%), can grow at most e<sup>ε</sup> = (1 − p) / p = 0.75 / 0.25 times, to "
+        '<span id="lesson-ceiling-odds">0.75</span>: a chance of <span id="lesson-ceiling">'
+        "42.9%</span> (and shrink at most as many times, to 0.083: "
+        '<span id="lesson-floor">7.7%</span>). Randomized response reaches the ceiling exactly: '
+        "one “Yes” tells as much as ε allows, and no more."
     )
     assert ESCAPED in ceiling(shown=TYPED)
+    assert ESCAPED in ceiling(shown=TYPED, yes_no=False)
+    # One answer of several: P / Q, and no floor (another answer does not reach it).
+    assert "e<sup>ε</sup> = P / Q = 0.6 / 0.2 times" in ceiling(yes_no=False)
+    assert "lesson-floor" not in ceiling(yes_no=False)
 
 
 def test_a_certain_prior_has_nothing_to_learn():
@@ -171,7 +191,7 @@ def test_the_trade_offs_rows():
     assert words.trade_off_label("0.3", False) == "0.3"
     assert words.trade_off_row("0.4", "0.41", 1200, "12.3 percentage points", "20 points") == (
         "At p = 0.4: ε = 0.41; a class of 1,200 would get a range of about ±12.3 percentage "
-        "points (exact), ±20 points by Chebyshev."
+        "points (exact), ±20 points by Chebyshev’s bound with the exact variance."
     )
 
 

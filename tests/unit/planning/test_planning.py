@@ -97,7 +97,8 @@ def test_readout_margins_are_privacys(signed_in, flip_probability, class_size):
         f"With {class_size} students, a yes/no question will be known within about "
         f"±{yes_no}; “How often?” (3 options) within ±{often}; "
         f"“Which year are you in?” (5 options) within ±{year}. "
-        f"The textbook Chebyshev bound would say {cheb[0]}, {cheb[1]} and {cheb[2]} points."
+        "Chebyshev’s bound with the exact variance would say "
+        f"{cheb[0]}, {cheb[1]} and {cheb[2]} points."
     )
 
 
@@ -107,7 +108,7 @@ def test_readout_reads_like_the_issue_at_40_students(signed_in):
     assert plan["text"] == (
         "With 40 students, a yes/no question will be known within about ±27 percentage points; "
         "“How often?” (3 options) within ±32 points. "
-        "The textbook Chebyshev bound would say ±62 and ±87 points."
+        "Chebyshev’s bound with the exact variance would say ±62 and ±87 points."
     )
 
 

@@ -137,22 +137,22 @@ def test_no_one_has_answered_yet():
             0.3,
             0.52,
             "With the 1 respondent so far, each share is known within about <strong>±30 points"
-            "</strong> (the textbook Chebyshev bound: ±52 points).",
+            "</strong> (Chebyshev’s bound with the exact variance: ±52 points).",
         ),
         (
             1200,
             0.0541,
             0.0815,
             "With the 1,200 respondents so far, each share is known within about <strong>±5.5 "
-            "points</strong> (the textbook Chebyshev bound: ±8.2 points).",
+            "points</strong> (Chebyshev’s bound with the exact variance: ±8.2 points).",
         ),
         (
             3,
             NEXT_TO_NOTHING,
             0.9,
             "With the 3 respondents so far, each share is known within about <strong>±40 points"
-            "</strong>, which says next to nothing yet (the textbook Chebyshev bound: ±90 "
-            "points).",
+            "</strong>, which says next to nothing yet (Chebyshev’s bound with the exact "
+            "variance: ±90 points).",
         ),
     ],
     ids=["one respondent", "many", "the next-to-nothing margin"],
@@ -166,7 +166,9 @@ def test_what_the_respondents_so_far_tell(respondents, now, chebyshev, sentence)
 
 def test_a_margin_short_of_next_to_nothing_is_not_said_to_be():
     said = words.now_words(plan(respondents=5, margin_now=0.35, margin_now_chebyshev=0.7))
-    assert "<strong>±35 points</strong> (the textbook" in said and "next to nothing" not in said
+    assert (
+        "<strong>±35 points</strong> (Chebyshev’s bound" in said and "next to nothing" not in said
+    )
 
 
 @pytest.mark.parametrize(

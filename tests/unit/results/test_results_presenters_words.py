@@ -141,7 +141,7 @@ def test_the_builder_readout_counts_its_students_and_questions_left_out(count):
     assert text.startswith(f"With {count} {noun}, a yes/no question will be known within")
     question = "question" if count == 1 else "questions"
     assert f"({count} multiple-choice {question} without 2 to 12 options yet left out.)" in text
-    assert "The textbook Chebyshev bound would say ±60 points." in text
+    assert "Chebyshev’s bound with the exact variance would say ±60 points." in text
 
 
 # --------------------------------------------------------------------------- on the pages
