@@ -124,9 +124,10 @@ def definition_of(survey: Survey) -> dict:
         "flip_probability": survey.flip_probability,
         "expected_respondents": survey.expected_respondents,
         "show_results_after_close": survey.show_results_after_close,
+        # Each question has its own kind's fields only: a number question given an empty
+        # options list would be a question its kind refuses (and the planner leave it out).
         "questions": [
-            # Every question has its options field (empty where its kind has none).
-            {"text": q.text, "type": q.kind, "options": []} | kinds.kind_of(q).to_definition(q)
+            {"text": q.text, "type": q.kind} | kinds.kind_of(q).to_definition(q)
             for q in survey.questions
         ],
     }
