@@ -114,10 +114,13 @@ def numeric_half_width(
 def numeric_respondents(
     number: PlannedNumber, flip_probability: float, margin: float, confidence: float
 ) -> int:
-    """The fewest answers reaching ``margin`` (a share of the question's range) at p."""
+    """The fewest answers reaching ``margin`` (a share of the question's range) at p, each class
+    size with the mechanism it would get (or the one named)."""
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
-    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism)
-    return mechanism.respondents_for(margin * (number.hi - number.lo), confidence)
+    wanted = margin * (number.hi - number.lo)
+    return privacy.numeric_respondents_for(
+        number.lo, number.hi, epsilon, wanted, number.mechanism, confidence
+    )
 
 
 def numbers_readout(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 
+from survey_app import privacy
 from tests.analyst_helpers import token_of
 
 #: A survey of each kind of question, ready to plan: a yes/no, a choice and a number question.
@@ -67,3 +68,62 @@ def test_a_number_question_not_ready_is_left_out_in_its_own_words(signed_in):
         " (1 number question without a usable smallest and largest answer yet left out.)"
     )
     assert "multiple-choice" not in plan["text"]
+
+
+# --------------------------------------------------------------------------- planned class size
+
+
+def hours_readout(client, class_size: str, margin: str) -> dict:
+    """The builder's readout for one number question, 0 to 40 hours, its mechanism automatic."""
+    fields = {
+        "csrf_token": token_of(client),
+        "title": "T",
+        "flip_probability": "0.25",
+        "question_text": ["Hours?"],
+        "question_type": ["numeric"],
+        "question_options": [""],
+        "question_min": ["0"],
+        "question_max": ["40"],
+        "question_unit": ["hours"],
+        "question_mechanism": [""],
+        "class_size": class_size,
+        "margin": margin,
+    }
+    return client.post("/analyst/privacy-readout", data=fields).get_json()
+
+
+def reaches(p: float, n: int, hours: float) -> bool:
+    """Whether a class of n, with the mechanism a survey planned for n gets, knows the average
+    within ``hours`` at p."""
+    epsilon = privacy.epsilon_from_flip_probability(p)
+    return privacy.numeric_mechanism(0.0, 40.0, epsilon, None, n).half_width(n) <= hours
+
+
+def test_the_suggestion_is_worked_out_for_the_class_planned(signed_in):
+    # ±4 points of 0 to 40 hours is ±1.6 hours. With 1,000 students the hybrid is chosen at
+    # p = 0.1, where a class of 40 would get Laplace (planning with Laplace said 0.09).
+    suggestion = hours_readout(signed_in, "1000", "4")["suggestion"]
+    p = suggestion["flip_probability"]
+    assert p == 0.1
+    assert reaches(p, 1000, 1.6)
+    assert not reaches(p + 0.01, 1000, 1.6)  # the most private p that reaches it
+
+
+def test_a_class_large_enough_is_never_told_it_is_too_few(signed_in):
+    # ±2 points (±0.8 hours) with 2,000 students: reached at p = 0.05 by the mechanism a class
+    # of 2,000 gets (planning with a class of 40's said 2,000 were too few, 2,246 needed).
+    suggestion = hours_readout(signed_in, "2000", "2")["suggestion"]
+    assert suggestion["flip_probability"] == 0.05
+    assert reaches(0.05, 2000, 0.8)
+
+
+def test_the_students_a_margin_takes_are_the_fewest_whose_own_mechanism_reaches_it(signed_in):
+    suggestion = hours_readout(signed_in, "1000", "2")["suggestion"]
+    assert suggestion["flip_probability"] is None
+    needed = suggestion["respondents_at_floor"]
+    assert f"that takes about {needed:,} students" in suggestion["text"]
+    # A class of that many reaches ±0.8 hours at p = 0.05 with the mechanism it gets; one
+    # student fewer does not, whichever mechanism it gets.
+    assert reaches(0.05, needed, 0.8)
+    assert not reaches(0.05, needed - 1, 0.8)
+    assert needed < 2000  # the class of 40's mechanism (Laplace) would need 2,246
