@@ -102,14 +102,14 @@ def test_an_error_has_focus_its_marks_and_its_words(make_chromium, live_app, ana
     described = field.get_attribute("aria-describedby").split()
     assert described[0] == "flip_probability-error"
     assert find(driver, "#flip_probability-error").text == (
-        "The flip probability must be a number between 0 and 0.5"
+        "The flip probability must be a number from 0.01 to 0.49"
     )
     options = find(driver, "#question-options-1")
     assert options.get_attribute("aria-invalid") == "true"
     assert find(driver, "#question-options-1-error").text == "Question 2 needs at least 2 options"
     summary = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "#builder-error a")]
     assert summary == [
-        "The flip probability must be a number between 0 and 0.5",
+        "The flip probability must be a number from 0.01 to 0.49",
         "Question 2 needs at least 2 options",
     ]
     # Everything typed is kept.

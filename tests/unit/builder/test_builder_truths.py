@@ -9,7 +9,10 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from survey_app import privacy
+from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import token_of
 
 #: A survey of each kind of question, ready to plan: a yes/no, a choice and a number question.
@@ -127,3 +130,71 @@ def test_the_students_a_margin_takes_are_the_fewest_whose_own_mechanism_reaches_
     assert reaches(0.05, needed, 0.8)
     assert not reaches(0.05, needed - 1, 0.8)
     assert needed < 2000  # the class of 40's mechanism (Laplace) would need 2,246
+
+
+# --------------------------------------------------------------------------- the flip probability
+
+#: The builder's flip probability limits, as every part of it says them.
+LIMITS = "a number from 0.01 to 0.49"
+REFUSED = f"The flip probability must be {LIMITS}"
+
+
+def yes_no_fields(client, flip_probability: str, **more) -> dict:
+    return {
+        "csrf_token": token_of(client),
+        "title": "Comma",
+        "flip_probability": flip_probability,
+        "question_text": ["Ever?"],
+        "question_type": ["yes_no"],
+        "question_options": [""],
+        "question_min": [""],
+        "question_max": [""],
+        "question_unit": [""],
+        "question_mechanism": [""],
+        **more,
+    }
+
+
+def test_the_decimal_fields_take_a_decimal_comma_as_the_survey_page_does(signed_in):
+    page = signed_in.get("/analyst/surveys/new").text
+    # Text fields with a decimal keypad: no browser check rounds "0,3" to "03" or words the
+    # limits its own way.
+    for name in ("flip_probability", "warner_q", "margin"):
+        field = re.search(rf'<input id="{name}"[^>]*>', page).group(0)
+        assert 'type="text" inputmode="decimal"' in field
+        assert not re.search(r"\b(min|max|step)=", field)
+    readout = signed_in.post(
+        "/analyst/privacy-readout", data=yes_no_fields(signed_in, "0,3", margin="12,5")
+    ).get_json()
+    assert readout["flip_probability"] == 0.3
+    assert readout["summary"].startswith("Each answer is flipped 30% of the time")
+    assert readout["suggestion"]["margin"] == 0.125
+    warner = signed_in.post(
+        "/analyst/surveys/new",
+        data=yes_no_fields(signed_in, "0.25", warner_q="0,3", action="apply_warner"),
+    )
+    assert re.search(r'id="flip_probability"[^>]*value="0.15"', warner.text)
+
+
+def test_a_flip_probability_with_a_decimal_comma_is_saved(app, signed_in):
+    saved = signed_in.post("/analyst/surveys/new", data=yes_no_fields(signed_in, " 0,3 "))
+    assert saved.status_code == 302
+    slug = saved.headers["Location"].rsplit("/", 1)[-1]
+    with app.app_context():
+        assert find_survey(slug).flip_probability == 0.3
+
+
+@pytest.mark.parametrize("typed", ["0,6", "0.005", "0.495", "0", "half"])
+def test_the_limits_are_said_one_way_everywhere(app, signed_in, typed):
+    page = signed_in.get("/analyst/surveys/new").text
+    assert f"(how often a yes/no answer is reversed: {LIMITS})" in html.unescape(page)
+    refused = signed_in.post("/analyst/surveys/new", data=yes_no_fields(signed_in, typed))
+    assert refused.status_code == 400
+    words = html.unescape(refused.text)
+    assert f'<p class="field-error" id="flip_probability-error">{REFUSED}</p>' in words
+    assert f'<p id="readout-summary" class="error">{REFUSED}</p>' in words
+    readout = signed_in.post("/analyst/privacy-readout", data=yes_no_fields(signed_in, typed))
+    assert readout.get_json()["error"] == REFUSED
+    # No other wording of the limits anywhere on the page.
+    for other in ("0.5", "0.000001", "0.499999", "between 0"):
+        assert other not in re.sub(r"<[^>]*>", " ", words).replace("0.05", "")

@@ -83,7 +83,7 @@ def test_warners_coins_set_the_flip_probability(client, sign_in_as, analyst):
         "action": "apply_warner",
     }
     again = client.post("/analyst/surveys/new", data=form).text
-    assert 'name="flip_probability" type="number"' in again
+    assert 'name="flip_probability" type="text" inputmode="decimal"' in again
     assert re.search(r'id="flip_probability"[^>]*value="0.15"', again)
 
 
