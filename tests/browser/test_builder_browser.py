@@ -1,7 +1,8 @@
 """The builder a professor meets first, in headless Chromium, with the keyboard: removing a
 question and undoing it (with JavaScript and without), an error's focus and marks, number
 bounds that start empty (typing 12 gives 12), the question before saving a range a hundred
-times wider, and the stop at 50 questions."""
+times wider, the stop at 50 questions, and a flip probability typed with a decimal comma (with
+JavaScript and without)."""
 
 from __future__ import annotations
 
@@ -198,3 +199,35 @@ def test_the_builder_stops_adding_at_50_questions(make_chromium, live_app, analy
         assert find(driver, button).get_attribute("aria-describedby") == "question-limit"
     assert find(driver, "#question-limit").text == "A survey holds at most 50 questions."
     assert find(driver, "#question-limit").is_displayed()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["with JavaScript", "without"])
+def test_a_flip_probability_typed_with_a_decimal_comma_is_read_and_saved(
+    make_chromium, live_app, analyst, javascript
+):
+    driver = signed_in(make_chromium, live_app, analyst)
+    if not javascript:  # the same session's cookie, in a Chromium that runs no script
+        cookies = driver.get_cookies()
+        driver = make_chromium(javascript_enabled=False)
+        driver.get(live_app.url("/analyst/login"))
+        for cookie in cookies:
+            driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    driver.get(live_app.url("/analyst/surveys/new"))
+    find(driver, "#title").send_keys("Comma")
+    find(driver, "#question-text-0").send_keys("Ever?")
+    limits = "a number from 0.01 to 0.49"
+    assert f"(how often a yes/no answer is reversed: {limits})" in find(driver, "#survey-builder").text
+    field = find(driver, "#flip_probability")
+    if javascript:  # a limit the readout says in the builder's words, as it is typed
+        field.clear()
+        field.send_keys("0,6")
+        wait_for(driver, lambda d: f"must be {limits}" in find(d, "#readout-summary").text)
+    field.clear()
+    field.send_keys("0,3")
+    assert value_of(driver, "#flip_probability") == "0,3"  # not "03"
+    if javascript:
+        wait_for(driver, lambda d: "flipped 30% of the time" in find(d, "#readout-summary").text)
+        assert value_of(driver, "#warner_q") == "0.6"
+    press_enter_on(driver, "#save-survey")
+    with live_app.app.app_context():
+        assert find_survey(slug_of(driver)).flip_probability == 0.3
