@@ -46,17 +46,25 @@ def slug_of(driver) -> str:
     return driver.current_url.rstrip("/").rsplit("/", 1)[-1]
 
 
+def signed_in_browser(make_chromium, live_app, analyst, javascript: bool):
+    """A Chromium signed in as ``analyst``; without JavaScript, the same session's cookie in a
+    Chromium that runs no script."""
+    driver = signed_in(make_chromium, live_app, analyst)
+    if javascript:
+        return driver
+    cookies = driver.get_cookies()
+    driver = make_chromium(javascript_enabled=False)
+    driver.get(live_app.url("/analyst/login"))
+    for cookie in cookies:
+        driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    return driver
+
+
 @pytest.mark.parametrize("javascript", [True, False], ids=["with JavaScript", "without"])
 def test_removing_a_filled_question_and_undoing_it_with_the_keyboard(
     make_chromium, live_app, analyst, javascript
 ):
-    driver = signed_in(make_chromium, live_app, analyst)
-    if not javascript:  # the same session's cookie, in a Chromium that runs no script
-        cookies = driver.get_cookies()
-        driver = make_chromium(javascript_enabled=False)
-        driver.get(live_app.url("/analyst/login"))
-        for cookie in cookies:
-            driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    driver = signed_in_browser(make_chromium, live_app, analyst, javascript)
     driver.get(live_app.url("/analyst/surveys/new"))
     find(driver, "#question-text-0").send_keys("Ever copied homework?")
     press_enter_on(driver, "#add-numeric")
@@ -205,18 +213,13 @@ def test_the_builder_stops_adding_at_50_questions(make_chromium, live_app, analy
 def test_a_flip_probability_typed_with_a_decimal_comma_is_read_and_saved(
     make_chromium, live_app, analyst, javascript
 ):
-    driver = signed_in(make_chromium, live_app, analyst)
-    if not javascript:  # the same session's cookie, in a Chromium that runs no script
-        cookies = driver.get_cookies()
-        driver = make_chromium(javascript_enabled=False)
-        driver.get(live_app.url("/analyst/login"))
-        for cookie in cookies:
-            driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    driver = signed_in_browser(make_chromium, live_app, analyst, javascript)
     driver.get(live_app.url("/analyst/surveys/new"))
     find(driver, "#title").send_keys("Comma")
     find(driver, "#question-text-0").send_keys("Ever?")
     limits = "a number from 0.01 to 0.49"
-    assert f"(how often a yes/no answer is reversed: {limits})" in find(driver, "#survey-builder").text
+    hint = f"(how often a yes/no answer is reversed: {limits})"
+    assert hint in find(driver, "#survey-builder").text
     field = find(driver, "#flip_probability")
     if javascript:  # a limit the readout says in the builder's words, as it is typed
         field.clear()

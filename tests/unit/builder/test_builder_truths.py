@@ -14,6 +14,7 @@ import pytest
 from survey_app import privacy
 from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import token_of
+from tests.unit.builder.test_builder_undo_and_asks import form_of
 
 #: A survey of each kind of question, ready to plan: a yes/no, a choice and a number question.
 EVERY_KIND = {
@@ -54,18 +55,8 @@ def test_a_copy_plans_every_question_and_leaves_none_out(signed_in, make_survey)
 
 
 def test_a_number_question_not_ready_is_left_out_in_its_own_words(signed_in):
-    fields = {
-        "csrf_token": token_of(signed_in),
-        "title": "T",
-        "flip_probability": "0.25",
-        "question_text": ["Ever?", "Hours?"],
-        "question_type": ["yes_no", "numeric"],
-        "question_options": ["", ""],
-        "question_min": ["", "0"],
-        "question_max": ["", ""],
-        "question_unit": ["", "hours"],
-        "question_mechanism": ["", ""],
-    }
+    questions = [{"text": "Ever?"}, {"text": "Hours?", "type": "numeric", "min": "0"}]
+    fields = form_of(signed_in, questions)
     plan = signed_in.post("/analyst/privacy-readout", data=fields).get_json()["planning"]
     assert plan["text"].endswith(
         " (1 number question without a usable smallest and largest answer yet left out.)"
@@ -78,20 +69,8 @@ def test_a_number_question_not_ready_is_left_out_in_its_own_words(signed_in):
 
 def hours_readout(client, class_size: str, margin: str) -> dict:
     """The builder's readout for one number question, 0 to 40 hours, its mechanism automatic."""
-    fields = {
-        "csrf_token": token_of(client),
-        "title": "T",
-        "flip_probability": "0.25",
-        "question_text": ["Hours?"],
-        "question_type": ["numeric"],
-        "question_options": [""],
-        "question_min": ["0"],
-        "question_max": ["40"],
-        "question_unit": ["hours"],
-        "question_mechanism": [""],
-        "class_size": class_size,
-        "margin": margin,
-    }
+    hours = {"text": "Hours?", "type": "numeric", "min": "0", "max": "40", "unit": "hours"}
+    fields = form_of(client, [hours], class_size=class_size, margin=margin)
     return client.post("/analyst/privacy-readout", data=fields).get_json()
 
 
@@ -140,19 +119,8 @@ REFUSED = f"The flip probability must be {LIMITS}"
 
 
 def yes_no_fields(client, flip_probability: str, **more) -> dict:
-    return {
-        "csrf_token": token_of(client),
-        "title": "Comma",
-        "flip_probability": flip_probability,
-        "question_text": ["Ever?"],
-        "question_type": ["yes_no"],
-        "question_options": [""],
-        "question_min": [""],
-        "question_max": [""],
-        "question_unit": [""],
-        "question_mechanism": [""],
-        **more,
-    }
+    """The builder's form of one yes/no question, its flip probability as typed."""
+    return form_of(client, [{"text": "Ever?"}], flip_probability=flip_probability, **more)
 
 
 def test_the_decimal_fields_take_a_decimal_comma_as_the_survey_page_does(signed_in):
