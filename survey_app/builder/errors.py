@@ -12,7 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from survey_app.surveys.definition_checks import SurveyDefinitionError
-from survey_app.surveys.services import parse_definition, parse_question
+from survey_app.surveys.services import (
+    is_builder_flip_probability,
+    parse_definition,
+    parse_question,
+)
+from survey_app.surveys.words import FLIP_PROBABILITY_REFUSED
 from survey_app.words import counted, format_number
 
 
@@ -73,6 +78,11 @@ def builder_errors(definition: dict, class_size_error: str | None = None) -> lis
     for index, question in enumerate(definition.get("questions") or ()):
         errors += question_errors(index, question)
     worded = [worded_error(error) for error in errors]
+    if not is_builder_flip_probability(definition.get("flip_probability")):
+        # The builder's own limits, within the definition's: one refusal, in their words.
+        worded = [error for error in worded if error.field_id != "flip_probability"]
+        above = sum(error.field_id in ("title", "intro") for error in worded)
+        worded.insert(above, BuilderError("flip_probability", FLIP_PROBABILITY_REFUSED))
     if class_size_error is not None:
         above = sum(error.field_id in _ABOVE_CLASS_SIZE for error in worded)
         worded.insert(above, BuilderError("class_size", class_size_error))
@@ -125,10 +135,8 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
             f"{subject} contains an invisible or control character ({values.get('code')}, "
             f"character {values.get('position')}): type it again without it"
         ),
-        "not_probability": "The flip probability must be a number between 0 and 0.5",
-        "probability_limits": (
-            "The flip probability must be a number between 0.000001 and 0.499999"
-        ),
+        "not_probability": FLIP_PROBABILITY_REFUSED,
+        "probability_limits": FLIP_PROBABILITY_REFUSED,
         "probability_for_kind": (
             f"With {values.get('question')}, the flip probability can be at most "
             f"{values.get('limit')} ({values.get('why')})"

@@ -17,37 +17,37 @@ from survey_app import kinds, privacy
 from survey_app.kinds.numeric import typed_or_text
 from survey_app.planning import shares as planning
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import MAX_INTRO_LENGTH, MAX_QUESTION_LENGTH, MAX_TITLE_LENGTH
+from survey_app.surveys.services import (
+    BUILDER_FLIP_PROBABILITIES,
+    MAX_INTRO_LENGTH,
+    MAX_QUESTION_LENGTH,
+    MAX_TITLE_LENGTH,
+)
 from survey_app.surveys.typed_numbers import typed_number
+from survey_app.surveys.words import FLIP_PROBABILITY_HINT
 from survey_app.words import format_number
 
-#: The flip probability's field offers hundredths from 0.01 to 0.49 (a definition takes any p
-#: strictly between 0 and 0.5: surveys.services); Warner's q field, q = 2 p, twice those.
-FLIP_FIELD_MIN, FLIP_FIELD_MAX, FLIP_FIELD_STEP = 0.01, 0.49, 0.01
-#: What those fields take, beside their labels.
-FLIP_HINT = "(how often a yes/no answer is reversed, between {low} and {high})"
+#: What Warner's q field takes (q = 2 p, twice the flip probabilities the builder takes),
+#: beside its label.
 WARNER_HINT = "({low} to {high})"
 
 
 def field_limits() -> dict:
     """The builder's fields' limits, as its inputs give them to the browser and its labels say
-    them: the definition's lengths, the flip probability's range and Warner's q's, the margin's
-    step (the planner's)."""
-    flip = {"low": f"{FLIP_FIELD_MIN:g}", "high": f"{FLIP_FIELD_MAX:g}"}
+    them: the definition's lengths, the flip probability's range and Warner's q's. The
+    decimal fields are text (typed by survey_app.surveys.typed_numbers, "0,3" too): their
+    limits are said in words, never by a browser's own check."""
+    low, high = BUILDER_FLIP_PROBABILITIES
     warner = {
-        "low": f"{privacy.warner_q_from_flip_probability(FLIP_FIELD_MIN):g}",
-        "high": f"{privacy.warner_q_from_flip_probability(FLIP_FIELD_MAX):g}",
+        "low": f"{privacy.warner_q_from_flip_probability(low):g}",
+        "high": f"{privacy.warner_q_from_flip_probability(high):g}",
     }
     return {
         "title_length": MAX_TITLE_LENGTH,
         "intro_length": MAX_INTRO_LENGTH,
         "question_length": MAX_QUESTION_LENGTH,
-        "flip": flip,
-        "flip_hint": FLIP_HINT.format(**flip),
-        "warner": warner,
+        "flip_hint": FLIP_PROBABILITY_HINT,
         "warner_hint": WARNER_HINT.format(**warner),
-        "step": f"{FLIP_FIELD_STEP:g}",
-        "margin_step": f"{planning.MARGIN_STEP_POINTS:g}",
     }
 
 
@@ -124,9 +124,10 @@ def definition_of(survey: Survey) -> dict:
         "flip_probability": survey.flip_probability,
         "expected_respondents": survey.expected_respondents,
         "show_results_after_close": survey.show_results_after_close,
+        # Each question has its own kind's fields only: a number question given an empty
+        # options list would be a question its kind refuses (and the planner leave it out).
         "questions": [
-            # Every question has its options field (empty where its kind has none).
-            {"text": q.text, "type": q.kind, "options": []} | kinds.kind_of(q).to_definition(q)
+            {"text": q.text, "type": q.kind} | kinds.kind_of(q).to_definition(q)
             for q in survey.questions
         ],
     }

@@ -34,6 +34,7 @@ from survey_app.builder.form import (
     warner_q_shown,
 )
 from survey_app.extensions import db
+from survey_app.kinds.numeric import typed_or_text
 from survey_app.planning import shares as planning
 from survey_app.respondents.words import privacy_words
 from survey_app.results.exports import date_like_labels
@@ -339,11 +340,8 @@ def readout():
     """
     if request.method == "POST":
         return jsonify(planning.builder_readout(definition_from_form(), *planning_fields()))
-    raw = request.args.get("flip_probability", "")
-    try:
-        value: object = float(raw)
-    except ValueError:
-        value = raw
+    # Typed as the builder's field is ("0,3" is 0.3); anything else is refused in words.
+    value = typed_or_text(request.args.get("flip_probability", ""))
     count = min(whole_number(request.args.get("questions", "1")) or 1, MAX_QUESTIONS)
     definition = {"flip_probability": value, "questions": planning.yes_no_questions(count)}
     return jsonify(

@@ -40,6 +40,24 @@ def question_name(text: str, number: int) -> str:
     return f"“{text}”"
 
 
+#: What the readout leaves out until it is complete, each kind of question in its own words.
+LEFT_OUT_CHOICES = "{count} without 2 to {high} options"
+LEFT_OUT_NUMBERS = "{count} without a usable smallest and largest answer"
+LEFT_OUT = " ({questions} yet left out.)"
+
+
+def left_out_words(choices: int, numbers: int = 0) -> str:
+    """The questions the readout cannot plan yet, each named by its own kind: " (1
+    multiple-choice question without 2 to 12 options yet left out.)"; "" when there are none."""
+    parts = []
+    if choices:
+        count = counted(choices, "multiple-choice question")
+        parts.append(LEFT_OUT_CHOICES.format(count=count, high=privacy.MAX_OPTIONS))
+    if numbers:
+        parts.append(LEFT_OUT_NUMBERS.format(count=counted(numbers, "number question")))
+    return LEFT_OUT.format(questions=join_words(parts)) if parts else ""
+
+
 @dataclass(frozen=True)
 class PlannedNumber:
     """A numeric question: planned on its own, its margin in its unit."""
@@ -64,8 +82,10 @@ def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], i
         kind = kinds.KINDS.get(question.get("type"))
         if kind is None or kind.has_options:
             continue  # planned by its shares (survey_app.planning.shares)
+        # Its own kind's fields only: what the page carries for other kinds is no concern of it.
+        own = {name: question[name] for name in kind.fields if name in question}
         try:
-            parsed = kind.parse(f"questions[{index}]", "x", question)
+            parsed = kind.parse(f"questions[{index}]", "x", own)
         except SurveyDefinitionError:
             left_out += 1
             continue
@@ -94,10 +114,13 @@ def numeric_half_width(
 def numeric_respondents(
     number: PlannedNumber, flip_probability: float, margin: float, confidence: float
 ) -> int:
-    """The fewest answers reaching ``margin`` (a share of the question's range) at p."""
+    """The fewest answers reaching ``margin`` (a share of the question's range) at p, each class
+    size with the mechanism it would get (or the one named)."""
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
-    mechanism = privacy.numeric_mechanism(number.lo, number.hi, epsilon, number.mechanism)
-    return mechanism.respondents_for(margin * (number.hi - number.lo), confidence)
+    wanted = margin * (number.hi - number.lo)
+    return privacy.numeric_respondents_for(
+        number.lo, number.hi, epsilon, wanted, number.mechanism, confidence
+    )
 
 
 def numbers_readout(

@@ -25,6 +25,7 @@ from survey_app.planning.numbers import (
     NumberTradeOffRow,
     NumericPlan,
     PlannedNumber,
+    left_out_words,
     numbers_readout,
     numeric_questions,
     numeric_respondents,
@@ -267,7 +268,7 @@ def share_figures(
 
 
 def shares_text(
-    figures: Sequence[tuple[PlannedQuestions, float, float]], class_size: int, left_out: int
+    figures: Sequence[tuple[PlannedQuestions, float, float]], class_size: int, left_out: int = 0
 ) -> str:
     """What a class will learn of each group's shares, with Chebyshev's figures beside."""
     (first, margin, _), rest = figures[0], figures[1:]
@@ -280,23 +281,19 @@ def shares_text(
     text += " Chebyshev’s bound with the exact variance would say "
     text += join_words([f"±{format_points(c)}" for _, _, c in figures])
     text += f" {plural(format_points(figures[-1][2]), 'point')}."
-    if left_out:
-        text += (
-            f" ({counted(left_out, 'multiple-choice question')} without "
-            "2 to 12 options yet left out.)"
-        )
-    return text
+    return text + left_out_words(left_out)
 
 
 def class_readout(
     flip_probability: float,
     groups: Sequence[PlannedQuestions],
-    left_out: int,
+    left_out: tuple[int, int],
     class_size: int,
     confidence: float = DEFAULT_CONFIDENCE,
     numbers: Sequence[PlannedNumber] = (),
 ) -> dict:
-    """What a class of ``class_size`` will learn at p, question by question, in words."""
+    """What a class of ``class_size`` will learn at p, question by question, in words
+    (``left_out``: how many choice and number questions are not ready to plan)."""
     if not groups and not numbers:
         return {
             "ok": False,
@@ -304,7 +301,10 @@ def class_readout(
             "numeric question its bounds, to see what the class will learn.",
         }
     if not groups:
-        return numbers_readout(flip_probability, class_size, confidence, numbers)
+        reply = numbers_readout(flip_probability, class_size, confidence, numbers)
+        if reply["ok"]:
+            reply["text"] += left_out_words(*left_out)
+        return reply
     try:
         figures = share_figures(flip_probability, groups, class_size, confidence)
     except ValueError:
@@ -323,12 +323,13 @@ def class_readout(
             }
             for g, m, c in figures
         ],
-        "text": shares_text(figures, class_size, left_out),
+        "text": shares_text(figures, class_size),
     }
     if numbers:
         extra = numbers_readout(flip_probability, class_size, confidence, numbers)
         reply["numbers"] = extra["numbers"]
         reply["text"] += " " + extra["text"]
+    reply["text"] += left_out_words(*left_out)
     return reply
 
 
@@ -427,8 +428,9 @@ def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: st
     if class_size is None:
         readout["planning"] = {"ok": False, "error": class_size_error}
     elif flip_probability is not None:
+        left_out_counts = (left_out, numbers_left_out)
         readout["planning"] = class_readout(
-            flip_probability, groups, left_out + numbers_left_out, class_size, numbers=numbers
+            flip_probability, groups, left_out_counts, class_size, numbers=numbers
         )
     else:
         readout["planning"] = None

@@ -83,6 +83,7 @@ from survey_app.privacy.numeric import (
     OneBitNumeric,
     mechanism_choice_reason,
     numeric_mechanism,
+    numeric_respondents_for,
 )
 from survey_app.privacy.numeric_grid import (
     MAX_NUMERIC_MAGNITUDE,
@@ -119,6 +120,7 @@ __all__ = [
     "RandomizedResponse",
     "mechanism_choice_reason",
     "numeric_mechanism",
+    "numeric_respondents_for",
     # planning a survey
     "MAX_PLANNED_RESPONDENTS",
     "MAX_SUGGESTED_FLIP_PROBABILITY",

@@ -280,7 +280,8 @@ def suggest_flip_probability(
     ``option_counts`` holds each question's k (2 for yes/no); n is the expected number of
     answers. ``numeric_questions`` holds each numeric question's ``(lo, hi, mechanism name or
     None)``: for them ``margin`` is a share of ``hi - lo`` (0.1: a tenth of the range), reached
-    by the guaranteed half-width at epsilon = ln((1 - p) / p). The search never goes below
+    by the guaranteed half-width at epsilon = ln((1 - p) / p) of the mechanism a survey
+    planned for n answers gets (or the one named). The search never goes below
     p = 0.05: None when even p = 0.05 does not reach the margin (the class is too small for it).
     The result has two decimals, rounded down.
     """
@@ -299,7 +300,8 @@ def suggest_flip_probability(
             RandomizedResponse(p, k)._typical_half_width(respondents, level) <= size
             for k in distinct_options
         ) and all(
-            numeric_mechanism(lo, hi, epsilon, name).half_width(respondents, level)
+            # The mechanism a survey planned for this class gets (or the one named).
+            numeric_mechanism(lo, hi, epsilon, name, respondents).half_width(respondents, level)
             <= size * (hi - lo)
             for lo, hi, name in numeric_questions
         )

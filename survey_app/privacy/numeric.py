@@ -50,6 +50,7 @@ __all__ = [
     "REASON_PLANNING_RESPONDENTS",
     "mechanism_choice_reason",
     "numeric_mechanism",
+    "numeric_respondents_for",
     "range_width_ratio",
 ]
 
@@ -88,6 +89,30 @@ def numeric_mechanism(
         return NUMERIC_MECHANISMS[name](lo, hi, epsilon)
     candidates = [kind(lo, hi, epsilon) for kind in NUMERIC_MECHANISMS.values()]
     return min(candidates, key=lambda mechanism: mechanism.half_width(respondents))
+
+
+def numeric_respondents_for(
+    lo: float,
+    hi: float,
+    epsilon: float,
+    margin: float,
+    name: str | None = None,
+    confidence: float = 0.95,
+) -> int:
+    """The fewest answers whose guaranteed half-width is at most ``margin`` (in the question's
+    units), each class size with the mechanism a survey planned for it gets.
+
+    ``name`` picks the mechanism. Without it a class of n gets :func:`numeric_mechanism`'s
+    choice for n, the one whose range is narrowest with n answers, so that class reaches
+    ``margin`` as soon as any mechanism does with n answers: the fewest answers is the smallest
+    of the mechanisms' own (never the figure of the mechanism chosen for some other size).
+    """
+    if name is not None:
+        return numeric_mechanism(lo, hi, epsilon, name).respondents_for(margin, confidence)
+    return min(
+        numeric_mechanism(lo, hi, epsilon, each).respondents_for(margin, confidence)
+        for each in NUMERIC_MECHANISMS
+    )
 
 
 #: The number of answers :func:`mechanism_choice_reason` compares ranges at before any came:

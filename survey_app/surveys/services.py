@@ -50,6 +50,20 @@ MAX_QUESTION_LENGTH = 1000
 MAX_QUESTIONS = 50
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
+#: The flip probabilities the builder takes: its hint, its check on saving and its readout say
+#: them one way (surveys.words.FLIP_PROBABILITY_LIMITS). A definition file may go closer to 0
+#: and 0.5; nearer 0.5 than 0.49 a class learns next to nothing, and a number question needs
+#: 0.4975 at most (kinds.numeric).
+BUILDER_FLIP_PROBABILITIES = (0.01, 0.49)
+
+
+def is_builder_flip_probability(value: object) -> bool:
+    """Whether ``value`` is a number the builder takes as a flip probability."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    low, high = BUILDER_FLIP_PROBABILITIES
+    return low <= value <= high
+
 
 #: The survey quickstart opens, and the tests' sample: a yes/no and a three-option question.
 SAMPLE_SURVEY = {

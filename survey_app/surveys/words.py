@@ -12,10 +12,17 @@ from __future__ import annotations
 
 from survey_app import kinds, privacy
 from survey_app.storage.models import Survey
+from survey_app.surveys.services import BUILDER_FLIP_PROBABILITIES, is_builder_flip_probability
 from survey_app.words import counted, format_epsilon, join_words, percent_figure
 
-#: What a flip probability outside the allowed range gets instead of a readout.
-FLIP_PROBABILITY_REFUSED = "The flip probability must be a number above 0 and below 0.5."
+#: The flip probabilities the builder takes, the one way every part of it says them: the
+#: field's hint, the refusal on saving and the readout's.
+_LOWEST, _HIGHEST = BUILDER_FLIP_PROBABILITIES
+FLIP_PROBABILITY_LIMITS = f"a number from {_LOWEST:g} to {_HIGHEST:g}"
+#: What a flip probability outside them gets, on saving and instead of a readout.
+FLIP_PROBABILITY_REFUSED = f"The flip probability must be {FLIP_PROBABILITY_LIMITS}"
+#: The field's hint beside its label.
+FLIP_PROBABILITY_HINT = f"(how often a yes/no answer is reversed: {FLIP_PROBABILITY_LIMITS})"
 
 
 def privacy_explanation(survey: Survey) -> dict:
@@ -56,11 +63,11 @@ def privacy_how(questions, flip_percent: str) -> str:
 
 
 def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
-    """What a flip probability means, in words and numbers, or why it is not allowed."""
-    try:
-        epsilon = privacy.epsilon_from_flip_probability(flip_probability)
-    except ValueError:
+    """What a flip probability means, in words and numbers, or why the builder does not take
+    it."""
+    if not is_builder_flip_probability(flip_probability):
         return {"ok": False, "error": FLIP_PROBABILITY_REFUSED}
+    epsilon = privacy.epsilon_from_flip_probability(flip_probability)
     p = float(flip_probability)
     epsilon_total = privacy.total_epsilon([epsilon] * question_count)
     return {

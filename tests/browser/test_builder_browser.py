@@ -1,7 +1,8 @@
 """The builder a professor meets first, in headless Chromium, with the keyboard: removing a
 question and undoing it (with JavaScript and without), an error's focus and marks, number
 bounds that start empty (typing 12 gives 12), the question before saving a range a hundred
-times wider, and the stop at 50 questions."""
+times wider, the stop at 50 questions, and a flip probability typed with a decimal comma (with
+JavaScript and without)."""
 
 from __future__ import annotations
 
@@ -45,17 +46,25 @@ def slug_of(driver) -> str:
     return driver.current_url.rstrip("/").rsplit("/", 1)[-1]
 
 
+def signed_in_browser(make_chromium, live_app, analyst, javascript: bool):
+    """A Chromium signed in as ``analyst``; without JavaScript, the same session's cookie in a
+    Chromium that runs no script."""
+    driver = signed_in(make_chromium, live_app, analyst)
+    if javascript:
+        return driver
+    cookies = driver.get_cookies()
+    driver = make_chromium(javascript_enabled=False)
+    driver.get(live_app.url("/analyst/login"))
+    for cookie in cookies:
+        driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    return driver
+
+
 @pytest.mark.parametrize("javascript", [True, False], ids=["with JavaScript", "without"])
 def test_removing_a_filled_question_and_undoing_it_with_the_keyboard(
     make_chromium, live_app, analyst, javascript
 ):
-    driver = signed_in(make_chromium, live_app, analyst)
-    if not javascript:  # the same session's cookie, in a Chromium that runs no script
-        cookies = driver.get_cookies()
-        driver = make_chromium(javascript_enabled=False)
-        driver.get(live_app.url("/analyst/login"))
-        for cookie in cookies:
-            driver.add_cookie({"name": cookie["name"], "value": cookie["value"]})
+    driver = signed_in_browser(make_chromium, live_app, analyst, javascript)
     driver.get(live_app.url("/analyst/surveys/new"))
     find(driver, "#question-text-0").send_keys("Ever copied homework?")
     press_enter_on(driver, "#add-numeric")
@@ -102,14 +111,14 @@ def test_an_error_has_focus_its_marks_and_its_words(make_chromium, live_app, ana
     described = field.get_attribute("aria-describedby").split()
     assert described[0] == "flip_probability-error"
     assert find(driver, "#flip_probability-error").text == (
-        "The flip probability must be a number between 0 and 0.5"
+        "The flip probability must be a number from 0.01 to 0.49"
     )
     options = find(driver, "#question-options-1")
     assert options.get_attribute("aria-invalid") == "true"
     assert find(driver, "#question-options-1-error").text == "Question 2 needs at least 2 options"
     summary = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "#builder-error a")]
     assert summary == [
-        "The flip probability must be a number between 0 and 0.5",
+        "The flip probability must be a number from 0.01 to 0.49",
         "Question 2 needs at least 2 options",
     ]
     # Everything typed is kept.
@@ -198,3 +207,30 @@ def test_the_builder_stops_adding_at_50_questions(make_chromium, live_app, analy
         assert find(driver, button).get_attribute("aria-describedby") == "question-limit"
     assert find(driver, "#question-limit").text == "A survey holds at most 50 questions."
     assert find(driver, "#question-limit").is_displayed()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["with JavaScript", "without"])
+def test_a_flip_probability_typed_with_a_decimal_comma_is_read_and_saved(
+    make_chromium, live_app, analyst, javascript
+):
+    driver = signed_in_browser(make_chromium, live_app, analyst, javascript)
+    driver.get(live_app.url("/analyst/surveys/new"))
+    find(driver, "#title").send_keys("Comma")
+    find(driver, "#question-text-0").send_keys("Ever?")
+    limits = "a number from 0.01 to 0.49"
+    hint = f"(how often a yes/no answer is reversed: {limits})"
+    assert hint in find(driver, "#survey-builder").text
+    field = find(driver, "#flip_probability")
+    if javascript:  # a limit the readout says in the builder's words, as it is typed
+        field.clear()
+        field.send_keys("0,6")
+        wait_for(driver, lambda d: f"must be {limits}" in find(d, "#readout-summary").text)
+    field.clear()
+    field.send_keys("0,3")
+    assert value_of(driver, "#flip_probability") == "0,3"  # not "03"
+    if javascript:
+        wait_for(driver, lambda d: "flipped 30% of the time" in find(d, "#readout-summary").text)
+        assert value_of(driver, "#warner_q") == "0.6"
+    press_enter_on(driver, "#save-survey")
+    with live_app.app.app_context():
+        assert find_survey(slug_of(driver)).flip_probability == 0.3

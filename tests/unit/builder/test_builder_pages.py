@@ -30,7 +30,7 @@ from tests.conftest import SAMPLE_DEFINITION
 # --------------------------------------------------------------------------- the builder
 
 #: What the builder says of a flip probability it cannot use.
-P_WORDS = "The flip probability must be a number between 0 and 0.5"
+P_WORDS = "The flip probability must be a number from 0.01 to 0.49"
 
 
 def assert_error_beside_its_field(page: str, field_id: str, words: str) -> None:
@@ -418,14 +418,17 @@ def test_readout_at_a_quarter_is_ln3(signed_in):
 
 
 @pytest.mark.parametrize(
-    "value", ["", "abc", "0", "0.5", "0.7", "1", "-0.1", "nan", "inf", "-inf", "0x1", "1e400"]
+    "value",
+    ["", "abc", "0", "0.5", "0.7", "1", "-0.1", "nan", "inf", "-inf", "0x1", "1e400"]
+    # Within a definition's limits, beyond the builder's: said the same way.
+    + ["0.005", "0.495", "0,495"],
 )
 def test_readout_refuses_impossible_flip_probabilities(signed_in, value):
     response = signed_in.get("/analyst/privacy-readout", query_string={"flip_probability": value})
     assert response.status_code == 200
     readout = response.get_json()
     assert readout["ok"] is False
-    assert "0.5" in readout["error"]
+    assert readout["error"] == P_WORDS
     assert "epsilon" not in readout
 
 

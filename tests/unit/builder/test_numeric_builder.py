@@ -56,10 +56,11 @@ def test_the_builder_readout_plans_numbers_in_their_unit(client, sign_in_as, ana
     p = suggestion["flip_probability"]
     assert 0.05 < p < privacy.MAX_SUGGESTED_FLIP_PROBABILITY
     epsilon = privacy.epsilon_from_flip_probability(p)
-    assert privacy.numeric_mechanism(0.0, 40.0, epsilon).half_width(100) <= 10.0
+    # With the mechanism a class of 100 gets (the one its survey would have).
+    assert privacy.numeric_mechanism(0.0, 40.0, epsilon, None, 100).half_width(100) <= 10.0
     # A hundredth more privacy would miss the margin: the suggestion is the most private.
     looser = privacy.epsilon_from_flip_probability(p + 0.01)
-    assert privacy.numeric_mechanism(0.0, 40.0, looser).half_width(100) > 10.0
+    assert privacy.numeric_mechanism(0.0, 40.0, looser, None, 100).half_width(100) > 10.0
 
 
 def test_warners_coins_set_the_flip_probability(client, sign_in_as, analyst):
@@ -82,7 +83,7 @@ def test_warners_coins_set_the_flip_probability(client, sign_in_as, analyst):
         "action": "apply_warner",
     }
     again = client.post("/analyst/surveys/new", data=form).text
-    assert 'name="flip_probability" type="number"' in again
+    assert 'name="flip_probability" type="text" inputmode="decimal"' in again
     assert re.search(r'id="flip_probability"[^>]*value="0.15"', again)
 
 
