@@ -45,8 +45,8 @@ def readout(questions: list[dict], class_size: str, margin: str = "") -> dict:
 
 def test_the_opening_margins_are_the_planners():
     found = quoted(
-        r"tell a class of (\d+) something \(at p = 0\.25, ±(\d+) percentage points where the "
-        r"textbook Chebyshev bound, also shown, says ±(\d+)\)"
+        r"tell a class of (\d+) something \(at p = 0\.25, ±(\d+) percentage points where "
+        r"Chebyshev's bound with the exact variance, also shown, says ±(\d+)\)"
     )
     n = int(found[1])
     assert found[2] == format_points(planning.planned_margin(0.25, 2, n, 0.95))
