@@ -138,8 +138,9 @@ def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
     }
 
 
-def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
-    """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers."""
+def estimate_step(question: QuestionResult, flip_probability: float, headline: str) -> dict:
+    """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers, and the
+    share the results show (kept in the range of kind ``headline``)."""
     yes = question.options[1].estimate
     working = lesson.estimate_working(yes.noisy_count, yes.n, flip_probability)
     raw, pp = number(working.raw), number(working.flip_probability, 6)
@@ -171,7 +172,7 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
         "undone": words.undone_estimate(
             percent(working.estimate),
             yes.outside_unit_interval,
-            percent(question.options[1].shown_share),
+            percent(question.options[1].headline(headline)),
         ),
         "formula": formula(
             body,
@@ -186,8 +187,9 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
     }
 
 
-def choice_estimate_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out."""
+def choice_estimate_step(question: QuestionResult, flip_probability: float, headline: str) -> dict:
+    """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out, and the
+    share the results show (kept in the range of kind ``headline``)."""
     first = question.options[0]
     working = lesson.option_working(
         first.noisy_count, question.n, flip_probability, len(question.options)
@@ -220,7 +222,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
                 "label": option.label,
                 "raw": number(option.estimate.noisy_share),
                 "estimate": _signed(percent(option.estimate.estimate)),
-                "shown": percent(option.shown_share),
+                "shown": percent(option.headline(headline)),
             }
             for option in question.options
         ],
@@ -344,9 +346,9 @@ def reruns_step(question: QuestionResult, flip_probability: float) -> dict:
 # --------------------------------------------------------------------------- step 6
 
 
-def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
-    """Bayes' rule with the class's estimate as the prior; the ceiling e^eps x prior odds."""
-    after = lesson.posterior(question.options[1].shown_share, flip_probability)
+def bayes_step(question: QuestionResult, flip_probability: float, headline: str) -> dict:
+    """Bayes' rule with the share the results show as the prior; the ceiling e^eps x prior odds."""
+    after = lesson.posterior(question.options[1].headline(headline), flip_probability)
     b, p = number(after.prior), number(flip_probability, 6)
     keep, others = number(1.0 - flip_probability, 6), number(1.0 - after.prior)
     certain = after.prior in (0.0, 1.0)
@@ -380,10 +382,15 @@ def bayes_step(question: QuestionResult, flip_probability: float) -> dict:
 
 
 def trade_off_step(
-    question: QuestionResult, flip_probability: float, confidence: float, chosen: float | None
+    question: QuestionResult,
+    flip_probability: float,
+    confidence: float,
+    chosen: float | None,
+    headline: str,
 ) -> dict:
-    """The trade-off over p for this class size: epsilon and the ranges, the survey's p marked."""
-    share = question.options[1].shown_share
+    """The trade-off over p for this class size: epsilon and the ranges, the survey's p marked
+    (at the share the results show)."""
+    share = question.options[1].headline(headline)
     rows = lesson.trade_off(question.n, share, flip_probability, confidence)
     picked = min(rows, key=lambda row: abs(row.flip_probability - chosen)) if chosen else None
     picked = picked or next(row for row in rows if row.is_current)
@@ -466,19 +473,21 @@ def budgets_step(survey: Survey) -> dict:
 # --------------------------------------------------------------------------- the steps
 
 
-def _yes_no_figures(key: str, question, survey, confidence: float, chosen: float | None):
+def _yes_no_figures(
+    key: str, question, survey, confidence: float, chosen: float | None, headline: str
+):
     p = survey.flip_probability
     if key == "arrived":
         return arrived_step(question, survey.is_open)
     if key == "estimate":
-        return estimate_step(question, p)
+        return estimate_step(question, p, headline)
     if key == "sure":
         return sure_step(question, p)
     if key == "reruns":
         return reruns_step(question, p)
     if key == "bayes":
-        return bayes_step(question, p)
-    return trade_off_step(question, p, confidence, chosen)
+        return bayes_step(question, p, headline)
+    return trade_off_step(question, p, confidence, chosen, headline)
 
 
 def _other_figures(key: str, question, survey, headline: str, confidence: float) -> dict:
@@ -495,7 +504,7 @@ def _other_figures(key: str, question, survey, headline: str, confidence: float)
     if key == "sure":
         return choice_sure_step(question, survey.flip_probability)
     if question.numeric is None:
-        return choice_estimate_step(question, survey.flip_probability)
+        return choice_estimate_step(question, survey.flip_probability, headline)
     return numeric_estimate_step(question, headline, confidence)
 
 
@@ -532,7 +541,7 @@ def lesson_steps(
         elif key != "coin" and waiting:
             step.shown, step.note = False, waiting
         elif yes_no:
-            step.figures = _yes_no_figures(key, question, survey, confidence, chosen_p)
+            step.figures = _yes_no_figures(key, question, survey, confidence, chosen_p, headline)
         else:
             step.figures = _other_figures(key, question, survey, headline, confidence)
     return steps
