@@ -285,7 +285,7 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
         ) in part
         assert (
             f"The textbook Chebyshev bound is guaranteed too, but wider "
-            f"({margin} around the raw estimate); it too covers only "
+            f"({margin} around the unbiased estimate); it too covers only "
             f"the people who answered, not the whole class."
         ) in part
 

@@ -91,7 +91,7 @@ def share_sentence(option, kind: str, confidence: float) -> Markup:
     if not estimate.consistent_with_randomization:
         return Markup(
             "“{}”: the answers are not consistent with the randomization. Randomized answers "
-            "give counts this lopsided at most {} of the time (the raw estimate is {})."
+            "give counts this lopsided at most {} of the time (the unbiased estimate is {})."
         ).format(option.label, percent(1 - confidence), percent(estimate.estimate))
     low, high = shown_range(estimate, kind)
     if low == high:

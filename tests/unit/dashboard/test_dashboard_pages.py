@@ -358,7 +358,7 @@ def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_
     assert "sent straight to the API" in words
     assert (
         "“Yes”: the answers are not consistent with the randomization. Randomized answers give "
-        "counts this lopsided at most 5% of the time (the raw estimate is "
+        "counts this lopsided at most 5% of the time (the unbiased estimate is "
         f"{percent(yes.estimate)})."
     ) in words
     assert "would truly answer" not in words and "between" not in words
