@@ -156,7 +156,7 @@ def too_wide_words(question, kind: str) -> str | None:
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
     # Every option worded (a choice question's): their shares are all shown; what they add up to.
-    choice = kinds.kind_named(question.kind).worded_values is None
+    choice = words_every_option(question)
     words = shares_total(question, kind) + " " if choice else ""
     words += (
         f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
@@ -174,6 +174,12 @@ def scope_words(question, kind: str) -> str:
             "at once, choose “all at once” above the results."
         )
     return words
+
+
+def words_every_option(question) -> bool:
+    """Whether a question's words name every option (a choice question's) and so what its
+    shares add up to, rather than "Yes" alone."""
+    return bool(question.options) and kinds.kind_named(question.kind).worded_values is None
 
 
 def shares_total(question, kind: str) -> str:
@@ -413,11 +419,10 @@ def class_question_view(question, answered: int, kind: str, confidence: float, m
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
         return {"notice": NOT_CONSISTENT_WORDS}
-    choice = kinds.kind_named(question.kind).worded_values is None
     return {
         "sentences": question_view(question, kind, confidence)["said"],
         # A choice question's shares: what they add up to (the dashboard's words).
-        "total": shares_total(question, kind) if choice and question.options else None,
+        "total": shares_total(question, kind) if words_every_option(question) else None,
     }
 
 

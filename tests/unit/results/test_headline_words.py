@@ -143,3 +143,11 @@ def test_the_shares_say_what_they_add_up_to_at_every_count_of_three_options():
                 if not ok:
                     wrong.append((p, counts, said, printed_total))
     assert wrong == []
+
+
+def test_the_shares_add_up_to_100_percent_or_say_how_much_more():
+    assert shares_total_words([0.25, 0.75]) == "The shares add up to 100%."
+    assert shares_total_words([1.0, 0.2, 0.0]) == (
+        "The shares add up to 120%, not 100%: each is its own answer’s estimate, kept within "
+        "0–100% where the randomization noise pushed it outside."
+    )
