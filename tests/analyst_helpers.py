@@ -23,6 +23,7 @@ from survey_app.accounts.services import create_analyst, hash_password
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.results.tables import survey_results
+from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Question, Survey, Tally
 from survey_app.surveys.services import find_survey
 from survey_app.words import percent, percent_high, percent_low, points
@@ -162,7 +163,8 @@ def results_of(app, slug: str | list[str], confidence: float = 0.95):
                     "widest_exact_half_width": q.widest_exact_half_width,
                     "too_early": q.too_early,
                     "options": [(o.label, o.noisy_count, o.estimate) for o in q.options],
-                    "shown": [o.shown_share for o in q.options],
+                    # Each option's one figure, kept in the range the dashboard leads with.
+                    "shown": [o.headline(headline_range_kind(results)) for o in q.options],
                 }
                 for q in results.questions
             ],
@@ -231,6 +233,14 @@ def worded_options(question: dict) -> list[tuple[str, privacy.Estimate, float]]:
     ]
 
 
+def table_estimate(shown: float, unbiased: float) -> str:
+    """The table's "Estimate": the share the words show, and the unbiased estimate beside it
+    where the two differ as shown."""
+    if percent(shown) == percent(unbiased):
+        return percent(shown)
+    return f"{percent(shown)} (unbiased: {percent(unbiased)})"
+
+
 def assert_results_shown(page: str, results: dict, confidence: float, live: bool = True) -> None:
     """The dashboard shows ``results``: while the survey is open (``live``) its words and chart
     lead with the live ranges, once closed with the exact ones; the table gives both."""
@@ -242,12 +252,14 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
                 label,
                 str(noisy_count),
                 percent(e.noisy_share),
-                percent(e.estimate),
+                table_estimate(shown, e.estimate),
                 range_text(e.exact_low, e.exact_high),
                 range_text(e.live_low, e.live_high),
                 range_text(e.ci_low, e.ci_high),
             )
-            for label, noisy_count, e in question["options"]
+            for (label, noisy_count, e), shown in zip(
+                question["options"], question["shown"], strict=True
+            )
         ]
         assert table_rows(part) == expected
         assert f"Exact {percent(confidence)} range" in part
@@ -273,7 +285,7 @@ def assert_results_shown(page: str, results: dict, confidence: float, live: bool
         ) in part
         assert (
             f"Chebyshev’s bound with the exact variance is guaranteed too, but wider "
-            f"({margin} around the raw estimate); it too covers only "
+            f"({margin} around the unbiased estimate); it too covers only "
             f"the people who answered, not the whole class."
         ) in part
 

@@ -166,7 +166,7 @@ def question_entry(
         entry["options"] = [
             {
                 "label": option.label,
-                "share": option.shown_share,
+                "share": option.headline(headline),
                 "exact_ci_low": option.estimate.exact_low,
                 "exact_ci_high": option.estimate.exact_high,
                 "live_ci_low": option.estimate.live_low,

@@ -152,9 +152,10 @@ def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
     }
 
 
-def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
+def estimate_step(question: QuestionResult, flip_probability: float, headline: str) -> dict:
     """The estimate ``(raw - p) / (1 - 2p)`` written out with the class's numbers, each to
-    enough decimals that the reader's arithmetic gives the estimate every step shows."""
+    enough decimals that the reader's arithmetic gives the estimate every step shows, and the
+    share the results show (kept in the range of kind ``headline``)."""
     yes = question.options[1].estimate
     working = lesson.estimate_working(yes.noisy_count, yes.n, flip_probability)
     places = max(working.places, 6)
@@ -187,7 +188,7 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
         "undone": words.undone_estimate(
             signed(percent(yes.estimate)),
             yes.outside_unit_interval,
-            percent(question.options[1].shown_share),
+            percent(question.options[1].headline(headline)),
         ),
         "formula": formula(
             body,
@@ -202,9 +203,10 @@ def estimate_step(question: QuestionResult, flip_probability: float) -> dict:
     }
 
 
-def choice_estimate_step(question: QuestionResult, flip_probability: float) -> dict:
+def choice_estimate_step(question: QuestionResult, flip_probability: float, headline: str) -> dict:
     """Each option's estimate ``(raw - Q) / (P - Q)``, the first option's written out to
-    enough decimals that the reader's arithmetic gives the estimate every step shows."""
+    enough decimals that the reader's arithmetic gives the estimate every step shows, and the
+    share the results show (kept in the range of kind ``headline``)."""
     first = question.options[0]
     working = lesson.option_working(
         first.noisy_count, question.n, flip_probability, len(question.options)
@@ -245,7 +247,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float) -> d
                 "label": option.label,
                 "raw": number(option.estimate.noisy_share, working.places),
                 "estimate": signed(percent(option.estimate.estimate)),
-                "shown": percent(option.shown_share),
+                "shown": percent(option.headline(headline)),
             }
             for option in question.options
         ],
@@ -370,7 +372,7 @@ def budgets_step(survey: Survey) -> dict:
 # --------------------------------------------------------------------------- the steps
 
 
-def _shares_figures(key: str, form: str, question, survey, confidence, chosen) -> dict:
+def _shares_figures(key: str, form: str, question, survey, confidence, chosen, headline) -> dict:
     """A step of a yes/no or choice question: randomized response, with p or with P and Q."""
     p = survey.flip_probability
     yes_no = form == "flip"
@@ -380,7 +382,9 @@ def _shares_figures(key: str, form: str, question, survey, confidence, chosen) -
         labels = [option.label for option in question.options]
         return choice_coin_step(p, len(labels), labels)
     if key == "estimate":
-        return estimate_step(question, p) if yes_no else choice_estimate_step(question, p)
+        if yes_no:
+            return estimate_step(question, p, headline)
+        return choice_estimate_step(question, p, headline)
     if key == "sure":
         return sure_step(question, p) if yes_no else choice_sure_step(question, p)
     subject = subject_of(question)
@@ -425,5 +429,7 @@ def lesson_steps(
                 key, question, survey, headline, confidence, chosen_p
             )
         else:
-            step.figures = _shares_figures(key, form, question, survey, confidence, chosen_p)
+            step.figures = _shares_figures(
+                key, form, question, survey, confidence, chosen_p, headline
+            )
     return steps

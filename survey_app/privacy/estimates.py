@@ -3,9 +3,8 @@
 Public here is :class:`Estimate` (the package exports it), :func:`estimate_proportion`
 (Warner's yes/no estimate at the ideal flip probability, for lessons), and the math
 :class:`~survey_app.privacy.mechanisms.RandomizedResponse` is built on (:func:`debias`,
-:func:`chebyshev_half_width`, :func:`smallest_n`, :func:`check_counts`,
-:func:`project_to_simplex`). Callers estimate through a mechanism
-(:class:`~survey_app.privacy.mechanisms.RandomizedResponse`, the
+:func:`chebyshev_half_width`, :func:`smallest_n`, :func:`check_counts`). Callers estimate
+through a mechanism (:class:`~survey_app.privacy.mechanisms.RandomizedResponse`, the
 :class:`~survey_app.privacy.interface.Mechanism` interface), which uses the probabilities the
 browser really uses. The functions with a leading underscore are this module's internals and
 the reference forms the tests check the mechanism against: the estimates and planning figures
@@ -39,7 +38,12 @@ from survey_app.privacy.parameters import (
     keep_threshold,
 )
 
-__all__ = ["Estimate"]
+__all__ = ["UNIT_INTERVAL_DUST", "Estimate"]
+
+#: An estimate within this of 0 or 1 counts as inside 0–100%: the browser's integer thresholds
+#: make P and Q binary fractions, so a count of exactly Q n debiases to -3.5e-10 rather than 0.
+#: Floating-point dust, a millionth of the tenth of a point pages round to: not news.
+UNIT_INTERVAL_DUST = 1e-9
 
 # --------------------------------------------------------------------------- estimates
 
@@ -123,8 +127,37 @@ class Estimate:
 
     @property
     def outside_unit_interval(self) -> bool:
-        """True when noise pushed the unbiased estimate below 0 or above 1."""
-        return self.estimate is not None and not 0.0 <= self.estimate <= 1.0
+        """True when noise pushed the unbiased estimate below 0 or above 1, by more than
+        :data:`UNIT_INTERVAL_DUST` (floating-point dust is not outside)."""
+        if self.estimate is None:
+            return False
+        return not -UNIT_INTERVAL_DUST <= self.estimate <= 1.0 + UNIT_INTERVAL_DUST
+
+    def headline(self, low: float | None = None, high: float | None = None) -> float | None:
+        """The one figure pages, the CSV and the API lead with for this share: the estimate
+        clipped to [0, 1] (:attr:`clipped_estimate`), then kept within ``[low, high]``, the
+        range the page leads with, at its nearer end. None before any answer.
+
+        Why this figure: each option's own estimate, clipped, lies in its own exact range at
+        every count (an exact range holds every share under which the count is not unusual,
+        and the share the count estimates is the least unusual one; a test checks every count
+        of up to 60 answers), so the figure never contradicts the range printed beside it,
+        and it is the unbiased estimate wherever that lies in 0–100%: one figure for the
+        words, the chart, the table, the CSV and the API. The shares projected onto the
+        simplex, shown before, added up to 100% but could leave an option's own range ("about
+        0%: between 7.5% and 80%") and differed from the table's estimate. The price: when
+        noise pushes an option's estimate below 0, a choice question's shares add up to more
+        than 100% (pages say so). The range is taken for live ranges carried forward from
+        earlier looks, which can leave out the clipped estimate of the counts at hand.
+        """
+        clipped = self.clipped_estimate
+        if clipped is None:
+            return None
+        if low is not None:
+            clipped = max(clipped, low)
+        if high is not None:
+            clipped = min(clipped, high)
+        return clipped
 
     @property
     def consistent_with_randomization(self) -> bool:
@@ -320,27 +353,6 @@ def _estimate_browser_frequencies(
     epsilon = browser_epsilon(flip_probability, options)
     n = sum(counts)
     return [debias(count, n, keep, other, level, epsilon) for count in counts]
-
-
-def project_to_simplex(values: Sequence[float]) -> list[float]:
-    """The shares closest to ``values`` (in squared distance) that are >= 0 and sum to 1.
-
-    The unbiased estimates of a choice question sum to 1 but can fall below 0 or above 1; this
-    is the consistent picture shown beside them: the Euclidean projection onto the probability
-    simplex, ``max(v_i - tau, 0)`` with the one ``tau`` that makes the sum 1 (W. Wang and
-    M. A. Carreira-Perpinan, "Projection onto the probability simplex", arXiv:1309.1541, 2013).
-    Shares already in the simplex are returned as they are.
-    """
-    vector = np.asarray([float(value) for value in values], dtype=np.float64)
-    if vector.size == 0 or not np.all(np.isfinite(vector)):
-        raise ValueError(f"values must be a non-empty sequence of finite numbers, got {values!r}")
-    ordered = np.sort(vector)[::-1]
-    cumulative = np.cumsum(ordered) - 1.0
-    ranks = np.arange(1, vector.size + 1)
-    last = int(np.nonzero(ordered - cumulative / ranks > 0)[0][-1])
-    tau = cumulative[last] / (last + 1)
-    projected = np.maximum(vector - tau, 0.0)
-    return [float(share) for share in projected / projected.sum()]
 
 
 # --------------------------------------------------------------------------- planning

@@ -25,8 +25,9 @@ What counts tell (:data:`Told`) is :class:`Shares` (one estimate per option) or
 :class:`Average` (a mean and, where the reports carry it, a histogram). Both have::
 
     told.n                               how many answers the counts hold
-    told.estimates, told.shown_shares    each option's Estimate and share shown (none for
-                                         an average: its mean is ``told.estimate``)
+    told.estimates                       each option's Estimate, whose ``headline(low,
+                                         high)`` is its figure for people (none for an
+                                         average: its mean is ``told.estimate``)
     told.consistent_with_randomization   False when no randomized answers could give them
     told.summary                         "shares" (one per option) or "average"
     told.rows()                          its rows for a table or CSV (:class:`Row`), each
@@ -80,13 +81,11 @@ class Row:
 class Shares:
     """What a k-option question's counts tell: each option's debiased share and ranges.
 
-    ``shown_shares``: the estimates projected onto shares that are >= 0 and add up to 1
-    (:func:`~survey_app.privacy.estimates.project_to_simplex`), for words and charts; None
-    each before any answer. The estimates themselves stay unbiased and unclipped.
+    The estimates stay unbiased and unclipped; the figure pages lead with is each one's
+    :meth:`~survey_app.privacy.estimates.Estimate.headline`.
     """
 
     estimates: tuple[Estimate, ...]
-    shown_shares: tuple[float | None, ...]
 
     summary: Literal["shares"] = "shares"
 
@@ -131,10 +130,6 @@ class Average:
     @property
     def estimates(self) -> tuple[Estimate, ...]:
         """An average has no options: no estimate of a share (as :attr:`Shares.estimates`)."""
-        return ()
-
-    @property
-    def shown_shares(self) -> tuple[float | None, ...]:
         return ()
 
     @property

@@ -20,7 +20,6 @@ from survey_app.privacy.estimates import (
     chebyshev_half_width,
     check_counts,
     debias,
-    project_to_simplex,
     smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
@@ -138,21 +137,18 @@ class RandomizedResponse:
     # ---------------------------------------------------------------- estimates
 
     def tell(self, noisy_counts: Counts, confidence: float = 0.95) -> Shares:
-        """What the counts tell (the interface's): :meth:`estimate`, and the shares shown.
+        """What the counts tell (the interface's): :meth:`estimate`, an option a value.
 
         ``noisy_counts``: a list by value, or a dict of value to count (values left out
-        counted 0). The shares shown are the estimates projected onto shares that are >= 0
-        and add up to 1 (:func:`~survey_app.privacy.estimates.project_to_simplex`).
+        counted 0). Each option's figure for people is its estimate's
+        :meth:`~survey_app.privacy.estimates.Estimate.headline`.
         """
         if isinstance(noisy_counts, Mapping):
             unknown = set(noisy_counts) - set(range(self.options))
             if unknown:
                 raise ValueError(f"noisy_counts has no option {sorted(unknown)[0]!r}")
             noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
-        estimates = tuple(self.estimate(noisy_counts, confidence))
-        if estimates[0].n == 0:
-            return Shares(estimates, (None,) * len(estimates))
-        return Shares(estimates, tuple(project_to_simplex([e.estimate for e in estimates])))
+        return Shares(tuple(self.estimate(noisy_counts, confidence)))
 
     def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
         """The debiased share of each value, with its Chebyshev and exact intervals.

@@ -9,7 +9,7 @@ import functools
 
 from survey_app import privacy
 from survey_app.results.tables import NumericResult, SurveyResults
-from survey_app.results.words import mechanism_reason
+from survey_app.results.words import headline_range_kind, mechanism_reason
 
 
 def results_document(results: SurveyResults) -> dict:
@@ -17,9 +17,13 @@ def results_document(results: SurveyResults) -> dict:
 
     ``ci_low``, ``ci_high`` and ``half_width`` are the Chebyshev interval (as ever);
     ``exact_ci_low`` and ``exact_ci_high`` the exact one (None when the counts are not
-    consistent with the randomization). Pooled results name every survey in ``surveys``.
+    consistent with the randomization). ``estimate`` is unbiased and unclipped; ``headline``
+    the figure the dashboard gives (kept within 0–1 and the range named by
+    ``headline_range``: privacy.Estimate.headline). Pooled results name every survey in
+    ``surveys``.
     """
     survey = results.survey
+    kind = headline_range_kind(results)
     return {
         "survey": survey.slug,
         "surveys": [each.slug for each in results.surveys],
@@ -33,6 +37,8 @@ def results_document(results: SurveyResults) -> dict:
         "epsilon_per_question": results.epsilon_per_question,
         "epsilon_total": results.epsilon_total,
         "confidence": results.confidence,
+        # The range the dashboard leads with: "live" while open, else "exact".
+        "headline_range": kind,
         "questions": [
             {
                 "id": question.id,
@@ -41,31 +47,34 @@ def results_document(results: SurveyResults) -> dict:
                 "type": question.kind,
                 "n": question.n,
                 **told_fields(question.told, question),
-                "options": [
-                    {
-                        "value": option.value,
-                        "label": option.label,
-                        "noisy_count": option.noisy_count,
-                        "noisy_share": option.estimate.noisy_share,
-                        "estimate": option.estimate.estimate,
-                        "ci_low": option.estimate.ci_low,
-                        "ci_high": option.estimate.ci_high,
-                        "half_width": option.estimate.half_width,
-                        "exact_ci_low": option.estimate.exact_low,
-                        "exact_ci_high": option.estimate.exact_high,
-                        # All the options' ranges at once (Bonferroni over k options).
-                        "simultaneous_ci_low": option.estimate.simultaneous_low,
-                        "simultaneous_ci_high": option.estimate.simultaneous_high,
-                        # Valid at every look, however often read while the survey is open.
-                        "live_ci_low": option.estimate.live_low,
-                        "live_ci_high": option.estimate.live_high,
-                        "consistent": option.estimate.consistent_with_randomization,
-                    }
-                    for option in question.options
-                ],
+                "options": [option_fields(option, kind) for option in question.options],
             }
             for question in results.questions
         ],
+    }
+
+
+def option_fields(option, kind: str) -> dict:
+    """One option's figures, its headline kept in the range of ``kind``."""
+    return {
+        "value": option.value,
+        "label": option.label,
+        "noisy_count": option.noisy_count,
+        "noisy_share": option.estimate.noisy_share,
+        "estimate": option.estimate.estimate,
+        "headline": option.headline(kind),
+        "ci_low": option.estimate.ci_low,
+        "ci_high": option.estimate.ci_high,
+        "half_width": option.estimate.half_width,
+        "exact_ci_low": option.estimate.exact_low,
+        "exact_ci_high": option.estimate.exact_high,
+        # All the options' ranges at once (Bonferroni over k options).
+        "simultaneous_ci_low": option.estimate.simultaneous_low,
+        "simultaneous_ci_high": option.estimate.simultaneous_high,
+        # Valid at every look, however often read while the survey is open.
+        "live_ci_low": option.estimate.live_low,
+        "live_ci_high": option.estimate.live_high,
+        "consistent": option.estimate.consistent_with_randomization,
     }
 
 
@@ -86,7 +95,8 @@ def _average_fields(told: privacy.Average, question) -> dict:
 def numeric_document(result: NumericResult) -> dict:
     """A numeric question's results as the JSON API gives them (its ``options`` are empty).
 
-    ``mean`` is unbiased and unclipped; ``ci_low``/``ci_high`` is ``mean -/+ half_width``
+    ``mean`` is unbiased and unclipped, ``headline`` the mean clipped to [min, max] (the
+    dashboard's figure); ``ci_low``/``ci_high`` is ``mean -/+ half_width``
     clipped to [min, max], ``half_width`` the narrowest range the mechanism proves (its own
     exact-law or Chernoff bound, or Chebyshev's or Bernstein's); ``live_ci_low``/``live_ci_high``
     the live range, valid at every look.
@@ -99,6 +109,8 @@ def numeric_document(result: NumericResult) -> dict:
         "mechanism": result.mechanism.name,
         "mechanism_reason": mechanism_reason(result),
         "mean": estimate.mean,
+        # The mean kept within [min, max], as the dashboard says it.
+        "headline": estimate.clipped_mean,
         "ci_low": estimate.ci_low,
         "ci_high": estimate.ci_high,
         "half_width": estimate.half_width,

@@ -33,7 +33,7 @@ from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.results import rounding
 from survey_app.results.tables import QuestionResult, SurveyResults
-from survey_app.results.words import bar_label
+from survey_app.results.words import bar_label, headline_range_kind
 from survey_app.storage.models import Question, Submission, Survey, split_answers
 from survey_app.words import format_number, with_unit
 
@@ -59,7 +59,11 @@ RESULTS_HEADER = (
     "option",
     "n",
     "noisy_count",
+    # Unbiased and unclipped: noise can push it below 0 or above 1.
     "estimate",
+    # The figure the dashboard, the projector and the API's "headline" give: the estimate
+    # kept within 0–1 and within the headline range (privacy.Estimate.headline).
+    "headline",
     # The headline range of a closed survey, the one the dashboard shows: the exact guaranteed
     # interval (for a number question's average, the narrowest range its mechanism proves).
     "exact_ci_low",
@@ -264,7 +268,8 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
     """One row for each row of what a question's counts tell (privacy.Row): an option, or a
     number question's average and then each bar of its histogram.
 
-    An option's row has its noisy count, the estimate and its ranges: the exact range first,
+    An option's row has its noisy count, the unbiased estimate, the headline (the figure the
+    dashboard gives: privacy.Estimate.headline) and its ranges: the exact range first,
     as on the dashboard; the Chebyshev one headed as such. An average's row has no option
     value or noisy count: its estimate is the unbiased mean (in the question's unit), with the
     narrowest range the mechanism proves as its exact range, then Chebyshev's and Bernstein's
@@ -278,6 +283,7 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
     """
     confidence = repr(float(results.confidence))
     epsilon = rounded_up(results.epsilon_per_question)
+    kind = headline_range_kind(results)
 
     def rows():
         for question in results.questions:
@@ -291,6 +297,7 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
                     question.n,
                     "" if row.noisy_count is None else row.noisy_count,
                     rounded(row.estimate),
+                    rounded(_headline(question, row, kind)),
                     *_range_cells(row.exact),
                     *_range_cells(row.chebyshev),
                     confidence,
@@ -301,6 +308,16 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
                 )
 
     return csv_lines(RESULTS_HEADER, rows())
+
+
+def _headline(question: QuestionResult, row: privacy.Row, kind: str) -> float | None:
+    """A row's figure for people: an option's headline (of the range kind the dashboard leads
+    with), an average's mean kept within the bounds, as the dashboard says it, a bar's share."""
+    if row.held is not None:
+        return row.estimate
+    if row.value is None:
+        return question.numeric.estimate.clipped_mean
+    return question.options[row.value].headline(kind)
 
 
 def _range_cells(ends: tuple[float | None, float | None] | None) -> tuple[str, str]:

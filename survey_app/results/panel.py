@@ -12,15 +12,17 @@ import functools
 from markupsafe import Markup
 
 from survey_app import kinds, privacy
-from survey_app.results.tables import NumericResult, SurveyResults
+from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.results.words import (
     all_at_once_words,
     bars_words,
     exact_range_words,
     live_range_words,
     numeric_words,
+    outside_words,
     range_guarantee,
-    shown_range,
+    shares_total_words,
+    table_estimate_words,
     too_wide_half_width,
 )
 from survey_app.words import (
@@ -89,7 +91,7 @@ def share_sentence(option, kind: str, confidence: float) -> Markup:
     if not estimate.consistent_with_randomization:
         return Markup(
             "“{}”: the answers are not consistent with the randomization. Randomized answers "
-            "give counts this lopsided at most {} of the time (the raw estimate is {})."
+            "give counts this lopsided at most {} of the time (the unbiased estimate is {})."
         ).format(option.label, percent(1 - confidence), percent(estimate.estimate))
     low, high = shown_range(estimate, kind)
     if low == high:
@@ -99,19 +101,15 @@ def share_sentence(option, kind: str, confidence: float) -> Markup:
             percent_low(low), percent_high(high)
         )
     return Markup("About <strong>{}</strong> would truly answer “{}”: {}, {}.").format(
-        percent(option.shown_share), option.label, ends, range_guarantee(kind, confidence)
+        percent(option.headline(kind)), option.label, ends, range_guarantee(kind, confidence)
     )
 
 
-def outside_words(estimate) -> str | None:
-    """Why a raw estimate outside 0–100% is no cause for alarm; None inside it."""
-    if not estimate.consistent_with_randomization or not estimate.outside_unit_interval:
-        return None
-    return (
-        f"The randomization noise pushed the raw estimate to {percent(estimate.estimate)}, "
-        f"outside 0–100%; the true share is simply close to "
-        f"{'0%' if estimate.estimate < 0 else '100%'}. This is normal with few respondents."
-    )
+def option_outside_words(option, kind: str) -> str | None:
+    """Why the option's unbiased estimate lies outside 0–100%, beside its share shown and its
+    range of that kind (results.words.outside_words); None when it does not."""
+    estimate = option.estimate
+    return outside_words(estimate, option.headline(kind), *shown_range(estimate, kind))
 
 
 #: What appears once enough have answered, by what the counts sum up as (Told.summary).
@@ -157,9 +155,9 @@ def too_wide_words(question, kind: str) -> str | None:
 
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
-    # Every option worded (a choice question's): their shares are all shown, adding up.
-    choice = kinds.kind_named(question.kind).worded_values is None
-    words = "The shares add up to 100%. " if choice else ""
+    # Every option worded (a choice question's): their shares are all shown; what they add up to.
+    choice = words_every_option(question)
+    words = shares_total(question, kind) + " " if choice else ""
     words += (
         f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
         "the whole class: "
@@ -176,6 +174,17 @@ def scope_words(question, kind: str) -> str:
             "at once, choose “all at once” above the results."
         )
     return words
+
+
+def words_every_option(question) -> bool:
+    """Whether a question's words name every option (a choice question's) and so what its
+    shares add up to, rather than "Yes" alone."""
+    return bool(question.options) and kinds.kind_named(question.kind).worded_values is None
+
+
+def shares_total(question, kind: str) -> str:
+    """What a question's shares shown add up to (results.words.shares_total_words)."""
+    return shares_total_words([option.headline(kind) for option in question.options])
 
 
 def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
@@ -220,8 +229,9 @@ def _chart_row(option, y: int, across: list, kind: str, chebyshev: bool) -> dict
         row["not_consistent"] = {"x": left + 4, "y": y + 35}
         return row
     low, high = (left + plot * end for end in shown_range(estimate, kind))
-    share = _x(option.shown_share)
-    row["value"] = {"x": left + plot, "y": y + 14, "text": percent(option.shown_share)}
+    headline = option.headline(kind)
+    share = _x(headline)
+    row["value"] = {"x": left + plot, "y": y + 14, "text": percent(headline)}
     row["band"] = {"x": f"{low:.2f}", "y": y + 21, "width": f"{high - low:.2f}", "height": 16}
     row["share"] = {"x": share, "y1": y + 18, "y2": y + 40}
     row["chebyshev"] = (
@@ -340,7 +350,7 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
     said = [share_sentence(option, kind, confidence) for option in worded]
     return {
         "sentences": [
-            {"text": text, "outside": outside_words(option.estimate)}
+            {"text": text, "outside": option_outside_words(option, kind)}
             for text, option in zip(said, worded, strict=True)
         ],
         # Each worded option's sentence alone, as the students' results page says it.
@@ -349,13 +359,19 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         "brief": [
             {
                 "label": option.label,
-                "share": percent(option.shown_share),
+                "share": percent(option.headline(kind)),
                 "low": percent_low(shown_range(option.estimate, kind)[0]),
                 "high": percent_high(shown_range(option.estimate, kind)[1]),
             }
             for option in worded
         ],
         "scope": scope_words(question, kind),
+        # The table's "Estimate" of each option, by value: the share shown, and beside it the
+        # unbiased estimate where that lies outside 0–100%.
+        "estimates": [
+            table_estimate_words(option.headline(kind), option.estimate.estimate)
+            for option in question.options
+        ],
         "too_wide": too_wide_words(question, kind),
         # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
@@ -403,7 +419,11 @@ def class_question_view(question, answered: int, kind: str, confidence: float, m
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
         return {"notice": NOT_CONSISTENT_WORDS}
-    return {"sentences": question_view(question, kind, confidence)["said"]}
+    return {
+        "sentences": question_view(question, kind, confidence)["said"],
+        # A choice question's shares: what they add up to (the dashboard's words).
+        "total": shares_total(question, kind) if words_every_option(question) else None,
+    }
 
 
 def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:

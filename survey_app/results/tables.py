@@ -28,19 +28,34 @@ class PoolingError(ValueError):
     """Surveys that cannot be pooled (other questions or flip probability); says which."""
 
 
+def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, float | None]:
+    """The ends of an option's range of that kind: "live", "together" (all of a question's
+    options at once) or "exact" (results.words.RANGE_KINDS)."""
+    if kind == "live":
+        return estimate.live_low, estimate.live_high
+    if kind == "together":
+        return estimate.simultaneous_low, estimate.simultaneous_high
+    return estimate.exact_low, estimate.exact_high
+
+
 @dataclass(frozen=True)
 class OptionResult:
     value: int
     label: str
+    #: Unbiased and unclipped: the API's and the CSV's ``estimate``, the table's "unbiased
+    #: estimate" where it leaves 0–100%.
     estimate: privacy.Estimate
-    #: The share shown in words and charts: the estimates projected onto shares that are
-    #: >= 0 and add up to 100% over the question (privacy.Shares.shown_shares). The API and
-    #: CSV keep the unbiased, unclipped ``estimate.estimate``.
-    shown_share: float | None
 
     @property
     def noisy_count(self) -> int:
         return self.estimate.noisy_count
+
+    def headline(self, kind: str) -> float | None:
+        """The option's one figure for people, wherever it is shown (words, chart, projector,
+        table, lesson, students' page, CSV, API): its estimate clipped to 0–100%, kept within
+        its range of that kind, the one the page leads with (privacy.Estimate.headline says
+        why this figure). None before any answer."""
+        return self.estimate.headline(*shown_range(self.estimate, kind))
 
 
 @dataclass(frozen=True)
@@ -196,11 +211,11 @@ def question_result(
     """One question's results from its (released or pooled) counts."""
     mechanism = question.mechanism
     told = mechanism.tell(counts, confidence)
-    # An average has no options: its estimates and shares are empty.
+    # An average has no options: its estimates are empty.
     options = [
-        OptionResult(value, label, estimate, share)
-        for value, (label, estimate, share) in enumerate(
-            zip(question.option_labels, told.estimates, told.shown_shares, strict=True)
+        OptionResult(value, label, estimate)
+        for value, (label, estimate) in enumerate(
+            zip(question.option_labels, told.estimates, strict=True)
         )
     ]
     return QuestionResult(

@@ -16,8 +16,17 @@ from markupsafe import Markup
 
 from survey_app import privacy
 from survey_app.results import rounding
-from survey_app.results.tables import NumericResult, SurveyResults
-from survey_app.words import counted, format_number, numeric_places, percent, plural, with_unit
+from survey_app.results.tables import NumericResult, SurveyResults, shown_range
+from survey_app.words import (
+    counted,
+    format_number,
+    numeric_places,
+    percent,
+    percent_high,
+    percent_low,
+    plural,
+    with_unit,
+)
 
 #: Why the confidence asked for is not used, and the one the results are at instead.
 CONFIDENCE_REFUSED = (
@@ -154,15 +163,6 @@ def headline_range_kind(results: SurveyResults, together: bool = False) -> str:
     return "together" if together else "exact"
 
 
-def shown_range(estimate: privacy.Estimate, kind: str) -> tuple[float | None, float | None]:
-    """The ends of an option's range of that kind (see RANGE_KINDS)."""
-    if kind == "live":
-        return estimate.live_low, estimate.live_high
-    if kind == "together":
-        return estimate.simultaneous_low, estimate.simultaneous_high
-    return estimate.exact_low, estimate.exact_high
-
-
 def widest_shown_half_width(question, kind: str) -> float | None:
     """Half the widest range of that kind among a question's options: the one the "too wide
     to say much yet" caution quotes is the one the page leads with."""
@@ -192,6 +192,82 @@ def too_wide_half_width(question, kind: str) -> float | None:
     with."""
     widest = widest_shown_half_width(question, kind)
     return widest if widest is not None and widest > TOO_WIDE else None
+
+
+# --------------------------------------------------------------------------- shares
+
+#: "Close to 0%" (or to 100%) is said only of a range whose printed far end is within this many
+#: percentage points of it: "0% to 4.8%" is close to 0%, "0% to 12.5%" is not.
+CLOSE_POINTS = 5.0
+
+#: Why an option's unbiased estimate lies outside 0–100% and what its range says instead: the
+#: range is close to an end (CLOSE_POINTS), too wide to say much (TOO_WIDE), or neither.
+OUTSIDE_CLOSE = (
+    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
+    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
+    "range allows, and the range says the true share is close to {end}."
+)
+OUTSIDE_TOO_WIDE = (
+    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
+    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
+    "range allows; the range is too wide to say much yet."
+)
+OUTSIDE_WITHIN = (
+    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
+    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
+    "range allows; the true share may be anywhere from {low} to {high}."
+)
+#: What a choice question's shares add up to: 100%, or more once an estimate below 0% was
+#: kept at 0% (each share is its own answer's estimate: privacy.Estimate.headline).
+SHARES_ADD_UP = "The shares add up to 100%."
+SHARES_ADD_UP_TO = (
+    "The shares add up to {total}, not 100%: each is its own answer’s estimate, kept within "
+    "0–100% where the randomization noise pushed it outside."
+)
+#: The dashboard table's "Estimate" where the unbiased estimate differs from the share shown.
+TABLE_ESTIMATE_UNBIASED = "{shown} (unbiased: {raw})"
+
+
+def close_to(low: float, high: float) -> str | None:
+    """The end of 0–100% a range is close to, as printed (rounded outward): "0%" when its upper
+    end reads at most CLOSE_POINTS, "100%" when its lower end reads at least 100 minus that;
+    else None."""
+    if rounding.up(high * 100, 0.1) <= CLOSE_POINTS:
+        return "0%"
+    if rounding.down(low * 100, 0.1) >= 100 - CLOSE_POINTS:
+        return "100%"
+    return None
+
+
+def outside_words(estimate: privacy.Estimate, shown: float, low: float, high: float) -> str | None:
+    """Why an unbiased estimate outside 0–100% (beyond floating-point dust) is no cause for
+    alarm, beside the share shown and its range ``[low, high]``, claiming no more than the
+    range says; None for an estimate inside 0–100% or counts no randomization explains."""
+    if not estimate.consistent_with_randomization or not estimate.outside_unit_interval:
+        return None
+    raw, said = percent(estimate.estimate), percent(shown)
+    end = close_to(low, high)
+    if end is not None:
+        return OUTSIDE_CLOSE.format(raw=raw, shown=said, end=end)
+    if (high - low) / 2.0 > TOO_WIDE:
+        return OUTSIDE_TOO_WIDE.format(raw=raw, shown=said)
+    return OUTSIDE_WITHIN.format(raw=raw, shown=said, low=percent_low(low), high=percent_high(high))
+
+
+def table_estimate_words(shown: float | None, unbiased: float | None) -> str:
+    """An option's figure in the dashboard's table: the share shown, as the words and chart
+    give it, with the unbiased estimate beside it where the two differ as shown ("0%
+    (unbiased: -12.5%)")."""
+    said, raw = percent(shown), percent(unbiased)
+    return said if said == raw else TABLE_ESTIMATE_UNBIASED.format(shown=said, raw=raw)
+
+
+def shares_total_words(shares: list[float | None]) -> str:
+    """What a choice question's shares shown add up to, to the tenth of a point they are
+    shown at: 100%, or more (SHARES_ADD_UP_TO)."""
+    total = sum(share for share in shares if share is not None)
+    said = percent(total)
+    return SHARES_ADD_UP if said == "100%" else SHARES_ADD_UP_TO.format(total=said)
 
 
 # --------------------------------------------------------------------------- releases

@@ -7,7 +7,6 @@ the page formats it (``survey_app.words.percent``); nothing here re-derives the 
 from __future__ import annotations
 
 import html
-import math
 import re
 
 import pytest
@@ -232,26 +231,34 @@ def test_too_early_shows_the_count_instead_of_shares(app, signed_in, survey, ans
     assert_results_shown(page, results_of(app, slug), 0.95, live=False)
 
 
-def test_choice_shares_add_up_to_100_percent(app, signed_in, survey):
+def test_choice_shares_are_each_answers_own_estimate_and_say_what_they_add_up_to(
+    app, signed_in, survey
+):
     # "Never" reported once of 12 at p = 1/4: its unbiased estimate is below 0 and the other two
-    # add up to more than 100%. Words and chart show the estimates projected onto shares that
-    # add up to 100%; the table keeps the unbiased ones.
+    # add up to more than 100%. Words, chart and table show each answer's own estimate kept
+    # within 0–100% (inside its range), so the shares add up to more than 100%, and say so; the
+    # table gives the unbiased estimate beside the share where the two differ.
     slug = survey[0]
     submit(app, slug, [(1, 0)] + [(1, 1)] * 5 + [(0, 2)] * 6)
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     yes_no, choice = results_of(app, slug)["questions"]
     estimates = [e.estimate for _, _, e in choice["options"]]
-    assert estimates[0] < 0 and sum(e.clipped_estimate for _, _, e in choice["options"]) > 1.2
-    assert choice["shown"] == privacy.estimates.project_to_simplex(estimates)
-    assert math.isclose(sum(choice["shown"]), 1.0) and min(choice["shown"]) >= 0.0
+    assert estimates[0] < 0 and choice["shown"] == [
+        e.clipped_estimate for _, _, e in choice["options"]
+    ]
+    total = sum(choice["shown"])
+    assert total > 1.2
     part = flat(section(page, choice["id"]))
     for label, _, share in worded_options(choice):
         assert f"About <strong>{percent(share)}</strong> would truly answer “{label}”" in part
-    assert part.count("The shares add up to 100%.") == 1
-    assert "add up to 100%" not in section(page, yes_no["id"])
+    assert part.count(f"The shares add up to {percent(total)}, not 100%") == 1
+    assert "The shares add up to 100%." not in part
+    assert "add up to" not in section(page, yes_no["id"])
     values = re.findall(r'<text class="value"[^>]*>(.*?)</text>', svg_blocks(page)[1])
     assert values == [percent(share) for share in choice["shown"]]
-    assert [row[3] for row in table_rows(part)] == [percent(e) for e in estimates]
+    cells = [row[3] for row in table_rows(part)]
+    assert cells[0] == f"0% (unbiased: {percent(estimates[0])})"
+    assert cells[1:] == [percent(e) for e in estimates[1:]]
 
 
 def yes_no_survey(make_survey, flip_probability: float) -> str:
@@ -318,8 +325,12 @@ def test_estimates_outside_zero_one_are_said_in_plain_words(
     assert yes.outside_unit_interval and yes.consistent_with_randomization
     assert (yes.exact_low, yes.exact_high) == ((0.0, 0.1) if reported == 0 else (0.9, 1.0))
     assert OUTSIDE_WORDS in page
-    assert f"pushed the raw estimate to {percent(yes.estimate)}" in page
-    assert f"the true share is simply close to {near}" in page
+    assert f"The unbiased estimate is {percent(yes.estimate)}, outside 0–100%" in page
+    assert f"The share shown, {near}, is the nearest share its range allows" in page
+    # A range 10 points wide says where the share is, not that it is close to 0% or 100%.
+    ends = f"{percent_low(yes.exact_low)} to {percent_high(yes.exact_high)}"
+    assert f"the true share may be anywhere from {ends}." in page
+    assert "close to" not in page
     assert (
         f"About <strong>{near}</strong> would truly answer “Yes”: between "
         f"<strong>{percent_low(yes.exact_low)}</strong> and "
@@ -347,7 +358,7 @@ def test_answers_not_consistent_with_the_randomization_get_no_range(app, signed_
     assert "sent straight to the API" in words
     assert (
         "“Yes”: the answers are not consistent with the randomization. Randomized answers give "
-        "counts this lopsided at most 5% of the time (the raw estimate is "
+        "counts this lopsided at most 5% of the time (the unbiased estimate is "
         f"{percent(yes.estimate)})."
     ) in words
     assert "would truly answer" not in words and "between" not in words

@@ -15,7 +15,6 @@ from scipy import stats
 
 from survey_app import privacy
 from survey_app.privacy import RandomizedResponse
-from survey_app.privacy.estimates import project_to_simplex as project_to_simplex
 from survey_app.privacy.exact import EXACT_LIMIT, TABLE_LIMIT, exact_interval, uses_exact_law
 
 ROUNDING = 1e-9
@@ -385,33 +384,3 @@ def test_suggested_flip_probability_reaches_the_margin_within_the_floor():
     assert privacy.suggest_flip_probability(0.01, 20, [2]) is None
     # A margin any p reaches: the most private suggestion allowed.
     assert privacy.suggest_flip_probability(0.5, 10_000, [2]) == 0.45
-
-
-# --------------------------------------------------------------------------- simplex
-
-
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        ([0.2, 0.3, 0.5], [0.2, 0.3, 0.5]),
-        ([0.6, 0.5, -0.1], [0.55, 0.45, 0.0]),
-        ([1.2, -0.1, -0.1], [1.0, 0.0, 0.0]),
-        ([0.5, 0.5, 0.5, -0.5], [1 / 3, 1 / 3, 1 / 3, 0.0]),
-    ],
-)
-def test_projection_onto_the_simplex(values, expected):
-    projected = project_to_simplex(values)
-    assert projected == pytest.approx(expected)
-    assert sum(projected) == pytest.approx(1.0)
-    assert min(projected) >= 0.0
-
-
-def test_projection_is_the_closest_point_of_the_simplex():
-    rng = np.random.default_rng(20261123)
-    for _ in range(200):
-        values = rng.normal(0.3, 0.4, size=4)
-        projected = np.array(project_to_simplex(values))
-        # Any other point of the simplex is at least as far (checked against random ones).
-        others = rng.dirichlet(np.ones(4), size=50)
-        distances = np.linalg.norm(others - values, axis=1)
-        assert np.linalg.norm(projected - values) <= distances.min() + 1e-12

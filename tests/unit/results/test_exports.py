@@ -34,6 +34,8 @@ RESULTS_HEADER = [
     "n",
     "noisy_count",
     "estimate",
+    # The figure the pages give: the estimate kept within 0–1 (and its headline range).
+    "headline",
     # The headline range first, as on the dashboard; the Chebyshev one says what it is.
     "exact_ci_low",
     "exact_ci_high",
@@ -322,12 +324,15 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
             str(question["n"]),
             str(option["noisy_count"]),
         ]
-        estimate, exact_low, exact_high, chebyshev_low, chebyshev_high = row[6:11]
-        confidence, epsilon = row[11:13]
-        assert row[13:15] == ["", ""]  # Bernstein's range: numeric questions only
+        estimate, headline, exact_low, exact_high, chebyshev_low, chebyshev_high = row[6:12]
+        confidence, epsilon = row[12:14]
+        assert row[14:16] == ["", ""]  # Bernstein's range: numeric questions only
         # The estimate to the nearest step; ranges outward, so they still cover what the API's
         # do; epsilon up (1e-9: the tolerance of the rounding, as on the pages).
         assert abs(float(estimate) - option["estimate"]) <= step / 2 + 1e-12
+        # The headline as the API names it: the estimate kept within 0–1.
+        assert option["headline"] == min(1.0, max(0.0, option["estimate"]))
+        assert abs(float(headline) - option["headline"]) <= step / 2 + 1e-12
         # The API's "ci_low", "ci_high" are the Chebyshev range.
         assert option["ci_low"] - step < float(chebyshev_low) <= option["ci_low"] + 1e-9
         assert option["ci_high"] - 1e-9 <= float(chebyshev_high) < option["ci_high"] + step
@@ -337,7 +342,7 @@ def test_results_csv_equals_the_results_api_rounded(app, client, fetch, token, s
         assert option["exact_ci_low"] - step < float(exact_low) <= option["exact_ci_low"] + 1e-9
         assert option["exact_ci_high"] - 1e-9 <= float(exact_high)
         assert float(exact_high) < option["exact_ci_high"] + step
-        for name, low, high in (("simultaneous", *row[15:17]), ("live", *row[17:19])):
+        for name, low, high in (("simultaneous", *row[16:18]), ("live", *row[18:20])):
             assert option[f"{name}_ci_low"] - step < float(low) <= option[f"{name}_ci_low"] + 1e-9
             assert option[f"{name}_ci_high"] - 1e-9 <= float(high)
             assert float(high) < option[f"{name}_ci_high"] + step
@@ -351,7 +356,7 @@ def test_results_csv_has_no_long_floats(app, client, fetch, token, survey):
     assert any(len(repr(o["estimate"])) > 10 for q in document["questions"] for o in q["options"])
     # ...the file's stop at four decimal places (and confidence is written as asked for).
     cells = numeric_cells(read_rows(fetch(slug, "results")))
-    assert len(cells) == 5 * 13
+    assert len(cells) == 5 * 14
     assert [cell for cell in cells if not SHORT_NUMBER.fullmatch(cell)] == []
 
 
@@ -436,7 +441,7 @@ def test_results_csv_without_answers_leaves_the_figures_empty(fetch, survey):
     assert len(rows) == 6
     for row in rows[1:]:
         assert row[4:6] == ["0", "0"]
-        assert row[6:11] == ["", "", "", "", ""]
+        assert row[6:12] == ["", "", "", "", "", ""]
     frame = read_frame(response)
     assert frame["estimate"].isna().all()
     assert pd_types.is_float_dtype(frame["estimate"])
@@ -638,11 +643,11 @@ def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp
     assert [classes[name] for name in ("question_number", "option_value", "n", "noisy_count")] == [
         "integer"
     ] * 4
-    assert {classes[name] for name in RESULTS_HEADER[6:13]} == {"numeric"}
+    assert {classes[name] for name in RESULTS_HEADER[6:14]} == {"numeric"}
     assert results[3] == "1|1|2|2"
     assert results[4].split("|") == [UNICODE_QUESTION] * 2 + ["Pick one"] * 2
     assert results[6].split("|") == ["No", "Yes", *UNICODE_OPTIONS]
-    assert results[14] == "0.95|0.95|0.95|0.95"
+    assert results[15] == "0.95|0.95|0.95|0.95"
 
 
 # --------------------------------------------------------------------------- access

@@ -292,7 +292,8 @@ def test_a_copy_keeps_the_bounds_unit_and_mechanism(app, make_survey):
 def test_an_average_below_the_smallest_answer_is_shown_at_it(
     client, make_survey, sign_in_as, analyst
 ):
-    """Noise can push the unbiased mean below min: words show min, the API and CSV the mean."""
+    """Noise can push the unbiased mean below min: words show min, the API and CSV the mean
+    and, named headline, min."""
     slug, (number_id, yes_no_id) = make_survey(HOURS)
     mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
     rng = np.random.default_rng(3)
@@ -316,9 +317,12 @@ def test_an_average_below_the_smallest_answer_is_shown_at_it(
     assert raw not in projector["questions"][0]["html"]
     api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
     assert api["mean"] == pytest.approx(estimate.mean) and api["mean"] < 0
+    # The figure the pages give, named beside the unbiased mean: kept within the bounds.
+    assert api["headline"] == 0.0
     rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/results.csv"))
     average = dict(zip(rows[0], next(row for row in rows[1:] if row[0] == "1"), strict=True))
     assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=1e-4)
+    assert float(average["headline"]) == 0.0
 
 
 def test_an_average_inside_the_bounds_has_no_clipping_note(client, hours, sign_in_as, analyst):

@@ -200,7 +200,12 @@ def test_document_equals_the_privacy_functions(
     expected = expected_document(app, slug, THREE_QUESTION_ROWS, confidence)
     # Floats survive JSON exactly (shortest repr), so equality is the right comparison.
     assert without_extras(document) == expected
-    assert set(document) == set(expected) | {"surveys"}
+    assert set(document) == set(expected) | {"surveys", "headline_range"}
+    # Closed: the headline figure is each estimate kept within 0–1 (inside its exact range).
+    assert document["headline_range"] == "exact"
+    for option in (o for q in document["questions"] for o in q["options"]):
+        assert option["headline"] == min(1.0, max(0.0, option["estimate"]))
+        assert option["exact_ci_low"] <= option["headline"] <= option["exact_ci_high"]
     assert document["surveys"] == [slug]
     # The exact interval of each option, as the question's mechanism computes it.
     for index, question in enumerate(document["questions"]):

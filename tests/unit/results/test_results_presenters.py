@@ -113,7 +113,7 @@ def test_the_shares_chart_places_each_range_and_share(answered):
         assert float(row["band"]["x"]) == pytest.approx(CHART_LEFT + CHART_PLOT * low, abs=0.005)
         assert float(row["band"]["width"]) == pytest.approx(CHART_PLOT * (high - low), abs=0.01)
         assert float(row["share"]["x"]) == pytest.approx(
-            CHART_LEFT + CHART_PLOT * option.shown_share, abs=0.005
+            CHART_LEFT + CHART_PLOT * option.headline("exact"), abs=0.005
         )
     # A long label is cut with an ellipsis; a short one is kept.
     assert chart["rows"][1]["label"]["text"] == "B" * 23 + "…"
