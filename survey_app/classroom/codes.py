@@ -38,6 +38,9 @@ from survey_app.surveys.services import SurveyStateError, unused_join_code
 from survey_app.surveys.typed_numbers import typed_count
 
 CODE_LENGTH = 10
+#: How many characters the survey page's code field takes: the code with room for the spaces or
+#: dashes a student copies from the slip, which are read past.
+CODE_FIELD_LENGTH = 24
 #: The most codes one request or command issues, and the most one survey holds.
 MAX_CODES_AT_ONCE = 2000
 MAX_CODES_PER_SURVEY = 20000

@@ -54,6 +54,9 @@ JOIN_CODE_ALPHABET = "ACDEFHJKMNPQRTWXY346789"
 #: dropped from it may contain.
 CODE_CHARACTERS = frozenset(JOIN_CODE_ALPHABET + "BG")
 JOIN_CODE_LENGTH = 6
+#: How many characters the join page's field takes: the code with room for spaces or dashes
+#: typed between its characters ("K7W 3PX", "K-7-W-3-P-X"), which are read past.
+JOIN_CODE_FIELD_LENGTH = 20
 
 
 def new_join_code() -> str:

@@ -1,4 +1,5 @@
-"""The filters templates use, by the name templates call them: one table, registered at once.
+"""The filters templates use, by the name templates call them: one table, registered at once
+(and the few constants pages place, such as a field's length).
 
 They format a figure (survey_app.words) or name a question's kind, and nothing more: a page's
 sentences are worded before it is placed (results.panel and the domains' words modules), so no
@@ -11,7 +12,9 @@ from collections.abc import Callable
 
 from flask import Flask
 
+from survey_app.classroom.codes import CODE_FIELD_LENGTH
 from survey_app.kinds import kind_of
+from survey_app.storage.models import JOIN_CODE_FIELD_LENGTH
 from survey_app.words import (
     counted,
     format_count,
@@ -44,7 +47,16 @@ FILTERS: dict[str, Callable] = {
 }
 
 
+#: Constants templates place, by their name in templates: a field's length is the app's, not
+#: typed again in each page that shows the field.
+CONSTANTS = {
+    "join_code_field_length": JOIN_CODE_FIELD_LENGTH,
+    "code_field_length": CODE_FIELD_LENGTH,
+}
+
+
 def register(app: Flask) -> None:
-    """Make every filter of the table available to the app's templates."""
+    """Make every filter of the table, and every constant, available to the app's templates."""
     for name, presenter in FILTERS.items():
         app.add_template_filter(presenter, name)
+    app.jinja_env.globals.update(CONSTANTS)
