@@ -18,7 +18,8 @@ Two layouts, one at a time:
 A question's height is estimated from its text, its words and its chart (a little generously:
 a question that does not fit moves to the next column or page, and a page never scrolls). One
 too tall for a column gets the whole page (``wide``): its words and chart side by side. Pages
-keep the questions' order; this module is pure (no Flask, no database).
+keep the questions' order; this module reads no request and no database (the chart's height is
+the results panel's geometry).
 """
 
 from __future__ import annotations

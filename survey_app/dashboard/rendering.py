@@ -22,7 +22,6 @@ from survey_app.results.releases import release_batch
 from survey_app.results.tables import (
     CONFIDENCE_LEVELS,
     DEFAULT_CONFIDENCE,
-    MIN_ANSWERS_FOR_SHARES,
     PoolingError,
     check_poolable,
     survey_results,
@@ -96,10 +95,9 @@ def shown_results(survey: Survey) -> dict:
         # The ranges the words and charts lead with (results.words.headline_range_kind).
         "together": together,
         "headline": headline,
-        "min_answers": MIN_ANSWERS_FOR_SHARES,
         "refresh_seconds": REFRESH_SECONDS,
         # What each question places, and the count's words (results.panel).
-        "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
+        "views": question_views(results, headline),
         "answered_words": answered_words(results),
         "pooled_words": pooled_words(results, survey.id) if results.pooled else None,
         "pooled_slugs": ",".join(each.slug for each in results.surveys),

@@ -21,6 +21,7 @@ from survey_app.results.words import (
     numeric_words,
     range_guarantee,
     shown_range,
+    too_few_words,
     too_wide_half_width,
 )
 from survey_app.words import (
@@ -114,32 +115,22 @@ def outside_words(estimate) -> str | None:
     )
 
 
-#: What appears once enough have answered, by what the counts sum up as (Told.summary).
-APPEAR = {"average": "the average appears", "shares": "shares appear"}
-TOO_EARLY_FOR = {"average": "an average. It appears", "shares": "shares. They appear"}
+#: What is too early, by what the counts sum up as (Told.summary).
+TOO_EARLY_FOR = {"average": "an average", "shares": "shares"}
 
 
-def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> Markup | None:
+def waiting_words(question, answered: int) -> Markup | None:
     """What a question says before it shows results (no answers yet, or too few); None once
-    it shows them."""
-    if answered == 0:
-        appear = APPEAR[question.summary]
-        return Markup("No answers yet: {} once {} people have answered.").format(
-            appear, min_answers
-        )
-    if not (question.too_early or question.n == 0):
+    it shows them. The count results appear at is said once for all the questions, not here
+    (results.words.release_words, too_few_words)."""
+    if question.shows_results:
         return None
-    what = TOO_EARLY_FOR[question.summary]
+    if answered == 0:
+        return Markup("No answers yet.")
     return Markup(
-        "<strong>{}</strong> {}: too early for {} once {} people have answered{}; with fewer, "
-        "the randomization that protects each answer hides nearly everything."
-    ).format(
-        answered,
-        have_answered(answered),
-        what,
-        min_answers,
-        " and the results include them" if awaiting else "",
-    )
+        "<strong>{}</strong> {}: too early for {}. With so few answers, the randomization "
+        "that protects each answer hides nearly everything."
+    ).format(answered, have_answered(answered), TOO_EARLY_FOR[question.summary])
 
 
 def too_wide_words(question, kind: str) -> str | None:
@@ -369,12 +360,12 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
     }
 
 
-def question_views(results: SurveyResults, kind: str, min_answers: int) -> dict[int, dict]:
+def question_views(results: SurveyResults, kind: str) -> dict[int, dict]:
     """The results panel's view of each question, by id: what it says before it shows results
     (``waiting``), or what :func:`question_view` gives."""
     views = {}
     for question in results.questions:
-        waiting = waiting_words(question, results.answered, results.awaiting_release, min_answers)
+        waiting = waiting_words(question, results.answered)
         view = {
             "waiting": waiting,
             "waiting_class": "muted" if results.answered == 0 else "too-early",
@@ -393,12 +384,12 @@ NOT_CONSISTENT_WORDS = (
 )
 
 
-def class_question_view(question, answered: int, kind: str, confidence: float, min_answers: int):
+def class_question_view(question, answered: int, kind: str, confidence: float):
     """What the students' results page places for a question, in the dashboard's words: why it
     is too early (``waiting``), that its answers are not consistent (``notice``), or its
     sentences (:func:`question_view`'s ``said``: the average's headline, or each worded
     option's share and range)."""
-    waiting = waiting_words(question, answered, 0, min_answers)
+    waiting = waiting_words(question, answered)
     if waiting is not None:
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
@@ -406,14 +397,16 @@ def class_question_view(question, answered: int, kind: str, confidence: float, m
     return {"sentences": question_view(question, kind, confidence)["said"]}
 
 
-def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:
-    """The students' results page's words: how many answered, and each question's view by id
+def class_results_words(results: SurveyResults, kind: str) -> dict:
+    """The students' results page's words: how many answered, when too few did the count
+    results need (once for all the questions), and each question's view by id
     (:func:`class_question_view`)."""
     return {
         "answered_words": f"{counted(results.respondents, 'person', 'people')} answered.",
+        "too_few_words": None if results.shows_results else too_few_words(brief=True),
         "views": {
             question.id: class_question_view(
-                question, results.respondents, kind, results.confidence, min_answers
+                question, results.respondents, kind, results.confidence
             )
             for question in results.questions
         },
