@@ -34,7 +34,11 @@ from survey_app.results.words import (
     together_label,
 )
 from survey_app.storage.models import Survey, SurveyStatus
-from survey_app.surveys.words import archive_words, privacy_explanation
+from survey_app.surveys.words import (
+    archive_words,
+    class_results_setting_words,
+    privacy_explanation,
+)
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
@@ -188,6 +192,7 @@ def render_dashboard(
             survey.results_held,
         ),
         archive_words=archive_words(survey.is_open),
+        class_results_setting=class_results_setting_words(survey),
         # Without a known public address the link is a path: the page says how to fix that.
         respondent_link_is_path=not has_public_url() and not is_absolute(respondent_url),
         codes=counts,
