@@ -65,35 +65,15 @@ class ChartGeometry:
     label_leeway: int
 
 
+# The two charts, a row each, their fields in ChartGeometry's order: row, label, band, share,
+# grid, foot, tick_rise, ticks, label_length, label_leeway.
 #: The dashboard's and the students' page's: 17-unit labels, 13-unit ticks, and the Chebyshev
 #: bound (the thin line) under each band.
-PAGE_CHART = ChartGeometry(
-    row=58,
-    label=14,
-    band=21,
-    share=(18, 40),
-    grid=(19, 53),
-    foot=20,
-    tick_rise=3,
-    ticks=(0, 0.25, 0.5, 0.75, 1),
-    label_length=24,
-    label_leeway=5,
-)
+PAGE_CHART = ChartGeometry(58, 14, 21, (18, 40), (19, 53), 20, 3, (0, 0.25, 0.5, 0.75, 1), 24, 5)
 #: The projector's: 25-unit type everywhere (app.css: .projector svg.chart text), which at
 #: 13 em across is the room's 1 em; no Chebyshev bound, so shorter rows; three ticks, which
 #: that type keeps apart; labels cut shorter (the words above the chart name each in full).
-ROOM_CHART = ChartGeometry(
-    row=50,
-    label=21,
-    band=27,
-    share=(25, 45),
-    grid=(25, 47),
-    foot=30,
-    tick_rise=7,
-    ticks=(0, 0.5, 1),
-    label_length=13,
-    label_leeway=2,
-)
+ROOM_CHART = ChartGeometry(50, 21, 27, (25, 45), (25, 47), 30, 7, (0, 0.5, 1), 13, 2)
 
 
 def chart_geometry(chebyshev: bool) -> ChartGeometry:

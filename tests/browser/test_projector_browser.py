@@ -13,6 +13,7 @@ from survey_app.extensions import db
 from survey_app.surveys.services import find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import signed_in
+from tests.numeric_helpers import HOURS
 from tests.unit.results.test_results_api import submit
 
 pytestmark = pytest.mark.browser
@@ -200,14 +201,7 @@ THREE = {
             "type": "choice",
             "options": ["Bus", "Walk", "Car", "Home"],
         },
-        {
-            "text": "Hours a week on this course?",
-            "type": "numeric",
-            "min": 0,
-            "max": 40,
-            "unit": "hours",
-            "mechanism": "hybrid",
-        },
+        HOURS["questions"][0],
     ],
 }
 
