@@ -115,7 +115,13 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         # One line, as the room reads it: whether it can answer, and when results change
         # (until they show, the summary beside the questions says when they will).
         "status_words": " ".join(
-            filter(None, [status_words(survey), release_note if results.shows_results else None])
+            filter(
+                None,
+                [
+                    status_words(survey),
+                    release_note if results_on_screen(results, hidden) else None,
+                ],
+            )
         ),
         "respondents": results.answered,
         "respondents_words": respondents_words(results.answered),
@@ -173,10 +179,15 @@ def question_entry(
     return entry
 
 
+def results_on_screen(results: SurveyResults, hidden: bool) -> bool:
+    """Whether the room sees results now: enough answers, not hidden by the professor."""
+    return results.shows_results and not hidden
+
+
 def join_is_star(survey: Survey, results: SurveyResults, hidden: bool) -> bool:
     """Whether how to join fills the screen: while the survey is open and no results are on
     it yet (too few answers for them: releases.shows_results, or the professor hid them)."""
-    return survey.is_open and (hidden or not results.shows_results)
+    return survey.is_open and not results_on_screen(results, hidden)
 
 
 def summary_words(results: SurveyResults, hidden: bool, release_note: str | None) -> str | None:
