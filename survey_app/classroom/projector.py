@@ -32,7 +32,6 @@ from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.projector_pages import (
     RESULTS,
     STAR,
-    Layout,
     Page,
     QuestionShape,
     chosen_page,
@@ -48,7 +47,7 @@ from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
 from survey_app.results.panel import have_answered, question_view, worded_options
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
-from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
+from survey_app.results.tables import SurveyResults, survey_results
 from survey_app.results.words import headline_range_kind, release_words
 from survey_app.storage.models import Survey
 from survey_app.web.links import external_url, is_absolute
@@ -101,10 +100,8 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     results = survey_results(survey, confidence, {survey.id: shown})
     release_note = release_words(results, release_batch(), brief=True)
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
-    layout = STAR if join_is_star(survey, results.answered, hidden) else RESULTS
-    shapes = [
-        fitted(question_shape(question, results.answered, hidden)) for question in results.questions
-    ]
+    layout = STAR if join_is_star(survey, results, hidden) else RESULTS
+    shapes = [fitted(question_shape(question, hidden)) for question in results.questions]
     questions = [
         dict(
             question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows)),
@@ -115,9 +112,16 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     return {
         "version": version,
         "status": survey.status.value,
-        # One line, as the room reads it: whether it can answer, and when results change.
+        # One line, as the room reads it: whether it can answer, and when results change
+        # (until they show, the summary beside the questions says when they will).
         "status_words": " ".join(
-            filter(None, [status_words(survey), None if hidden else release_note])
+            filter(
+                None,
+                [
+                    status_words(survey),
+                    release_note if results_on_screen(results, hidden) else None,
+                ],
+            )
         ),
         "respondents": results.answered,
         "respondents_words": respondents_words(results.answered),
@@ -127,7 +131,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "headline": headline,
         "questions": questions,
         "layout": layout.name,
-        "summary_words": summary_words(layout, hidden),
+        "summary_words": summary_words(results, hidden, release_note),
         "pages": [page_entry(survey, page, confidence) for page in pages(shapes, layout)],
         "join_key": join_key(survey),
         "join_html": render_template("classroom/_present_join.html", join=join_panel(survey)),
@@ -139,7 +143,7 @@ def question_entry(
 ) -> dict:
     """One question as the projector's state carries it: its HTML (with its chart, if it
     fits the screen: projector_pages.fitted), and its figures once shown."""
-    shown_now = not hidden and not question.too_early and question.n
+    shown_now = not hidden and question.shows_results
     entry = {
         "number": question.number,
         "text": question.text,
@@ -151,9 +155,7 @@ def question_entry(
             headline=headline,
             confidence=results.confidence,
             hidden=hidden,
-            too_early=too_early_words(
-                question.numeric is not None, MIN_ANSWERS_FOR_SHARES, results.awaiting_release
-            ),
+            too_early=too_early_words(question.numeric is not None),
             text_class=text_class(len(question.text)),
             chart=chart,
             # What it places once shown: the room needs one range, not Chebyshev's too.
@@ -177,24 +179,28 @@ def question_entry(
     return entry
 
 
-def join_is_star(survey: Survey, answered: int, hidden: bool) -> bool:
+def results_on_screen(results: SurveyResults, hidden: bool) -> bool:
+    """Whether the room sees results now: enough answers, not hidden by the professor."""
+    return results.shows_results and not hidden
+
+
+def join_is_star(survey: Survey, results: SurveyResults, hidden: bool) -> bool:
     """Whether how to join fills the screen: while the survey is open and no results are on
-    it yet (fewer than the answers shares need, or the professor hid them)."""
-    return survey.is_open and (hidden or answered < MIN_ANSWERS_FOR_SHARES)
+    it yet (too few answers for them: releases.shows_results, or the professor hid them)."""
+    return survey.is_open and not results_on_screen(results, hidden)
 
 
-def summary_words(layout: Layout, hidden: bool) -> str | None:
-    """What the questions beside the join panel wait for (their own notes are left out)."""
-    if layout is not STAR or hidden:
+def summary_words(results: SurveyResults, hidden: bool, release_note: str | None) -> str | None:
+    """When the results will show, said once for all the questions while none shows
+    (``release_note``: results.words.release_words, brief); their own notes leave it out."""
+    if hidden or results.shows_results:
         return None
-    return f"Results appear once {MIN_ANSWERS_FOR_SHARES} people have answered."
+    return release_note
 
 
-def question_shape(question, answered: int, hidden: bool) -> QuestionShape:
+def question_shape(question, hidden: bool) -> QuestionShape:
     """How much a question shows, for projector_pages to find it a place."""
-    shown = (
-        not hidden and answered and question.n and not question.too_early
-    ) and question.consistent_with_randomization
+    shown = not hidden and question.shows_results and question.consistent_with_randomization
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)
     if question.numeric is not None:

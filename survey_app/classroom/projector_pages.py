@@ -9,7 +9,7 @@ ems, and what fits one 16:9 screen fits them all; a screen taller than 16:9 only
 Two layouts, one at a time:
 
 - ``star``: while the survey is open and no results are on the screen yet (fewer than
-  results.MIN_ANSWERS_FOR_SHARES have answered, or the professor hid the results), how to join
+  releases.MIN_ANSWERS_FOR_SHARES have answered, or the professor hid the results), how to join
   fills most of the screen (its QR code at least 40% of the height, the code huge) and the
   questions are listed beside it, their texts alone.
 - ``results``: once results show (or the survey is a draft or closed), the results take the
@@ -18,7 +18,8 @@ Two layouts, one at a time:
 A question's height is estimated from its text, its words and its chart (a little generously:
 a question that does not fit moves to the next column or page, and a page never scrolls). One
 too tall for a column gets the whole page (``wide``): its words and chart side by side. Pages
-keep the questions' order; this module is pure (no Flask, no database).
+keep the questions' order; this module reads no request and no database (the chart's height is
+the results panel's geometry).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from survey_app.results.panel import ROOM_CHART, chart_units
 from survey_app.surveys.typed_numbers import whole_number
 
 #: How wide an average character of the projector's sans-serif is, in ems of its size
@@ -38,8 +40,8 @@ LINE_HEIGHT = 1.35
 TEXT_INSET, LIST_INSET = 1.7, 0.0
 #: The gap between two questions in a column (app.css: .present-column gap).
 CARD_GAP = 0.6
-#: The shares chart on the projector is this many ems wide, for its 320 units: its 17-unit
-#: labels are then about 0.8 em high (17 px on a 720-line screen), as small as the room reads.
+#: The shares chart on the projector is this many ems wide, for its 320 units: its 25-unit
+#: type (panel.ROOM_CHART) is then the room's 1 em (21 px on a 720-line screen).
 CHART_WIDTH = 13.0
 #: A question's text this long or longer is set smaller (app.css: .present-text-long and
 #: .present-text-longer, which is 0.8 em in either layout: 17 px on a 720-line screen).
@@ -78,6 +80,9 @@ class Layout:
     #: A question's box beyond its text: its padding, border and the space between its parts.
     edges: float
     gap: float = 1.0
+    #: The height the pager takes under the questions, theirs when all fit on one page (the
+    #: pager is then hidden); none where the pager has a row of its own.
+    pager: float = 0.0
 
     @property
     def full_width(self) -> float:
@@ -87,7 +92,7 @@ class Layout:
 
 #: The two layouts on a 60 by 33.75 em screen (app.css places the same boxes).
 STAR = Layout("star", columns=1, width=21.5, height=24.0, text_size=1.0, edges=1.0)
-RESULTS = Layout("results", columns=2, width=20.5, height=26.5, text_size=1.1, edges=1.6)
+RESULTS = Layout("results", columns=2, width=20.5, height=26.5, text_size=1.1, edges=1.6, pager=2.2)
 
 
 @dataclass(frozen=True)
@@ -152,8 +157,9 @@ def lines(characters: int, size: float, width: float) -> int:
 
 
 def chart_height(rows: int) -> float:
-    """The shares chart's height in ems: panel.share_chart's units at CHART_WIDTH."""
-    return (24 + 58 * rows) * CHART_WIDTH / 320 if rows else 0.0
+    """The shares chart's height in ems: the projector's chart's units (panel.ROOM_CHART) at
+    CHART_WIDTH."""
+    return chart_units(rows, ROOM_CHART) * CHART_WIDTH / 320 if rows else 0.0
 
 
 def text_height(shape: QuestionShape, layout: Layout, width: float) -> float:
@@ -233,7 +239,17 @@ def page_words(first: int, last: int, total: int) -> str:
 
 def pages(shapes: list[QuestionShape], layout: Layout) -> list[Page]:
     """The questions in order, as many to a page as fit: column by column, each column filled
-    from the top; a question too tall for a column has a page of its own."""
+    from the top; a question too tall for a column has a page of its own. Questions that all
+    fit on one page once the pager is hidden (it has no page to turn to) have that page."""
+    if layout.pager:
+        alone = _paged(shapes, replace(layout, height=layout.height + layout.pager, pager=0.0))
+        if len(alone) == 1:
+            return alone
+    return _paged(shapes, layout)
+
+
+def _paged(shapes: list[QuestionShape], layout: Layout) -> list[Page]:
+    """:func:`pages` at the layout's height."""
     groups: list[tuple[list[list[int]], bool]] = []
     columns: list[list[int]] = []
     used = 0.0

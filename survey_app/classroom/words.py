@@ -32,19 +32,11 @@ SLIP_JOIN_WITH_CODE = Markup(
     "Go to <strong>{address}</strong>, type <strong>{code}</strong>, then this code when asked:"
 )
 
-#: What a question on the projector waits for before it shows results (an average, or shares),
-#: and, while the results are held back, for the results to include the answers.
+#: What a question on the projector says before it shows results (an average, or shares): the
+#: count they appear at is said once for all the questions (results.words.release_words).
 TOO_EARLY = {
-    (True, False): "Too early for the average: it appears once {count} people have answered.",
-    (True, True): (
-        "Too early for the average: it appears once {count} people have answered and the "
-        "results include them."
-    ),
-    (False, False): "Too early for shares: they appear once {count} people have answered.",
-    (False, True): (
-        "Too early for shares: they appear once {count} people have answered and the results "
-        "include them."
-    ),
+    True: "Too early for the average.",
+    False: "Too early for shares.",
 }
 
 #: What the projector's bars are: live ranges while the screen redraws itself.
@@ -78,9 +70,9 @@ def slip_join(address: str, join_code: str | None) -> Markup:
     return SLIP_JOIN.format(address=address)
 
 
-def too_early_words(numeric: bool, min_answers: int, awaiting: bool) -> str:
-    """What a question on the projector waits for before it shows results."""
-    return TOO_EARLY[bool(numeric), bool(awaiting)].format(count=min_answers)
+def too_early_words(numeric: bool) -> str:
+    """What a question on the projector says before it shows results."""
+    return TOO_EARLY[bool(numeric)]
 
 
 def scope_words(headline: str, confidence: float) -> str:

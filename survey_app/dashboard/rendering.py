@@ -22,7 +22,6 @@ from survey_app.results.releases import release_batch
 from survey_app.results.tables import (
     CONFIDENCE_LEVELS,
     DEFAULT_CONFIDENCE,
-    MIN_ANSWERS_FOR_SHARES,
     PoolingError,
     check_poolable,
     survey_results,
@@ -35,7 +34,11 @@ from survey_app.results.words import (
     together_label,
 )
 from survey_app.storage.models import Survey, SurveyStatus
-from survey_app.surveys.words import archive_words, privacy_explanation
+from survey_app.surveys.words import (
+    archive_words,
+    class_results_setting_words,
+    privacy_explanation,
+)
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
@@ -96,10 +99,9 @@ def shown_results(survey: Survey) -> dict:
         # The ranges the words and charts lead with (results.words.headline_range_kind).
         "together": together,
         "headline": headline,
-        "min_answers": MIN_ANSWERS_FOR_SHARES,
         "refresh_seconds": REFRESH_SECONDS,
         # What each question places, and the count's words (results.panel).
-        "views": question_views(results, headline, MIN_ANSWERS_FOR_SHARES),
+        "views": question_views(results, headline),
         "answered_words": answered_words(results),
         "pooled_words": pooled_words(results, survey.id) if results.pooled else None,
         "pooled_slugs": ",".join(each.slug for each in results.surveys),
@@ -190,6 +192,7 @@ def render_dashboard(
             survey.results_held,
         ),
         archive_words=archive_words(survey.is_open),
+        class_results_setting=class_results_setting_words(survey),
         # Without a known public address the link is a path: the page says how to fix that.
         respondent_link_is_path=not has_public_url() and not is_absolute(respondent_url),
         codes=counts,

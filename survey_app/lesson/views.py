@@ -22,7 +22,8 @@ from survey_app.accounts.access import owned_survey_or_404
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.lesson.presenters import lesson_steps
 from survey_app.lesson.words import CHOOSER_TEXT_LENGTH, STEPS
-from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
+from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES
+from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
 from survey_app.web.file_names import attachment

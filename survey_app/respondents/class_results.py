@@ -10,7 +10,7 @@ is stored for it and nothing of any one respondent is shown.
 from __future__ import annotations
 
 from survey_app.results.panel import class_results_words, protection_words
-from survey_app.results.tables import DEFAULT_CONFIDENCE, MIN_ANSWERS_FOR_SHARES, survey_results
+from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
 from survey_app.surveys.words import privacy_explanation
@@ -27,7 +27,7 @@ def class_results_context(survey: Survey) -> dict:
     headline = headline_range_kind(results)
     explanation = privacy_explanation(survey)
     return {
-        **class_results_words(results, headline, MIN_ANSWERS_FOR_SHARES),
+        **class_results_words(results, headline),
         "survey": survey,
         "results": results,
         "confidence": results.confidence,

@@ -8,6 +8,7 @@ worked out here so that templates compute nothing. Figures are worded by
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
@@ -23,6 +24,7 @@ from survey_app.results.words import (
     range_guarantee,
     shares_total_words,
     table_estimate_words,
+    too_few_words,
     too_wide_half_width,
 )
 from survey_app.words import (
@@ -37,12 +39,63 @@ from survey_app.words import (
     points,
 )
 
-#: The shares chart, in SVG units: about a phone's width, so its text stays readable at 360
-#: pixels (CSS lets it grow to twice that for a projector). A row an answer.
-CHART_LEFT, CHART_PLOT, CHART_ROW, CHART_TOP = 16, 282, 58, 4
-CHART_TICKS = (0, 0.25, 0.5, 0.75, 1)
-#: An answer's label in the chart is cut to this many characters (with some leeway).
-CHART_LABEL_LENGTH, CHART_LABEL_LEEWAY = 24, 5
+#: The shares chart, in SVG units: 320 across, about a phone's width, so that its text stays
+#: readable at 360 pixels (the projector sets it 13 em wide: projector_pages.CHART_WIDTH).
+CHART_LEFT, CHART_PLOT, CHART_TOP = 16, 282, 4
+
+
+@dataclass(frozen=True)
+class ChartGeometry:
+    """Where a shares chart places its parts, in SVG units down from the top of an answer's
+    row; the type's size is app.css's (svg.chart text), these only make room for it."""
+
+    #: The height of an answer's row, and the baseline of its label and share's figure.
+    row: int
+    label: int
+    #: The top of the range's band (16 high), the share's mark and the grid lines, from-to.
+    band: int
+    share: tuple[int, int]
+    grid: tuple[int, int]
+    #: Below the last row, room for the ticks, and how far above the chart's foot their
+    #: baseline sits (their letters' tails fit under it).
+    foot: int
+    tick_rise: int
+    ticks: tuple[float, ...]
+    #: An answer's label is cut to this many characters (with this leeway), to leave its share's
+    #: figure the rest of the line.
+    label_length: int
+    label_leeway: int
+
+
+# The two charts, a row each, their fields in ChartGeometry's order: row, label, band, share,
+# grid, foot, tick_rise, ticks, label_length, label_leeway.
+#: The dashboard's and the students' page's: 17-unit labels, 13-unit ticks, and the Chebyshev
+#: bound (the thin line) under each band.
+PAGE_CHART = ChartGeometry(58, 14, 21, (18, 40), (19, 53), 20, 3, (0, 0.25, 0.5, 0.75, 1), 24, 5)
+#: The projector's: 25-unit type everywhere (app.css: .projector svg.chart text), which at
+#: 13 em across is the room's 1 em; no Chebyshev bound, so shorter rows; three ticks, which
+#: that type keeps apart; labels cut shorter (the words above the chart name each in full).
+ROOM_CHART = ChartGeometry(50, 21, 27, (25, 45), (25, 47), 30, 7, (0, 0.5, 1), 13, 2)
+
+
+def chart_geometry(chebyshev: bool) -> ChartGeometry:
+    """The dashboard's chart (with the Chebyshev bound), or the projector's (without)."""
+    return PAGE_CHART if chebyshev else ROOM_CHART
+
+
+def chart_units(rows: int, geometry: ChartGeometry) -> int:
+    """A shares chart's height in SVG units, for ``rows`` answers."""
+    return CHART_TOP + geometry.row * rows + geometry.foot
+
+
+def tick_anchor(index: int, count: int) -> str:
+    """How a tick's figure sits on its line: the first starts there and the last ends there, so
+    that "0%" and "100%" stay inside the chart; the others are centred."""
+    if index == 0:
+        return "start"
+    return "end" if index == count - 1 else "middle"
+
+
 #: The spread chart of a number question: about ten bars over the scale, in the same units.
 SPREAD_LEFT, SPREAD_PLOT, SPREAD_TOP, SPREAD_TALL = 8, 304, 8, 120
 
@@ -112,32 +165,22 @@ def option_outside_words(option, kind: str) -> str | None:
     return outside_words(estimate, option.headline(kind), *shown_range(estimate, kind))
 
 
-#: What appears once enough have answered, by what the counts sum up as (Told.summary).
-APPEAR = {"average": "the average appears", "shares": "shares appear"}
-TOO_EARLY_FOR = {"average": "an average. It appears", "shares": "shares. They appear"}
+#: What is too early, by what the counts sum up as (Told.summary).
+TOO_EARLY_FOR = {"average": "an average", "shares": "shares"}
 
 
-def waiting_words(question, answered: int, awaiting: int, min_answers: int) -> Markup | None:
+def waiting_words(question, answered: int) -> Markup | None:
     """What a question says before it shows results (no answers yet, or too few); None once
-    it shows them."""
-    if answered == 0:
-        appear = APPEAR[question.summary]
-        return Markup("No answers yet: {} once {} people have answered.").format(
-            appear, min_answers
-        )
-    if not (question.too_early or question.n == 0):
+    it shows them. The count results appear at is said once for all the questions, not here
+    (results.words.release_words, too_few_words)."""
+    if question.shows_results:
         return None
-    what = TOO_EARLY_FOR[question.summary]
+    if answered == 0:
+        return Markup("No answers yet.")
     return Markup(
-        "<strong>{}</strong> {}: too early for {} once {} people have answered{}; with fewer, "
-        "the randomization that protects each answer hides nearly everything."
-    ).format(
-        answered,
-        have_answered(answered),
-        what,
-        min_answers,
-        " and the results include them" if awaiting else "",
-    )
+        "<strong>{}</strong> {}: too early for {}. With so few answers, the randomization "
+        "that protects each answer hides nearly everything."
+    ).format(answered, have_answered(answered), TOO_EARLY_FOR[question.summary])
 
 
 def too_wide_words(question, kind: str) -> str | None:
@@ -189,20 +232,26 @@ def shares_total(question, kind: str) -> str:
 
 def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
     """The shares chart's geometry: for each answer its share (a mark), its range of that kind
-    (the thick band) and, unless left out, the Chebyshev bound (the thin line beneath)."""
-    left, plot, top = CHART_LEFT, CHART_PLOT, CHART_TOP
-    height = top + CHART_ROW * len(question.options) + 20
-    across = [left + plot * tick for tick in CHART_TICKS]
+    (the thick band) and, unless left out, the Chebyshev bound (the thin line beneath). Without
+    it the chart is the projector's, in the room's type (:data:`ROOM_CHART`)."""
+    geometry = chart_geometry(chebyshev)
+    height = chart_units(len(question.options), geometry)
+    across = [CHART_LEFT + CHART_PLOT * tick for tick in geometry.ticks]
     rows = [
-        _chart_row(option, top + CHART_ROW * index, across, kind, chebyshev)
+        _chart_row(option, CHART_TOP + geometry.row * index, across, kind, geometry)
         for index, option in enumerate(question.options)
     ]
     name = RANGE_NAMES.get(kind, "exact")
     return {
         "height": height,
         "ticks": [
-            {"x": x, "y": height - 3, "text": f"{int(tick * 100)}%"}
-            for x, tick in zip(across, CHART_TICKS, strict=True)
+            {
+                "x": x,
+                "y": height - geometry.tick_rise,
+                "text": f"{int(tick * 100)}%",
+                "anchor": tick_anchor(index, len(across)),
+            }
+            for index, (x, tick) in enumerate(zip(across, geometry.ticks, strict=True))
         ],
         "rows": rows,
         "chebyshev": chebyshev,
@@ -216,24 +265,30 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
     }
 
 
-def _chart_row(option, y: int, across: list, kind: str, chebyshev: bool) -> dict:
+def _chart_row(option, y: int, across: list, kind: str, geometry: ChartGeometry) -> dict:
     """One answer's row of the shares chart, ``y`` down from the top."""
     left, plot = CHART_LEFT, CHART_PLOT
     estimate = option.estimate
+    label = _chart_label(option.label, geometry)
     row = {
-        "label": {"x": left, "y": y + 14, "text": _chart_label(option.label)},
-        "grid": [{"x": x, "y1": y + 19, "y2": y + 53} for x in across],
+        "label": {"x": left, "y": y + geometry.label, "text": label},
+        "grid": [{"x": x, "y1": y + geometry.grid[0], "y2": y + geometry.grid[1]} for x in across],
         "consistent": estimate.consistent_with_randomization,
     }
     if not row["consistent"]:
-        row["not_consistent"] = {"x": left + 4, "y": y + 35}
+        row["not_consistent"] = {"x": left + 4, "y": y + geometry.band + 14}
         return row
     low, high = (left + plot * end for end in shown_range(estimate, kind))
     headline = option.headline(kind)
     share = _x(headline)
-    row["value"] = {"x": left + plot, "y": y + 14, "text": percent(headline)}
-    row["band"] = {"x": f"{low:.2f}", "y": y + 21, "width": f"{high - low:.2f}", "height": 16}
-    row["share"] = {"x": share, "y1": y + 18, "y2": y + 40}
+    row["value"] = {"x": left + plot, "y": y + geometry.label, "text": percent(headline)}
+    row["band"] = {
+        "x": f"{low:.2f}",
+        "y": y + geometry.band,
+        "width": f"{high - low:.2f}",
+        "height": 16,
+    }
+    row["share"] = {"x": share, "y1": y + geometry.share[0], "y2": y + geometry.share[1]}
     row["chebyshev"] = (
         {
             "low": _x(estimate.ci_low),
@@ -242,7 +297,7 @@ def _chart_row(option, y: int, across: list, kind: str, chebyshev: bool) -> dict
             "y1": y + 43,
             "y2": y + 51,
         }
-        if chebyshev
+        if geometry is PAGE_CHART
         else None
     )
     return row
@@ -253,11 +308,11 @@ def _x(share: float) -> str:
     return f"{CHART_LEFT + CHART_PLOT * share:.2f}"
 
 
-def _chart_label(label: str) -> str:
+def _chart_label(label: str, geometry: ChartGeometry = PAGE_CHART) -> str:
     """An answer's label as the chart has room for it: "A very long answer indeed…"."""
-    if len(label) <= CHART_LABEL_LENGTH + CHART_LABEL_LEEWAY:
+    if len(label) <= geometry.label_length + geometry.label_leeway:
         return label
-    return label[: CHART_LABEL_LENGTH - 1] + "…"
+    return label[: geometry.label_length - 1] + "…"
 
 
 def spread_chart(bins: list[tuple[str, float]]) -> dict:
@@ -385,12 +440,12 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
     }
 
 
-def question_views(results: SurveyResults, kind: str, min_answers: int) -> dict[int, dict]:
+def question_views(results: SurveyResults, kind: str) -> dict[int, dict]:
     """The results panel's view of each question, by id: what it says before it shows results
     (``waiting``), or what :func:`question_view` gives."""
     views = {}
     for question in results.questions:
-        waiting = waiting_words(question, results.answered, results.awaiting_release, min_answers)
+        waiting = waiting_words(question, results.answered)
         view = {
             "waiting": waiting,
             "waiting_class": "muted" if results.answered == 0 else "too-early",
@@ -409,12 +464,12 @@ NOT_CONSISTENT_WORDS = (
 )
 
 
-def class_question_view(question, answered: int, kind: str, confidence: float, min_answers: int):
+def class_question_view(question, answered: int, kind: str, confidence: float):
     """What the students' results page places for a question, in the dashboard's words: why it
     is too early (``waiting``), that its answers are not consistent (``notice``), or its
     sentences (:func:`question_view`'s ``said``: the average's headline, or each worded
     option's share and range)."""
-    waiting = waiting_words(question, answered, 0, min_answers)
+    waiting = waiting_words(question, answered)
     if waiting is not None:
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
@@ -426,14 +481,16 @@ def class_question_view(question, answered: int, kind: str, confidence: float, m
     }
 
 
-def class_results_words(results: SurveyResults, kind: str, min_answers: int) -> dict:
-    """The students' results page's words: how many answered, and each question's view by id
+def class_results_words(results: SurveyResults, kind: str) -> dict:
+    """The students' results page's words: how many answered, when too few did the count
+    results need (once for all the questions), and each question's view by id
     (:func:`class_question_view`)."""
     return {
         "answered_words": f"{counted(results.respondents, 'person', 'people')} answered.",
+        "too_few_words": None if results.shows_results else too_few_words(brief=True),
         "views": {
             question.id: class_question_view(
-                question, results.respondents, kind, results.confidence, min_answers
+                question, results.respondents, kind, results.confidence
             )
             for question in results.questions
         },

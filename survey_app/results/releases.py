@@ -6,10 +6,13 @@ that derives from answers (dashboard, projector, results JSON and CSV, pooled re
 computed from its last **release**: the counts as they stood when at least
 ``SURVEY_APP_RELEASE_BATCH`` submissions (default 5) had arrived since the release before.
 Two views then differ by sums over at least that many randomized answers, never by one. How
-many have answered stays live. A closed survey shows all its counts; reopening it releases
-them (its owner has seen them), and the next release again waits for a batch. A survey closed
-again before a batch of new answers came in keeps showing its last release (:func:`close`):
-else closing, reopening for one arrival and closing again would show that arrival.
+many have answered stays live. The first release waits for :data:`MIN_ANSWERS_FOR_SHARES`
+answers, the fewest any result shows at (:func:`shows_results`): so the count at which results
+appear (:func:`results_appear_at`) is one rule, true whenever the page is read. A closed
+survey shows all its counts; reopening it releases them (its owner has seen them), and the
+next release again waits for a batch. A survey closed again before a batch of new answers came
+in keeps showing its last release (:func:`close`): else closing, reopening for one arrival and
+closing again would show that arrival.
 
 A release is made when a view asks for results and a batch is due: the counts are copied, in
 one statement, into :class:`~survey_app.storage.models.ReleasedTally`, under a lock on the survey's
@@ -27,6 +30,10 @@ from sqlalchemy import delete, func, select, text
 from survey_app.extensions import db
 from survey_app.storage.database import is_sqlite, session_writes, write_transaction
 from survey_app.storage.models import Question, ReleasedTally, Survey, Tally
+
+#: Below this many answers a question shows its count and says it is too early for results:
+#: with fewer, the randomization that protects each answer hides nearly everything.
+MIN_ANSWERS_FOR_SHARES = 10
 
 #: How many randomized answers reported each value: a list by value (yes/no, choice) or, for a
 #: numeric question, a dict of report to count (reports that never came are left out).
@@ -93,6 +100,24 @@ def release_batch() -> int:
     return current_app.config["RELEASE_BATCH"]
 
 
+def shows_results(answers: int) -> bool:
+    """Whether results computed from this many answers show (on every page): the one rule."""
+    return answers >= MIN_ANSWERS_FOR_SHARES
+
+
+def release_due(so_far: int, released: int, batch: int) -> bool:
+    """Whether an open survey makes a release now: a batch has arrived since the last one, and
+    enough have answered for results to show (a release that showed nothing would only move
+    the count at which they appear)."""
+    return so_far - released >= batch and shows_results(so_far)
+
+
+def results_appear_at(released: int, batch: int) -> int:
+    """How many answers an open survey's results appear at, while its last release (of
+    ``released`` answers) shows none: the first count at which :func:`release_due` holds."""
+    return max(MIN_ANSWERS_FOR_SHARES, released + batch)
+
+
 def shown_counts(survey: Survey) -> ShownCounts:
     """The counts its owner's views show: the last release while the survey is open (or
     while a closed survey holds its results back), else all of them.
@@ -101,7 +126,7 @@ def shown_counts(survey: Survey) -> ShownCounts:
     """
     live = live_counts(survey)
     so_far = respondents_in(survey, live)
-    if survey.is_open and so_far - survey.released_respondents >= release_batch():
+    if survey.is_open and release_due(so_far, survey.released_respondents, release_batch()):
         counts = _release_if_due(survey, live)
     elif survey.is_open or survey.results_held:
         counts = _released(survey, db.session.execute)
@@ -185,7 +210,7 @@ def _release_in(survey: Survey, live: dict[int, Counts], execute: Callable, lock
         return live  # closed meanwhile: a closed survey shows its counts (as read before)
     # Read again under the lock, as models.Survey.respondents counts it.
     so_far = execute(select(Survey.respondents).where(Survey.id == survey.id)).scalar_one()
-    if so_far - state.released_respondents < release_batch():
+    if not release_due(so_far, state.released_respondents, release_batch()):
         return _released(survey, execute)  # released meanwhile by another view
     return _write_release(survey, execute)
 

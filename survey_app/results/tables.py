@@ -14,14 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from survey_app import privacy
-from survey_app.results.releases import Counts, ShownCounts, shown_counts
+from survey_app.results.releases import Counts, ShownCounts, shown_counts, shows_results
 from survey_app.storage.models import Question, Survey
 
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 DEFAULT_CONFIDENCE = 0.95
-#: Below this many answers a question shows its count and says it is too early for shares.
-MIN_ANSWERS_FOR_SHARES = 10
 
 
 class PoolingError(ValueError):
@@ -122,9 +120,14 @@ class QuestionResult:
         )
 
     @property
+    def shows_results(self) -> bool:
+        """Whether the question's results show: enough answers (releases.shows_results)."""
+        return shows_results(self.n)
+
+    @property
     def too_early(self) -> bool:
-        """True while too few have answered for shares to mean anything (but some have)."""
-        return 0 < self.n < MIN_ANSWERS_FOR_SHARES
+        """True while too few have answered for results to mean anything (but some have)."""
+        return 0 < self.n and not self.shows_results
 
     @property
     def consistent_with_randomization(self) -> bool:
@@ -155,6 +158,11 @@ class SurveyResults:
     def awaiting_release(self) -> int:
         """Answers that arrived since the results shown were released (0 once closed)."""
         return self.answered - self.respondents
+
+    @property
+    def shows_results(self) -> bool:
+        """Whether the results show (everyone answers every question: the count decides)."""
+        return shows_results(self.respondents)
 
     @property
     def pooled(self) -> bool:

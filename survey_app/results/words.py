@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from survey_app import privacy
 from survey_app.results import rounding
+from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_at
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.words import (
     counted,
@@ -277,8 +278,11 @@ RELEASE_REASON = "so that nobody’s answers can be picked out by watching them 
 
 
 def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
-    """What the results hold while they change in releases (survey_app.results.releases), and
-    when they next change; None when they hold every answer of a closed survey.
+    """When results show and what they hold while they change in releases
+    (survey_app.results.releases), and when they next change; None when they hold every answer
+    of a closed survey. The one place that says the count results appear at: the dashboard
+    and the projector place this sentence, and a question waiting for results does not repeat
+    it.
 
     ``brief``: for the projector, where the room reads it from afar.
     """
@@ -291,22 +295,17 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
             f"{plural(batch, 'has', 'have')} come in: reopen the survey to collect them."
         )
     if not any(each.is_open for each in results.surveys):
-        return None
+        return None if results.shows_results else too_few_words(brief)
+    if not results.shows_results:
+        return results_appear_words(results_appear_at(results.respondents, batch), batch, brief)
     held, answered = results.respondents, results.answered
     if brief:
-        if held == 0:
-            return f"Results come once {batch:,} {plural(batch, 'has', 'have')} answered."
         of_answered = counted(answered, "person", "people")
         included = f"{held:,} of {of_answered}" if held < answered else "everyone"
         every = "with each answer" if batch == 1 else f"every {batch:,} answers"
         return f"Results include {included}; they update {every}."
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = "" if batch == 1 else f", {RELEASE_REASON}"
-    if held == 0:
-        return (
-            f"The first results come once {counted(batch, 'person has', 'people have')} "
-            f"answered, then with {every}{why}."
-        )
     included = (
         f"{held:,} of the {counted(answered, 'person who has', 'people who have')} answered"
         if held < answered
@@ -315,6 +314,30 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
     return (
         f"The results below include {included}; they update with {every}{why}, and show "
         "everyone when you close the survey."
+    )
+
+
+def results_appear_words(count: int, batch: int, brief: bool = False) -> str:
+    """When an open survey's first results appear (``count``: releases.results_appear_at),
+    and how often they change after that (``brief``: the projector's words)."""
+    if brief:
+        return f"Results appear once {counted(count, 'person has', 'people have')} answered."
+    every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
+    why = "" if batch == 1 else f", {RELEASE_REASON}"
+    return (
+        f"The first results appear once {counted(count, 'person has', 'people have')} "
+        f"answered, then change with {every}{why}."
+    )
+
+
+def too_few_words(brief: bool = False) -> str:
+    """Why a closed survey shows no results: too few answered (``brief``: the projector's)."""
+    count = counted(MIN_ANSWERS_FOR_SHARES, "person has", "people have")
+    if brief:
+        return f"Too few answered for results: they show once {count} answered."
+    return (
+        f"Too few answered for results: they show once {count} answered. Reopen the survey "
+        "to collect more answers."
     )
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.codes import code_counts, codes_missing
+from survey_app.dashboard.rendering import render_dashboard
 from survey_app.extensions import db
 from survey_app.storage.models import Survey
 from survey_app.surveys.copies import duplicate_survey
@@ -26,7 +27,11 @@ from survey_app.surveys.services import (
     delete_survey,
     open_survey,
 )
-from survey_app.surveys.words import delete_words, deleted_words
+from survey_app.surveys.words import (
+    class_results_setting_words,
+    delete_words,
+    deleted_words,
+)
 from survey_app.web.forms import ActionForm
 from survey_app.web.security import never_cached
 
@@ -100,6 +105,28 @@ def close_survey_view(slug: str):
         )
         return _to_dashboard(slug)
     return render_template("surveys/confirm_close.html", survey=survey, form=ActionForm())
+
+
+# --------------------------------------------------------------------------- class results
+
+#: The form's ``show`` field: whether respondents see the class's results once it closes.
+SHOW_CLASS_RESULTS = {"1": True, "0": False}
+
+
+@bp.post("/surveys/<slug>/class-results")
+@login_required
+def set_class_results(slug: str):
+    """Show the class's results to respondents once the survey closes, or stop; at any time."""
+    survey = owned_survey_or_404(current_user, slug)
+    show = SHOW_CLASS_RESULTS.get(request.form.get("show", ""))
+    if show is None:
+        # Refused in words on the dashboard itself, the setting as it was.
+        flash("Say whether to show the class’s results: show=1 or show=0.", "error")
+        return render_dashboard(survey), 400
+    survey.show_results_after_close = show
+    db.session.commit()
+    flash(class_results_setting_words(survey)["state"], "success")
+    return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="class-results-setting"))
 
 
 # --------------------------------------------------------------------------- duplicate, archive

@@ -147,3 +147,34 @@ def deleted_words(title: str, answers: int) -> str:
 def archive_words(is_open: bool) -> str:
     """What archiving a survey does, or, while it is open, that it must be closed first."""
     return ARCHIVE_OPEN if is_open else ARCHIVE
+
+
+#: Whether respondents see the class's results (the survey's "show the class's results to
+#: respondents after it closes"), as the dashboard says it now, by (setting on, closed).
+CLASS_RESULTS_STATE = {
+    (True, True): (
+        "Respondents see the class’s results on the survey’s page now: each question’s "
+        "estimate and range, as your dashboard words them. Nothing per person."
+    ),
+    (True, False): (
+        "Once you close the survey, respondents see the class’s results on its page: each "
+        "question’s estimate and range, as your dashboard words them. Nothing per person, "
+        "nothing while it is open."
+    ),
+    (False, True): "Respondents do not see the class’s results.",
+    (False, False): "Respondents will not see the class’s results once the survey closes.",
+}
+#: The button that turns the setting the other way, by (setting on, closed).
+CLASS_RESULTS_BUTTON = {
+    (True, True): "Stop showing the class’s results to respondents",
+    (True, False): "Do not show the class’s results to respondents",
+    (False, True): "Show the class’s results to respondents now",
+    (False, False): "Show the class’s results to respondents after it closes",
+}
+
+
+def class_results_setting_words(survey: Survey) -> dict:
+    """Whether respondents see the class's results, said as it stands now (``state``), and
+    the button that changes it (``button``); settable in every state of the survey."""
+    key = (bool(survey.show_results_after_close), survey.is_closed)
+    return {"state": CLASS_RESULTS_STATE[key], "button": CLASS_RESULTS_BUTTON[key]}

@@ -13,6 +13,7 @@ from survey_app.extensions import db
 from survey_app.surveys.services import find_survey
 from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import signed_in
+from tests.numeric_helpers import HOURS
 from tests.unit.results.test_results_api import submit
 
 pytestmark = pytest.mark.browser
@@ -123,6 +124,7 @@ def test_the_projector_reads_from_the_back_of_the_room(
     assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]
     sizes = word_sizes(driver, "#projector", ".present-tools, .present-qr")
     assert sizes and min(sizes) >= smallest, sorted(sizes)[:5]
+    check_chart_type(driver)
     code_size = driver.execute_script(
         "return parseFloat(getComputedStyle(document.getElementById('present-code')).fontSize)"
     )
@@ -158,3 +160,83 @@ def test_a_projector_opened_on_a_draft_shows_how_to_join_once_it_opens(
     assert projector.find_element(By.ID, "present-code").text == code
     assert "draft" not in projector.find_element(By.ID, "present-join").text
     assert projector.execute_script("return window.__notReloaded") is True
+
+
+#: Each chart text's size on the screen (its font size in SVG units times the chart's scale),
+#: whether its box lies inside the chart's, and the projector's own size of words.
+CHART_TEXT = """
+const page = parseFloat(getComputedStyle(document.getElementById('projector')).fontSize);
+const texts = [];
+for (const text of document.querySelectorAll('#present-results svg.chart text')) {
+  const svg = text.closest('svg').getBoundingClientRect();
+  const box = text.getBoundingClientRect();
+  texts.push({
+    text: text.textContent,
+    size: parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a,
+    inside: box.left >= svg.left - 0.5 && box.right <= svg.right + 0.5,
+  });
+}
+return [page, texts];
+"""
+
+
+def check_chart_type(driver) -> None:
+    """Every label, figure and tick of the charts is at least the size of the page's words,
+    and inside its chart ("100%" keeps its "%")."""
+    page, texts = driver.execute_script(CHART_TEXT)
+    assert texts, "no chart on the projector"
+    assert [each for each in texts if each["size"] < page - 0.05] == [], page
+    assert [each for each in texts if not each["inside"]] == []
+    assert "100%" in [each["text"] for each in texts]
+
+
+#: Three questions, as a class is often asked: all their results show on one page.
+THREE = {
+    "title": "Getting to class",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "Did you come by bike today?", "type": "yes_no"},
+        {
+            "text": "How did you get here?",
+            "type": "choice",
+            "options": ["Bus", "Walk", "Car", "Home"],
+        },
+        HOURS["questions"][0],
+    ],
+}
+
+
+def test_three_questions_with_results_fit_one_page_at_1280x720(
+    make_chromium, live_app, analyst, make_survey
+):
+    """Once results show, a three-question survey stays on one page (no pager), its charts in
+    the page's type, and the join QR code keeps at least 7 em (150 px at 720 lines, about
+    4 px to each of the 37 modules of the join link's code) and decodes to the join link."""
+    import zxingcpp
+    from PIL import Image
+
+    from tests.browser.test_projector_fit_browser import answer, on_screen
+
+    slug, _ = make_survey(THREE)
+    answer(live_app, slug, 40)
+    driver = on_screen(make_chromium, live_app, analyst, 1280, 720)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert driver.find_element(By.ID, "projector").get_attribute("data-layout") == "results"
+    shown = driver.find_elements(By.CSS_SELECTOR, ".present-page:not([hidden]) .present-question")
+    assert [each.get_attribute("id") for each in shown] == [
+        f"present-question-{n}" for n in (1, 2, 3)
+    ]
+    assert not driver.find_element(By.ID, "present-pager").is_displayed()
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#present-results svg.chart")) == 2
+    assert driver.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    ) == [1280, 720]
+    for card in shown:  # nothing cut off at a card's foot
+        assert card.get_property("scrollHeight") <= card.get_property("clientHeight") + 1
+    check_chart_type(driver)
+    qr = driver.find_element(By.ID, "present-qr")
+    assert qr.rect["width"] >= 150 and qr.rect["y"] + qr.rect["height"] <= 720, qr.rect
+    with live_app.app.app_context():
+        code = find_survey(slug).join_code
+    decoded = [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot_as_png)))]
+    assert decoded == [live_app.url(f"/j/{code}")]

@@ -87,30 +87,16 @@ def test_the_address_and_code_on_a_slip_stay_text():
 
 
 @pytest.mark.parametrize(
-    ("numeric", "awaiting", "sentence"),
-    [
-        (True, 0, "Too early for the average: it appears once 10 people have answered."),
-        (
-            True,
-            3,
-            "Too early for the average: it appears once 10 people have answered and the results "
-            "include them.",
-        ),
-        (False, 0, "Too early for shares: they appear once 10 people have answered."),
-        (
-            False,
-            3,
-            "Too early for shares: they appear once 10 people have answered and the results "
-            "include them.",
-        ),
-    ],
-    ids=["average", "average, held back", "shares", "shares, held back"],
+    ("numeric", "sentence"),
+    [(True, "Too early for the average."), (False, "Too early for shares.")],
+    ids=["average", "shares"],
 )
-def test_what_a_question_on_the_projector_waits_for(numeric, awaiting, sentence):
-    """As the projector asks (projector.question_entry): whether the question is a number's,
-    the results' minimum (MIN_ANSWERS_FOR_SHARES), and how many answers the results are
-    holding back."""
-    assert words.too_early_words(numeric, 10, awaiting) == sentence
+def test_what_a_question_on_the_projector_waits_for(numeric, sentence):
+    """As the projector asks (projector.question_entry): whether the question is a number's.
+    The count results appear at is the page's summary's alone (results.words.release_words):
+    a question's note never repeats it."""
+    assert words.too_early_words(numeric) == sentence
+    assert not any(digit in sentence for digit in "0123456789")
 
 
 @pytest.mark.parametrize(

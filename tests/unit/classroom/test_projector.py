@@ -114,6 +114,9 @@ def test_hidden_results_leave_the_projector_until_the_survey_closes(
     document = client.get(state(survey[0])).get_json()
     assert document["results_hidden"] is True
     assert document["respondents"] == 20
+    # Nothing on when results change or what they include: the room sees none.
+    assert document["status_words"] == "Open: answer on your phone."
+    assert document["summary_words"] is None
     assert all("options" not in q and "<svg" not in q["html"] for q in document["questions"])
     page = client.get(present(survey[0])).get_data(as_text=True)
     assert "The results stay hidden until the survey closes." in page

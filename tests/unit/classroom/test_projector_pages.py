@@ -89,13 +89,23 @@ def test_a_question_too_tall_for_a_column_has_the_page_to_itself():
     ]
 
 
+@pytest.mark.parametrize("options", [3, 4])
+def test_a_three_question_survey_shows_on_one_page(options):
+    """A yes/no question, a choice of up to four short answers (“Bus”, “Walk”) and a number
+    question, with results (the projector's chart in the room's type): one page at 1280x720."""
+    second = QuestionShape(2, 30, worded_labels=(4,) * options, chart_rows=options)
+    shapes = [yes_no(1), second, QuestionShape(3, 30, average_unit=5)]
+    assert [page.questions for page in pages([fitted(s) for s in shapes], RESULTS)] == [(1, 2, 3)]
+
+
 def test_a_chart_too_tall_even_for_a_page_is_left_out_and_its_words_stay():
     assert fitted(choice(1, 3)) == choice(1, 3)
     assert fitted(choice(1, 8)).chart_rows == 8
     assert fitted(choice(1, 12)).chart_rows == 0
     assert fitted(choice(1, 12)).worded_labels == (8,) * 12
-    assert fitted(choice(1, 4, 1000)).chart_rows == 4
-    assert fitted(choice(1, 5, 1000)).chart_rows == 0
+    # The projector's chart has no Chebyshev line, so shorter rows (panel.ROOM_CHART).
+    assert fitted(choice(1, 5, 1000)).chart_rows == 5
+    assert fitted(choice(1, 6, 1000)).chart_rows == 0
     for options in range(2, 13):
         assert wide_height(fitted(choice(1, options, 200)), RESULTS) <= RESULTS.height
     # The longest text a question may have (surveys.MAX_QUESTION_LENGTH) with up to 7 answers.

@@ -13,7 +13,7 @@ import pytest
 
 from survey_app import privacy
 from survey_app.planning import shares as planning
-from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES
+from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES
 from survey_app.surveys.services import find_survey
 from survey_app.words import (
     format_epsilon,
@@ -210,15 +210,17 @@ def test_too_early_shows_the_count_instead_of_shares(app, signed_in, survey, ans
     submit(app, slug, ROWS[:answered])
     page = signed_in.get(f"/analyst/surveys/{slug}").text
     results = results_of(app, slug)
-    # The results hold fewer than that (none at all before the first release of 5).
+    # The results hold fewer than that (none at all: the first release waits for 10).
     assert all(q["n"] < MIN_ANSWERS_FOR_SHARES for q in results["questions"])
     people = "person has" if answered == 1 else "people have"
     for question in results["questions"]:
         part = flat(section(page, question["id"]))
         assert f"<strong>{answered}</strong> {people} answered: too early for shares." in part
-        assert f"They appear once {MIN_ANSWERS_FOR_SHARES} people have answered" in part
+        # The count shares appear at is said once, above the questions (release_words).
+        assert "appear once" not in part
         # No share, range or table: nothing with a percent sign.
         assert "%" not in part and "<table" not in part
+    assert flat(page).count(f"appear once {MIN_ANSWERS_FOR_SHARES} people have answered") == 1
     assert svg_blocks(page) == []
 
     # One answer more and the shares appear: at once when the survey closes (while it is

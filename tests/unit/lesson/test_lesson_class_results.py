@@ -154,6 +154,7 @@ def test_too_few_answers_say_so_in_the_dashboards_words(
     submit_and_close(app, slug, ROWS[:2])
     said = words(client.get(f"/s/{slug}/results").get_data(as_text=True))
     assert "What the class learned 2 people answered." in said
+    assert said.count("they show once 10 people have answered") == 1
     sign_in_as(client, analyst)
     dashboard = words(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
     waiting = re.findall(

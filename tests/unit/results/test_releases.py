@@ -138,11 +138,12 @@ def test_words_say_what_the_results_hold(app, client, survey, analyst, sign_in_a
     sign_in_as(client, analyst)
     submit(app, slug, ROWS[:3])
     assert release_note(client, slug) == (
-        "The first results come once 5 people have answered, then with every 5 new answers, "
-        "so that nobody’s answers can be picked out by watching them arrive."
+        "The first results appear once 10 people have answered, then change with every 5 new "
+        "answers, so that nobody’s answers can be picked out by watching them arrive."
     )
     state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
-    assert state["status_words"].endswith("Results come once 5 have answered.")
+    assert state["summary_words"] == "Results appear once 10 people have answered."
+    assert state["status_words"] == "Open: answer on your phone."
     submit(app, slug, ROWS[3:12])
     assert release_note(client, slug).startswith(
         "The results below include everyone who has answered; they update with every 5 new "

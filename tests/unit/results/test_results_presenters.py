@@ -11,6 +11,9 @@ import pytest
 from survey_app.results.panel import (
     CHART_LEFT,
     CHART_PLOT,
+    PAGE_CHART,
+    ROOM_CHART,
+    chart_units,
     have_answered,
     share_chart,
     spread_chart,
@@ -119,6 +122,30 @@ def test_the_shares_chart_places_each_range_and_share(answered):
     assert chart["rows"][1]["label"]["text"] == "B" * 23 + "…"
     assert chart["rows"][0]["label"]["text"] == "A"
     assert share_chart(question, "live", 0.95, chebyshev=False)["rows"][0]["chebyshev"] is None
+
+
+def test_the_ticks_figures_stay_inside_the_chart(answered):
+    """ "0%" starts at its line and "100%" ends at its line (at 282 + 16 = 298 of 320 units, a
+    centred "100%" of 25-unit type would end past 320: its "%" cut off); the others centre."""
+    question = answered([(0, 0)] * 12, LONG_OPTIONS).questions[1]
+    for chebyshev, geometry in [(True, PAGE_CHART), (False, ROOM_CHART)]:
+        ticks = share_chart(question, "exact", 0.95, chebyshev)["ticks"]
+        assert [tick["anchor"] for tick in ticks] == ["start"] + ["middle"] * (len(ticks) - 2) + [
+            "end"
+        ]
+        assert ticks[-1]["text"] == "100%" and ticks[-1]["x"] == CHART_LEFT + CHART_PLOT
+        assert len(ticks) == len(geometry.ticks)
+
+
+def test_the_projectors_chart_makes_room_for_its_larger_type(answered):
+    """The projector's chart (no Chebyshev line) has rows of 50 units for its 25-unit labels
+    (app.css), each label's baseline above its band, and labels cut to leave the figure room."""
+    question = answered([(0, 0)] * 12, LONG_OPTIONS).questions[1]
+    chart = share_chart(question, "live", 0.95, chebyshev=False)
+    assert chart["height"] == chart_units(3, ROOM_CHART) == 4 + 50 * 3 + 30
+    for row in chart["rows"]:
+        assert row["label"]["y"] + 4 <= row["band"]["y"]
+    assert chart["rows"][1]["label"]["text"] == "B" * 12 + "…"
 
 
 def test_the_spread_chart_draws_the_tallest_bar_full_height():

@@ -15,6 +15,7 @@ import pytest
 from survey_app.extensions import db
 from survey_app.kinds import yes_no
 from survey_app.results.panel import have_answered
+from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES
 from survey_app.results.words import release_words
 from survey_app.storage import models
 from survey_app.surveys.services import find_survey
@@ -111,24 +112,39 @@ def test_who_has_answered(count, said):
 def open_results(held: int, answered: int) -> SimpleNamespace:
     """Results of an open survey holding ``held`` of the ``answered`` answers."""
     survey = SimpleNamespace(is_open=True)
-    return SimpleNamespace(held=False, surveys=[survey], respondents=held, answered=answered)
+    return SimpleNamespace(
+        held=False,
+        surveys=[survey],
+        respondents=held,
+        answered=answered,
+        shows_results=held >= MIN_ANSWERS_FOR_SHARES,
+    )
 
 
 @pytest.mark.parametrize(
     ("batch", "held", "answered", "brief", "said"),
     [
-        (1, 0, 0, True, "Results come once 1 has answered."),
-        (2, 0, 0, True, "Results come once 2 have answered."),
-        (1, 0, 0, False, "The first results come once 1 person has answered, then with every new"),
-        (5, 0, 0, False, "The first results come once 5 people have answered, then with every 5"),
-        (1, 1, 1, True, "Results include everyone; they update with each answer."),
-        (5, 0, 1, False, "The first results come once 5 people have answered"),
-        (5, 5, 6, True, "Results include 5 of 6 people; they update every 5 answers."),
-        (2, 1, 2, False, "The results below include 1 of the 2 people who have answered;"),
+        (1, 0, 0, True, "Results appear once 10 people have answered."),
+        (25, 0, 0, True, "Results appear once 25 people have answered."),
+        (1, 0, 0, False, "The first results appear once 10 people have answered, then change "),
+        (5, 0, 0, False, "The first results appear once 10 people have answered, then change "),
+        (1, 10, 10, True, "Results include everyone; they update with each answer."),
+        (5, 0, 9, False, "The first results appear once 10 people have answered"),
+        (5, 7, 9, True, "Results appear once 12 people have answered."),
+        (5, 10, 11, True, "Results include 10 of 11 people; they update every 5 answers."),
+        (2, 10, 11, False, "The results below include 10 of the 11 people who have answered;"),
     ],
 )
 def test_release_words_count_their_nouns(batch, held, answered, brief, said):
     assert release_words(open_results(held, answered), batch, brief).startswith(said)
+
+
+def test_release_words_say_every_new_answer_or_every_batch():
+    assert release_words(open_results(0, 3), 1).endswith("then change with every new answer.")
+    assert release_words(open_results(0, 3), 5).endswith(
+        "then change with every 5 new answers, so that nobody’s answers can be picked out by "
+        "watching them arrive."
+    )
 
 
 @pytest.mark.parametrize("count", [1, 2])
