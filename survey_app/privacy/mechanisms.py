@@ -23,8 +23,8 @@ from survey_app.privacy.estimates import (
     smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
-from survey_app.privacy.interface import Counts, Shares
-from survey_app.privacy.live import live_share_interval
+from survey_app.privacy.interface import Counts, Look, Shares
+from survey_app.privacy.live import carried_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
@@ -136,11 +136,15 @@ class RandomizedResponse:
 
     # ---------------------------------------------------------------- estimates
 
-    def tell(self, noisy_counts: Counts, confidence: float = 0.95) -> Shares:
+    def tell(
+        self, noisy_counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> Shares:
         """What the counts tell (the interface's): :meth:`estimate`, an option a value.
 
         ``noisy_counts``: a list by value, or a dict of value to count (values left out
-        counted 0). Each option's figure for people is its estimate's
+        counted 0); ``carried``: what each option's live range proved at the last look
+        (:attr:`Shares.live_sums` then), which it never gives back; empty for none. Each
+        option's figure for people is its estimate's
         :meth:`~survey_app.privacy.estimates.Estimate.headline`.
         """
         if isinstance(noisy_counts, Mapping):
@@ -148,19 +152,29 @@ class RandomizedResponse:
             if unknown:
                 raise ValueError(f"noisy_counts has no option {sorted(unknown)[0]!r}")
             noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
-        return Shares(tuple(self.estimate(noisy_counts, confidence)))
+        return Shares(tuple(self.estimate(noisy_counts, confidence, carried)))
 
-    def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
-        """The debiased share of each value, with its Chebyshev and exact intervals.
+    def estimate(
+        self,
+        noisy_counts: Sequence[int],
+        confidence: float = 0.95,
+        carried: Sequence[Look] = (),
+    ) -> list[Estimate]:
+        """The debiased share of each value, with its Chebyshev, exact and live intervals.
 
         ``noisy_counts`` holds how many reports gave each value, in value order (``[no, yes]``
-        for yes/no). The estimate is ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the
-        Chebyshev interval is that of :func:`~survey_app.privacy.estimates._estimate_frequencies`
-        and the exact one that of :func:`~survey_app.privacy.exact.exact_interval`.
+        for yes/no); ``carried`` what each option's live range proved at the last look, or
+        empty (see :meth:`tell`). The estimate is
+        ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the Chebyshev interval is that of
+        :func:`~survey_app.privacy.estimates._estimate_frequencies`, the exact one that of
+        :func:`~survey_app.privacy.exact.exact_interval` and the live one carries the last
+        look's forward (:func:`~survey_app.privacy.live.carried_share_interval`).
         """
         counts = check_counts(noisy_counts)
         if len(counts) != self.options:
             raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
+        if carried and len(carried) != self.options:
+            raise ValueError(f"carried must have {self.options} entries, got {len(carried)}")
         level = check_confidence(confidence)
         keep, other = self.probabilities
         n = sum(counts)
@@ -168,13 +182,14 @@ class RandomizedResponse:
         # Two options need none: one's range is the other's, mirrored.
         all_at_once = level if self.options == 2 else 1.0 - (1.0 - level) / self.options
         estimates = []
-        for count in counts:
+        for value, count in enumerate(counts):
             estimate = debias(count, n, keep, other, level, self.browser_epsilon)
             if n > 0:
                 interval = exact_interval(count, n, keep, other, level)
                 estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
                 low, high = exact_interval(count, n, keep, other, all_at_once)
-                live_low, live_high = live_share_interval(count, n, keep, other, level)
+                earlier = carried[value] if carried else None
+                live_low, live_high = carried_share_interval(count, n, keep, other, level, earlier)
                 estimate = dataclasses.replace(
                     estimate,
                     simultaneous_low=low,
