@@ -137,20 +137,27 @@ def shown_counts(survey: Survey) -> ShownCounts:
     )
 
 
-def carried_live_ranges(survey: Survey, respondents: int) -> Carried:
+def carried_live_ranges(
+    survey: Survey, respondents: int, execute: Callable | None = None
+) -> Carried:
     """What the survey's live ranges proved at its last release, by question and confidence,
     for results of ``respondents`` answers (a release of more is left out: it cannot carry
     into fewer answers, and a release never holds more than the results shown)."""
-    rows = db.session.execute(
-        select(CarriedLiveRange)
+    rows = (execute or db.session.execute)(
+        select(
+            CarriedLiveRange.question_id,
+            CarriedLiveRange.confidence,
+            CarriedLiveRange.respondents,
+            CarriedLiveRange.low,
+            CarriedLiveRange.high,
+        )
         .join(Question, Question.id == CarriedLiveRange.question_id)
         .where(Question.survey_id == survey.id, CarriedLiveRange.respondents <= respondents)
         .order_by(CarriedLiveRange.question_id, CarriedLiveRange.confidence, CarriedLiveRange.value)
-    ).scalars()
+    )
     carried: dict[int, dict[float, list]] = {}
-    for row in rows:
-        looks = carried.setdefault(row.question_id, {}).setdefault(row.confidence, [])
-        looks.append((row.respondents, row.low, row.high))
+    for question_id, level, n, low, high in rows:
+        carried.setdefault(question_id, {}).setdefault(level, []).append((n, low, high))
     return {
         question_id: {level: tuple(looks) for level, looks in by_level.items()}
         for question_id, by_level in carried.items()
@@ -163,7 +170,8 @@ def _carry_live_ranges(survey: Survey, counts: dict[int, Counts], execute: Calla
     respondents = respondents_in(survey, counts)
     if respondents == 0:
         return
-    earlier = carried_live_ranges(survey, respondents)
+    # Read in the release's own transaction, under its lock: the last release's, not older.
+    earlier = carried_live_ranges(survey, respondents, execute)
     of_survey = select(Question.id).where(Question.survey_id == survey.id)
     execute(delete(CarriedLiveRange).where(CarriedLiveRange.question_id.in_(of_survey)))
     rows = []
