@@ -16,6 +16,7 @@ ask which kind it is::
                                     ``carried``, the last look's ``told.live_sums`` at the
                                     same confidence: what its live ranges proved, which
                                     they never give back (privacy.live.carry_forward)
+    mechanism.live_sums(counts, conf, carried)  ``tell(...).live_sums`` alone, for a release
     mechanism.half_width(n, conf)   the planned half-width n answers reach (a share, or
                                     the question's unit)
     mechanism.respondents_for(m, conf)  the fewest answers whose planned half-width is <= m
@@ -219,6 +220,10 @@ class Mechanism(Protocol):
     def tell(
         self, counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
     ) -> Told: ...
+
+    def live_sums(
+        self, counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> tuple[Look, ...]: ...
 
     def half_width(self, n: int, confidence: float = 0.95) -> float: ...
 

@@ -200,6 +200,28 @@ class RandomizedResponse:
             estimates.append(estimate)
         return estimates
 
+    def live_sums(
+        self, noisy_counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> tuple[Look, ...]:
+        """What each option's live range proves with these counts (:meth:`tell`'s
+        ``live_sums``) alone, without the other ranges: what a release keeps."""
+        if isinstance(noisy_counts, Mapping):
+            noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
+        counts = check_counts(noisy_counts)
+        if len(counts) != self.options:
+            raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
+        n = sum(counts)
+        if n == 0:
+            return ()
+        keep, other = self.probabilities
+        level = check_confidence(confidence)
+        sums = []
+        for value, count in enumerate(counts):
+            earlier = carried[value] if carried else None
+            low, high = carried_share_interval(count, n, keep, other, level, earlier)
+            sums.append((n, round(low * n), round(high * n)))
+        return tuple(sums)
+
     # ---------------------------------------------------------------- planning
 
     def chebyshev_half_width(self, n: int, confidence: float = 0.95) -> float:

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from survey_app.privacy.interface import HISTOGRAM_BARS, Average, Look
-from survey_app.privacy.live import estimate_mean_with_live_range
+from survey_app.privacy.live import carried_mean_interval, estimate_mean_with_live_range
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
@@ -192,6 +192,26 @@ class NumericMechanism:
             estimate=estimate_mean_with_live_range(self, reports, confidence, earlier),
             histogram=self.histogram(reports, HISTOGRAM_BARS) if self.shows_spread else None,
         )
+
+    def live_sums(
+        self,
+        counts: Mapping[int, int] | Sequence[int],
+        confidence: float = 0.95,
+        carried: Sequence[Look] = (),
+    ) -> tuple[Look, ...]:
+        """What the live range proves with these counts (:meth:`tell`'s ``live_sums``) alone,
+        without the histogram and the fixed-size ranges: what a release keeps."""
+        if not isinstance(counts, Mapping):
+            counts = dict(enumerate(counts))
+        values = sorted(counts)
+        reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
+        n = int(reports.size)
+        if n == 0:
+            return ()
+        total = float(np.sum(self.estimate_of_output(self._check_outputs(reports))))
+        earlier = carried[0] if carried else None
+        low, high = carried_mean_interval(self, n, total, check_confidence(confidence), earlier)
+        return ((n, n * low, n * high),)
 
     # ---------------------------------------------------------------- the law
 

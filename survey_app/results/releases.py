@@ -178,7 +178,7 @@ def _carry_live_ranges(survey: Survey, counts: dict[int, Counts], execute: Calla
     for question in survey.questions:
         for level in CARRIED_CONFIDENCES:
             looks = earlier.get(question.id, {}).get(level, ())
-            told = question.mechanism.tell(counts[question.id], level, looks)
+            proved = question.mechanism.live_sums(counts[question.id], level, looks)
             rows += [
                 {
                     "question_id": question.id,
@@ -188,7 +188,7 @@ def _carry_live_ranges(survey: Survey, counts: dict[int, Counts], execute: Calla
                     "low": low,
                     "high": high,
                 }
-                for value, (n, low, high) in enumerate(told.live_sums)
+                for value, (n, low, high) in enumerate(proved)
             ]
     if rows:
         execute(insert(CarriedLiveRange), rows)

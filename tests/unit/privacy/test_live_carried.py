@@ -113,3 +113,19 @@ def test_an_average_hands_on_its_sum_and_carries_it():
     later = mechanism.tell({0: 10, 300: 11}, 0.95, first.live_sums)
     assert later.estimate.live_low * 21 >= low_sum - 1e-9
     assert later.estimate.live_high * 21 <= high_sum + 10.0 + 1e-9
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "counts", "later"),
+    [
+        (RandomizedResponse(0.25, 4), [9, 6, 5, 4], {0: 9, 1: 7, 2: 9, 3: 4}),
+        (GridLaplace(0.0, 10.0, 1.0), {0: 10, 300: 10}, {0: 12, 300: 13}),
+    ],
+    ids=["shares", "average"],
+)
+def test_what_a_release_keeps_is_what_tell_hands_on(mechanism, counts, later):
+    for level in (0.9, 0.95, 0.99):
+        first = mechanism.tell(counts, level)
+        assert mechanism.live_sums(counts, level) == first.live_sums
+        carried = mechanism.live_sums(later, level, first.live_sums)
+        assert carried == mechanism.tell(later, level, first.live_sums).live_sums
