@@ -46,7 +46,7 @@ from survey_app.classroom.qr_codes import join_qr_code_svg
 from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
-from survey_app.results.panel import have_answered, question_view, worded_options
+from survey_app.results.panel import have_answered, question_view, too_wide_words, worded_options
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import MIN_ANSWERS_FOR_SHARES, SurveyResults, survey_results
 from survey_app.results.words import headline_range_kind, release_words
@@ -103,7 +103,15 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
     layout = STAR if join_is_star(survey, results.answered, hidden) else RESULTS
     shapes = [
-        fitted(question_shape(question, results.answered, hidden)) for question in results.questions
+        fitted(
+            question_shape(
+                question,
+                results.answered,
+                hidden,
+                too_wide_words(question, headline, confidence, brief=True) or "",
+            )
+        )
+        for question in results.questions
     ]
     questions = [
         dict(
@@ -190,8 +198,9 @@ def summary_words(layout: Layout, hidden: bool) -> str | None:
     return f"Results appear once {MIN_ANSWERS_FOR_SHARES} people have answered."
 
 
-def question_shape(question, answered: int, hidden: bool) -> QuestionShape:
-    """How much a question shows, for projector_pages to find it a place."""
+def question_shape(question, answered: int, hidden: bool, caution: str = "") -> QuestionShape:
+    """How much a question shows, for projector_pages to find it a place (``caution``: why its
+    ranges are too wide, when they are)."""
     shown = (
         not hidden and answered and question.n and not question.too_early
     ) and question.consistent_with_randomization
@@ -205,6 +214,7 @@ def question_shape(question, answered: int, hidden: bool) -> QuestionShape:
         len(question.text),
         worded_labels=tuple(len(option.label) for option in worded),
         chart_rows=len(question.options),
+        caution_length=len(caution),
     )
 
 

@@ -54,6 +54,9 @@ AVERAGE_WORDS = 38
 #: Beside the join panel a question shows at most this many lines of its text, the rest cut
 #: with an ellipsis (app.css): it is only the room's reminder, the phones show it whole.
 STAR_TEXT_LINES = 5
+#: The caution under shares too wide to say much ("Too wide yet: …"): one sentence, set a little
+#: smaller than the shares' words, as the range beside them is read (app.css: .present-caution).
+CAUTION_SIZE = 0.8
 #: A note instead of results ("Too early for shares: …"), in lines of a column.
 NOTE_LINES = 3
 #: The smallest words the room reads, in ems of the projector's type: 16 px on a 720-line
@@ -106,6 +109,8 @@ class QuestionShape:
     average_unit: int | None = None
     #: How much smaller than usual its words are set (1: as usual; see FIT_STEPS).
     fit: float = 1.0
+    #: The length of the caution under its shares when their ranges are too wide (0: none).
+    caution_length: int = 0
 
 
 def fit_class(fit: float) -> str:
@@ -179,7 +184,9 @@ def results_height(shape: QuestionShape, width: float) -> float:
         return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
     words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
     chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
-    return words * LINE_HEIGHT * size + chart
+    caution_size = fit_size(CAUTION_SIZE, shape.fit)
+    caution = lines(shape.caution_length, caution_size, width) * LINE_HEIGHT * caution_size + 0.3
+    return words * LINE_HEIGHT * size + chart + (caution if shape.caution_length else 0)
 
 
 def question_height(shape: QuestionShape, layout: Layout) -> float:

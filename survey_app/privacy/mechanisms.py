@@ -24,7 +24,7 @@ from survey_app.privacy.estimates import (
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
 from survey_app.privacy.interface import Counts, Look, Shares
-from survey_app.privacy.live import carried_share_interval
+from survey_app.privacy.live import carried_share_interval, live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
@@ -291,6 +291,41 @@ class RandomizedResponse:
         # Settle on the figure that is shown: the expected width, not the quick stand-in.
         while high < MAX_PLANNED_RESPONDENTS and self.planned_half_width(high, level) > size:
             high += max(1, high // 50)
+        return high
+
+    def live_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """Half the live range's width n answers reach, as :meth:`planned_half_width` plans the
+        exact one's: at the expected count, at the widest of :data:`PLANNING_SHARES`."""
+        respondents = check_count("n", n)
+        if respondents == 0:
+            raise ValueError("n must be at least 1 to have a margin")
+        level = check_confidence(confidence)
+        keep, other = self.probabilities
+        widths = []
+        for share in PLANNING_SHARES:
+            count = round(respondents * (share * keep + (1.0 - share) * other))
+            low, high = live_share_interval(count, respondents, keep, other, level)
+            widths.append((high - low) / 2.0)
+        return max(widths)
+
+    def live_respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose live half-width (:meth:`live_half_width`) is at most
+        ``margin``; :data:`MAX_PLANNED_RESPONDENTS` when more would be needed. A live range
+        holds at every look, so it takes more answers than the exact one (:meth:`respondents_for`).
+        """
+        size = check_margin(margin)
+        level = check_confidence(confidence)
+        low, high = 0, 1
+        while self.live_half_width(high, level) > size:
+            low, high = high, high * 2
+            if high > MAX_PLANNED_RESPONDENTS:
+                return MAX_PLANNED_RESPONDENTS
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.live_half_width(middle, level) > size:
+                low = middle
+            else:
+                high = middle
         return high
 
     def respondents_for_chebyshev(self, margin: float, confidence: float = 0.95) -> int:

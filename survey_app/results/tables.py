@@ -91,6 +91,8 @@ class QuestionResult:
     numeric: NumericResult | None = None
     #: The unit a number question is asked in ("hours"; "" for none and other questions).
     unit: str = ""
+    #: The survey's flip probability: what planning how many answers a margin takes needs.
+    flip_probability: float | None = None
 
     @property
     def n(self) -> int:
@@ -231,6 +233,7 @@ def question_result(
         told=told,
         options=options,
         unit=question.unit or "",
+        flip_probability=question.survey.flip_probability,
         numeric=NumericResult(
             estimate=told.estimate,
             histogram=told.histogram,
