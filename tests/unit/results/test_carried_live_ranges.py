@@ -153,3 +153,22 @@ def test_deleting_a_survey_deletes_what_its_ranges_proved(app, client, token, su
         delete_survey(find_survey(slug))
         db.session.commit()
         assert db.session.execute(select(CarriedLiveRange)).first() is None
+
+
+def test_a_number_questions_average_is_carried_on_its_sum(app, client, token, make_survey):
+    """The running sum of true hours, each 0 to 40, grows by 0 to 40 an answer."""
+    from tests.numeric_helpers import HOURS, submit_numbers
+
+    slug, (number_id, yes_no_id) = make_survey(HOURS)
+    submit_numbers(client, slug, number_id, yes_no_id, [0.0] * 10, seed=3)
+    first = results(client, token, slug)
+    submit_numbers(client, slug, number_id, yes_no_id, [40.0] * 5, seed=4)
+    second = results(client, token, slug)
+    sums = []
+    for document in (first, second):
+        average = document["questions"][0]
+        n = average["n"]
+        sums.append((n, n * average["live_ci_low"], n * average["live_ci_high"]))
+    (n_before, low_before, high_before), (n, low, high) = sums
+    assert (n_before, n) == (10, 15)
+    assert low >= low_before - 1e-9 and high <= high_before + 40.0 * (n - n_before) + 1e-9
