@@ -94,13 +94,6 @@ def respondents_needed_chebyshev(p: float, options: int, margin: float, confiden
     return privacy.RandomizedResponse(p, options).respondents_for_chebyshev(margin, confidence)
 
 
-@lru_cache(maxsize=4096)
-def live_respondents_needed(p: float, options: int, margin: float, confidence: float) -> int:
-    """The fewest answers whose live ranges (those that hold at every look) reach ``margin``,
-    planned as the exact ones are, kept."""
-    return privacy.RandomizedResponse(p, options).live_respondents_for(margin, confidence)
-
-
 def forget_figures() -> None:
     """Drop every kept figure (a test's cold start)."""
     for kept in (
@@ -108,7 +101,6 @@ def forget_figures() -> None:
         chebyshev_margin,
         respondents_needed,
         respondents_needed_chebyshev,
-        live_respondents_needed,
     ):
         kept.cache_clear()
     suggested_flip_probability.cache_clear()

@@ -12,7 +12,7 @@ import functools
 from markupsafe import Markup
 
 from survey_app import kinds, privacy
-from survey_app.planning.shares import live_respondents_needed, respondents_needed
+from survey_app.planning.shares import respondents_needed
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.results.words import (
     TOO_WIDE,
@@ -153,7 +153,8 @@ def too_wide_words(question, kind: str, confidence: float, brief: bool = False) 
     options = len(question.options)
     p = question.flip_probability
     if kind == "live":
-        needed = live_respondents_needed(p, options, TOO_WIDE, confidence)
+        # The live ranges' own plan (privacy keeps the ranges it works out: quick again).
+        needed = privacy.RandomizedResponse(p, options).live_respondents_for(TOO_WIDE, confidence)
     else:
         # All of a question's ranges at once: each at 1 - alpha / k (Bonferroni; two options
         # need none), as privacy.RandomizedResponse.estimate works them out.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from survey_app.planning.shares import live_respondents_needed, respondents_needed
+from survey_app.planning.shares import respondents_needed
 from survey_app.privacy import MAX_PLANNED_RESPONDENTS, RandomizedResponse
 from survey_app.results.words import TOO_WIDE, too_wide_caution
 from tests.unit.results.test_results_api import submit
@@ -76,7 +76,6 @@ def test_the_live_plan_reaches_the_margin_and_needs_more_than_the_exact_one():
     assert mechanism.live_half_width(needed) <= TOO_WIDE < mechanism.live_half_width(needed - 1)
     assert needed > mechanism.respondents_for(TOO_WIDE)
     assert mechanism.live_half_width(40) > TOO_WIDE
-    assert live_respondents_needed(0.25, 4, TOO_WIDE, 0.95) == needed
 
 
 def test_the_dashboard_and_the_projector_say_why_and_how_many(
@@ -85,7 +84,7 @@ def test_the_dashboard_and_the_projector_say_why_and_how_many(
     slug, _ = make_survey(FOUR_OPTIONS)
     submit(app, slug, FORTY)
     sign_in_as(client, analyst)
-    needed = live_respondents_needed(0.25, 4, TOO_WIDE, 0.95)
+    needed = RandomizedResponse(0.25, 4).live_respondents_for(TOO_WIDE)
     assert needed > 40
     page = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
     projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
