@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -273,21 +273,30 @@ class RandomizedResponse:
             widths.append(1.0 if interval is None else interval[1] - interval[0])
         return max(widths) / 2.0
 
-    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
-        """The fewest answers whose planned (exact) half-width is at most ``margin``."""
-        size = check_margin(margin)
-        level = check_confidence(confidence)
+    @staticmethod
+    def _fewest(half_width: Callable[[int, float], float], size: float, level: float) -> int:
+        """The fewest answers whose ``half_width(n, level)`` is at most ``size`` (by doubling,
+        then halving); :data:`MAX_PLANNED_RESPONDENTS` when more would be needed."""
         low, high = 0, 1
-        while self._typical_half_width(high, level) > size:
+        while half_width(high, level) > size:
             low, high = high, high * 2
             if high > MAX_PLANNED_RESPONDENTS:
                 return MAX_PLANNED_RESPONDENTS
         while high - low > 1:
             middle = (low + high) // 2
-            if self._typical_half_width(middle, level) > size:
+            if half_width(middle, level) > size:
                 low = middle
             else:
                 high = middle
+        return high
+
+    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose planned (exact) half-width is at most ``margin``."""
+        size = check_margin(margin)
+        level = check_confidence(confidence)
+        high = self._fewest(self._typical_half_width, size, level)
+        if high >= MAX_PLANNED_RESPONDENTS:
+            return MAX_PLANNED_RESPONDENTS
         # Settle on the figure that is shown: the expected width, not the quick stand-in.
         while high < MAX_PLANNED_RESPONDENTS and self.planned_half_width(high, level) > size:
             high += max(1, high // 50)
@@ -313,20 +322,9 @@ class RandomizedResponse:
         ``margin``; :data:`MAX_PLANNED_RESPONDENTS` when more would be needed. A live range
         holds at every look, so it takes more answers than the exact one (:meth:`respondents_for`).
         """
-        size = check_margin(margin)
-        level = check_confidence(confidence)
-        low, high = 0, 1
-        while self.live_half_width(high, level) > size:
-            low, high = high, high * 2
-            if high > MAX_PLANNED_RESPONDENTS:
-                return MAX_PLANNED_RESPONDENTS
-        while high - low > 1:
-            middle = (low + high) // 2
-            if self.live_half_width(middle, level) > size:
-                low = middle
-            else:
-                high = middle
-        return high
+        return self._fewest(
+            self.live_half_width, check_margin(margin), check_confidence(confidence)
+        )
 
     def respondents_for_chebyshev(self, margin: float, confidence: float = 0.95) -> int:
         """The fewest answers whose Chebyshev half-width is at most ``margin``."""
