@@ -184,9 +184,15 @@ def results_height(shape: QuestionShape, width: float) -> float:
         return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
     words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
     chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
-    caution_size = fit_size(CAUTION_SIZE, shape.fit)
-    caution = lines(shape.caution_length, caution_size, width) * LINE_HEIGHT * caution_size + 0.3
-    return words * LINE_HEIGHT * size + chart + (caution if shape.caution_length else 0)
+    return words * LINE_HEIGHT * size + chart + caution_height(shape, width)
+
+
+def caution_height(shape: QuestionShape, width: float) -> float:
+    """The height of the caution under a question's shares in ``width`` ems (0 without one)."""
+    if not shape.caution_length:
+        return 0.0
+    size = fit_size(CAUTION_SIZE, shape.fit)
+    return lines(shape.caution_length, size, width) * LINE_HEIGHT * size + 0.3
 
 
 def question_height(shape: QuestionShape, layout: Layout) -> float:
@@ -200,14 +206,17 @@ def question_height(shape: QuestionShape, layout: Layout) -> float:
 def wide_height(shape: QuestionShape, layout: Layout) -> float:
     """How tall a question is with the whole page: its words and chart side by side."""
     inside = layout.full_width - TEXT_INSET
+    # The caution runs under the words and the chart, the whole width (app.css).
+    alone = replace(shape, caution_length=0)
     if shape.chart_rows:
-        words = results_height(replace(shape, chart_rows=0), inside - CHART_WIDTH - layout.gap)
+        words = results_height(replace(alone, chart_rows=0), inside - CHART_WIDTH - layout.gap)
         beside = max(words, chart_height(shape.chart_rows) + 0.3)
     else:
         # Without a chart the words run in two columns (app.css), the first one line longer.
         half = (inside - layout.gap) / 2 - LIST_INSET
-        beside = results_height(shape, half) / 2 + LINE_HEIGHT
-    return layout.edges + text_height(shape, layout, inside) + beside
+        beside = results_height(alone, half) / 2 + LINE_HEIGHT
+    below = caution_height(shape, inside)
+    return layout.edges + text_height(shape, layout, inside) + beside + below
 
 
 def fitted(shape: QuestionShape, layout: Layout = RESULTS) -> QuestionShape:
