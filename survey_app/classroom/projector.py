@@ -45,7 +45,7 @@ from survey_app.classroom.qr_codes import join_qr_code_svg
 from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
-from survey_app.results.panel import have_answered, question_view, worded_options
+from survey_app.results.panel import have_answered, question_view, too_wide_words, worded_options
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import SurveyResults, survey_results
 from survey_app.results.words import headline_range_kind, release_words
@@ -101,7 +101,14 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     release_note = release_words(results, release_batch(), brief=True)
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
     layout = STAR if join_is_star(survey, results, hidden) else RESULTS
-    shapes = [fitted(question_shape(question, hidden)) for question in results.questions]
+    shapes = [
+        fitted(
+            question_shape(
+                question, hidden, too_wide_words(question, headline, confidence, brief=True) or ""
+            )
+        )
+        for question in results.questions
+    ]
     questions = [
         dict(
             question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows)),
@@ -198,8 +205,9 @@ def summary_words(results: SurveyResults, hidden: bool, release_note: str | None
     return release_note
 
 
-def question_shape(question, hidden: bool) -> QuestionShape:
-    """How much a question shows, for projector_pages to find it a place."""
+def question_shape(question, hidden: bool, caution: str = "") -> QuestionShape:
+    """How much a question shows, for projector_pages to find it a place (``caution``: why its
+    ranges are too wide, when they are)."""
     shown = not hidden and question.shows_results and question.consistent_with_randomization
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)
@@ -211,6 +219,7 @@ def question_shape(question, hidden: bool) -> QuestionShape:
         len(question.text),
         worded_labels=tuple(len(option.label) for option in worded),
         chart_rows=len(question.options),
+        caution_length=len(caution),
     )
 
 

@@ -56,6 +56,9 @@ AVERAGE_WORDS = 38
 #: Beside the join panel a question shows at most this many lines of its text, the rest cut
 #: with an ellipsis (app.css): it is only the room's reminder, the phones show it whole.
 STAR_TEXT_LINES = 5
+#: The caution under shares too wide to say much ("Too wide yet: …"): one sentence, set a little
+#: smaller than the shares' words, as the range beside them is read (app.css: .present-caution).
+CAUTION_SIZE = 0.8
 #: A note instead of results ("Too early for shares: …"), in lines of a column.
 NOTE_LINES = 3
 #: The smallest words the room reads, in ems of the projector's type: 16 px on a 720-line
@@ -111,6 +114,8 @@ class QuestionShape:
     average_unit: int | None = None
     #: How much smaller than usual its words are set (1: as usual; see FIT_STEPS).
     fit: float = 1.0
+    #: The length of the caution under its shares when their ranges are too wide (0: none).
+    caution_length: int = 0
 
 
 def fit_class(fit: float) -> str:
@@ -185,7 +190,15 @@ def results_height(shape: QuestionShape, width: float) -> float:
         return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
     words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
     chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
-    return words * LINE_HEIGHT * size + chart
+    return words * LINE_HEIGHT * size + chart + caution_height(shape, width)
+
+
+def caution_height(shape: QuestionShape, width: float) -> float:
+    """The height of the caution under a question's shares in ``width`` ems (0 without one)."""
+    if not shape.caution_length:
+        return 0.0
+    size = fit_size(CAUTION_SIZE, shape.fit)
+    return lines(shape.caution_length, size, width) * LINE_HEIGHT * size + 0.3
 
 
 def question_height(shape: QuestionShape, layout: Layout) -> float:
@@ -199,14 +212,17 @@ def question_height(shape: QuestionShape, layout: Layout) -> float:
 def wide_height(shape: QuestionShape, layout: Layout) -> float:
     """How tall a question is with the whole page: its words and chart side by side."""
     inside = layout.full_width - TEXT_INSET
+    # The caution runs under the words and the chart, the whole width (app.css).
+    alone = replace(shape, caution_length=0)
     if shape.chart_rows:
-        words = results_height(replace(shape, chart_rows=0), inside - CHART_WIDTH - layout.gap)
+        words = results_height(replace(alone, chart_rows=0), inside - CHART_WIDTH - layout.gap)
         beside = max(words, chart_height(shape.chart_rows) + 0.3)
     else:
         # Without a chart the words run in two columns (app.css), the first one line longer.
         half = (inside - layout.gap) / 2 - LIST_INSET
-        beside = results_height(shape, half) / 2 + LINE_HEIGHT
-    return layout.edges + text_height(shape, layout, inside) + beside
+        beside = results_height(alone, half) / 2 + LINE_HEIGHT
+    below = caution_height(shape, inside)
+    return layout.edges + text_height(shape, layout, inside) + beside + below
 
 
 def fitted(shape: QuestionShape, layout: Layout = RESULTS) -> QuestionShape:

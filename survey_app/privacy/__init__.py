@@ -60,6 +60,7 @@ from survey_app.privacy.interface import (
     HISTOGRAM_BARS,
     Average,
     Counts,
+    Look,
     Mechanism,
     Row,
     Shares,
@@ -109,6 +110,7 @@ __all__ = [
     "Row",
     "Shares",
     "Told",
+    "Look",
     # the mechanisms, and choosing a numeric one
     "MECHANISM_NAMES",
     "NUMERIC_MECHANISMS",

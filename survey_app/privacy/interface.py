@@ -12,7 +12,11 @@ ask which kind it is::
     mechanism.report_range          (smallest, largest) integer report a browser may send
     mechanism.report_value(r)       what one report r says of its respondent's answer
                                     (an option's value; a number's unbiased estimate)
-    mechanism.tell(counts, conf)    -> Told: what the counts tell (below)
+    mechanism.tell(counts, conf, carried)  -> Told: what the counts tell (below);
+                                    ``carried``, the last look's ``told.live_sums`` at the
+                                    same confidence: what its live ranges proved, which
+                                    they never give back (privacy.live.carry_forward)
+    mechanism.live_sums(counts, conf, carried)  ``tell(...).live_sums`` alone, for a release
     mechanism.half_width(n, conf)   the planned half-width n answers reach (a share, or
                                     the question's unit)
     mechanism.respondents_for(m, conf)  the fewest answers whose planned half-width is <= m
@@ -30,6 +34,9 @@ What counts tell (:data:`Told`) is :class:`Shares` (one estimate per option) or
                                          average: its mean is ``told.estimate``)
     told.consistent_with_randomization   False when no randomized answers could give them
     told.summary                         "shares" (one per option) or "average"
+    told.live_sums                       what each live range proved, as (n, low, high) of
+                                         its running count (a share's) or sum (an average's):
+                                         the next look's ``carried``
     told.rows()                          its rows for a table or CSV (:class:`Row`), each
                                          with the estimate and every range: exact (the
                                          fixed-size guaranteed one), chebyshev, bernstein,
@@ -46,7 +53,16 @@ from typing import Literal, Protocol, runtime_checkable
 from survey_app.privacy.estimates import Estimate
 from survey_app.privacy.numeric_grid import NumericEstimate, NumericHistogram
 
-__all__ = ["HISTOGRAM_BARS", "Average", "Counts", "Mechanism", "Row", "Shares", "Told"]
+__all__ = [
+    "HISTOGRAM_BARS",
+    "Average",
+    "Counts",
+    "Look",
+    "Mechanism",
+    "Row",
+    "Shares",
+    "Told",
+]
 
 #: How many randomized reports gave each value: a list by value, or a dict of report to count.
 Counts = Sequence[int] | Mapping[int, int]
@@ -55,6 +71,9 @@ Counts = Sequence[int] | Mapping[int, int]
 HISTOGRAM_BARS = 10
 
 Range = tuple[float | None, float | None] | None
+#: What a look proved of a running sum: ``(n, low, high)``, its range among the first n answers
+#: (a count of holders for a share; the true values' sum for an average).
+Look = tuple[float, float, float]
 
 
 @dataclass(frozen=True)
@@ -97,6 +116,15 @@ class Shares:
     def consistent_with_randomization(self) -> bool:
         return all(estimate.consistent_with_randomization for estimate in self.estimates)
 
+    @property
+    def live_sums(self) -> tuple[Look, ...]:
+        """Each option's live range in people, ``(n, low, high)``: the next look carries it
+        (empty before any answer)."""
+        n = self.n
+        if n == 0:
+            return ()
+        return tuple((n, round(e.live_low * n), round(e.live_high * n)) for e in self.estimates)
+
     def rows(self) -> Iterator[Row]:
         """One row per option, by value."""
         for value, e in enumerate(self.estimates):
@@ -135,6 +163,15 @@ class Average:
     @property
     def consistent_with_randomization(self) -> bool:
         return self.estimate.consistent_with_randomization
+
+    @property
+    def live_sums(self) -> tuple[Look, ...]:
+        """The live range of the sum of the true values, ``(n, low, high)``: the next look
+        carries it (empty before any answer)."""
+        e = self.estimate
+        if e.n == 0 or e.live_low is None:
+            return ()
+        return ((e.n, e.n * e.live_low, e.n * e.live_high),)
 
     def _clipped(self, half_width: float | None) -> Range:
         e = self.estimate
@@ -180,7 +217,13 @@ class Mechanism(Protocol):
 
     def report_value(self, report: int) -> float: ...
 
-    def tell(self, counts: Counts, confidence: float = 0.95) -> Told: ...
+    def tell(
+        self, counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> Told: ...
+
+    def live_sums(
+        self, counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> tuple[Look, ...]: ...
 
     def half_width(self, n: int, confidence: float = 0.95) -> float: ...
 

@@ -58,6 +58,21 @@ LAPLACE_TAIL_PROBABILITY`` of probability inward; finite for ``|lambda| < -ln a`
 above, the range is the set of m with ``sum_j w_j exp(lambda_j n (E_bar - m) - n
 Psi(lambda_j)) < 1 / alpha``: in ``s = n (E_bar - m)`` its ends depend on n alone, cached.
 
+Carried forward: what earlier looks proved
+------------------------------------------
+Each look's range is right at every n at once, so the earlier looks' ranges hold too, together
+with today's. Among the first t answers the number of true holders can only grow, and by at most
+one an answer: a count ``t_s`` in ``[low_s, high_s]`` at an earlier look of s answers leaves
+``t_t`` in ``[low_s, high_s + (t - s)]``. On the event (probability at least ``1 - alpha``) that
+every look's range covers its running count, the intersection of those with today's range covers
+``t_t`` as well: the *carried* range keeps the same guarantee and never gives back what an
+earlier look proved (:func:`carry_forward`). The carried range of the last look already holds
+every look before it (intersecting is associative), so a look needs only the last one's. It is
+carried **on counts**, not shares: the running share moves as answers arrive, so intersecting
+shares would miss the truth (holders answering in a block move it by more than any range
+allows). A numeric question's running sum of true values in ``[lo, hi]`` is carried likewise:
+it grows by at least ``lo`` and at most ``hi`` an answer.
+
 References
 ----------
 J. Ville, "Etude critique de la notion de collectif" (1939) (Ville's inequality). H. Robbins,
@@ -72,7 +87,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -82,6 +97,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 # Not numeric_base nor laplace: NumericMechanism's interface (tell) is built on this module.
+from survey_app.privacy.interface import Look
 from survey_app.privacy.interface import Mechanism as NumericMechanism
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
@@ -93,6 +109,9 @@ from survey_app.privacy.parameters import check_confidence, check_count, check_r
 
 __all__ = [
     "LIVE_TUNED_RESPONDENTS",
+    "carried_mean_interval",
+    "carried_share_interval",
+    "carry_forward",
     "estimate_mean_with_live_range",
     "live_mean_interval",
     "live_mean_interval_from_sum",
@@ -289,6 +308,74 @@ def live_share_interval(
     return low / respondents, high / respondents
 
 
+# --------------------------------------------------------------------------- carried forward
+
+
+def carry_forward(
+    looks: Sequence[tuple[float, float, float]], lowest: float = 0.0, highest: float = 1.0
+) -> tuple[float, float]:
+    """Today's range of a running sum, narrowed by what every earlier look proved.
+
+    Parameters
+    ----------
+    looks : sequence of (n, low, high)
+        Each look's range for the running sum of the first n true values, oldest first, the
+        last one today's; n never falls from one look to the next.
+    lowest, highest : float
+        Each true value lies in [lowest, highest] (0 and 1 for a count of holders).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` for the last look: at each look the range carried so far, its lower end
+        grown by ``lowest`` and its upper end by ``highest`` for every answer since, is
+        intersected with that look's own range. When they do not meet (every look's range
+        covering its sum would have made them meet: probability at most alpha), the carried
+        range is the end of what the earlier looks allow nearest to today's range, so that it
+        never widens by more than the new answers allow, whatever happens.
+    """
+    if not looks:
+        raise ValueError("looks must hold at least today's look")
+    if lowest > highest:
+        raise ValueError(f"lowest must be at most highest, got {lowest}, {highest}")
+    carried_n, carried_low, carried_high = looks[0]
+    for n, low, high in looks[1:]:
+        new_answers = n - carried_n
+        if new_answers < 0:
+            raise ValueError(f"looks must come in order of answers, got {n} after {carried_n}")
+        floor = carried_low + new_answers * lowest
+        ceiling = carried_high + new_answers * highest
+        if high < floor or low > ceiling:
+            carried_low = carried_high = floor if high < floor else ceiling
+        else:
+            carried_low, carried_high = max(low, floor), min(high, ceiling)
+        carried_n = n
+    return carried_low, carried_high
+
+
+def carried_share_interval(
+    count: int,
+    n: int,
+    keep: float,
+    other: float,
+    confidence: float = 0.95,
+    earlier: Look | None = None,
+) -> tuple[float, float]:
+    """:func:`live_share_interval`, never giving back what earlier looks proved.
+
+    ``earlier``: ``(n_s, low, high)``, the range in people this option's carried live range had
+    at the last look, of ``n_s <= n`` answers at the same confidence (None: no earlier look). It
+    carries every look before it, so carrying it alone carries them all (:func:`carry_forward`),
+    and the result keeps the guarantee: with probability at least ``confidence`` it covers the
+    running share at every look at once. Returns ``(low, high)``, multiples of ``1 / n``.
+    """
+    low, high = live_share_interval(count, n, keep, other, confidence)
+    if earlier is None or n == 0:
+        return low, high
+    low, high = carry_forward([earlier, (n, round(low * n), round(high * n))])
+    return low / n, high / n
+
+
 # --------------------------------------------------------------------------- numeric averages
 
 
@@ -423,10 +510,37 @@ def live_mean_interval(
     return live_mean_interval_from_sum(mechanism, int(reports.size), total, confidence)
 
 
+def carried_mean_interval(
+    mechanism: NumericMechanism,
+    n: int,
+    estimate_sum: float,
+    confidence: float = 0.95,
+    earlier: Look | None = None,
+) -> tuple[float, float]:
+    """:func:`live_mean_interval_from_sum`, never giving back what earlier looks proved.
+
+    ``earlier``: ``(n_s, low, high)``, the range of the running sum of the true values (the
+    carried live range of the mean times ``n_s``) at the last look, of ``n_s <= n`` answers at
+    the same confidence (None: no earlier look). Each true value lies in ``[lo, hi]``, so
+    :func:`carry_forward` carries the sum; today's n turns it back into a mean. The guarantee
+    is that of every look at once, as for :func:`live_mean_interval_from_sum`.
+    """
+    low, high = live_mean_interval_from_sum(mechanism, n, estimate_sum, confidence)
+    if earlier is None or n == 0:
+        return low, high
+    low, high = carry_forward([earlier, (n, n * low, n * high)], mechanism.lo, mechanism.hi)
+    # Dividing by n may leave a hair outside [lo, hi]; the range is within it.
+    return max(mechanism.lo, low / n), min(mechanism.hi, high / n)
+
+
 def estimate_mean_with_live_range(
-    mechanism: NumericMechanism, outputs: ArrayLike, confidence: float = 0.95
+    mechanism: NumericMechanism,
+    outputs: ArrayLike,
+    confidence: float = 0.95,
+    earlier: Look | None = None,
 ) -> NumericEstimate:
-    """``mechanism.estimate_mean`` with its live range (``live_low``, ``live_high``) set.
+    """``mechanism.estimate_mean`` with its live range (``live_low``, ``live_high``) set,
+    carried forward from what the ``earlier`` look proved (:func:`carried_mean_interval`).
 
     Here rather than on the mechanism, which this module's ranges are built on.
     """
@@ -434,4 +548,8 @@ def estimate_mean_with_live_range(
     if estimate.n == 0:
         return estimate
     low, high = live_mean_interval(mechanism, outputs, confidence)
+    if earlier is not None:
+        reports = np.asarray(outputs).ravel()
+        total = float(np.sum(mechanism.estimate_of_output(reports)))
+        low, high = carried_mean_interval(mechanism, estimate.n, total, confidence, earlier)
     return dataclasses.replace(estimate, live_low=low, live_high=high)

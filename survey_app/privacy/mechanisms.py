@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -23,8 +23,8 @@ from survey_app.privacy.estimates import (
     smallest_n,
 )
 from survey_app.privacy.exact import exact_interval, expected_exact_half_width, uses_exact_law
-from survey_app.privacy.interface import Counts, Shares
-from survey_app.privacy.live import live_share_interval
+from survey_app.privacy.interface import Counts, Look, Shares
+from survey_app.privacy.live import carried_share_interval, live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
@@ -136,11 +136,15 @@ class RandomizedResponse:
 
     # ---------------------------------------------------------------- estimates
 
-    def tell(self, noisy_counts: Counts, confidence: float = 0.95) -> Shares:
+    def tell(
+        self, noisy_counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> Shares:
         """What the counts tell (the interface's): :meth:`estimate`, an option a value.
 
         ``noisy_counts``: a list by value, or a dict of value to count (values left out
-        counted 0). Each option's figure for people is its estimate's
+        counted 0); ``carried``: what each option's live range proved at the last look
+        (:attr:`Shares.live_sums` then), which it never gives back; empty for none. Each
+        option's figure for people is its estimate's
         :meth:`~survey_app.privacy.estimates.Estimate.headline`.
         """
         if isinstance(noisy_counts, Mapping):
@@ -148,19 +152,29 @@ class RandomizedResponse:
             if unknown:
                 raise ValueError(f"noisy_counts has no option {sorted(unknown)[0]!r}")
             noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
-        return Shares(tuple(self.estimate(noisy_counts, confidence)))
+        return Shares(tuple(self.estimate(noisy_counts, confidence, carried)))
 
-    def estimate(self, noisy_counts: Sequence[int], confidence: float = 0.95) -> list[Estimate]:
-        """The debiased share of each value, with its Chebyshev and exact intervals.
+    def estimate(
+        self,
+        noisy_counts: Sequence[int],
+        confidence: float = 0.95,
+        carried: Sequence[Look] = (),
+    ) -> list[Estimate]:
+        """The debiased share of each value, with its Chebyshev, exact and live intervals.
 
         ``noisy_counts`` holds how many reports gave each value, in value order (``[no, yes]``
-        for yes/no). The estimate is ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the
-        Chebyshev interval is that of :func:`~survey_app.privacy.estimates._estimate_frequencies`
-        and the exact one that of :func:`~survey_app.privacy.exact.exact_interval`.
+        for yes/no); ``carried`` what each option's live range proved at the last look, or
+        empty (see :meth:`tell`). The estimate is
+        ``(c / n - Q) / (P - Q)``, unbiased and not clipped; the Chebyshev interval is that of
+        :func:`~survey_app.privacy.estimates._estimate_frequencies`, the exact one that of
+        :func:`~survey_app.privacy.exact.exact_interval` and the live one carries the last
+        look's forward (:func:`~survey_app.privacy.live.carried_share_interval`).
         """
         counts = check_counts(noisy_counts)
         if len(counts) != self.options:
             raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
+        if carried and len(carried) != self.options:
+            raise ValueError(f"carried must have {self.options} entries, got {len(carried)}")
         level = check_confidence(confidence)
         keep, other = self.probabilities
         n = sum(counts)
@@ -168,13 +182,14 @@ class RandomizedResponse:
         # Two options need none: one's range is the other's, mirrored.
         all_at_once = level if self.options == 2 else 1.0 - (1.0 - level) / self.options
         estimates = []
-        for count in counts:
+        for value, count in enumerate(counts):
             estimate = debias(count, n, keep, other, level, self.browser_epsilon)
             if n > 0:
                 interval = exact_interval(count, n, keep, other, level)
                 estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
                 low, high = exact_interval(count, n, keep, other, all_at_once)
-                live_low, live_high = live_share_interval(count, n, keep, other, level)
+                earlier = carried[value] if carried else None
+                live_low, live_high = carried_share_interval(count, n, keep, other, level, earlier)
                 estimate = dataclasses.replace(
                     estimate,
                     simultaneous_low=low,
@@ -184,6 +199,28 @@ class RandomizedResponse:
                 )
             estimates.append(estimate)
         return estimates
+
+    def live_sums(
+        self, noisy_counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
+    ) -> tuple[Look, ...]:
+        """What each option's live range proves with these counts (:meth:`tell`'s
+        ``live_sums``) alone, without the other ranges: what a release keeps."""
+        if isinstance(noisy_counts, Mapping):
+            noisy_counts = [noisy_counts.get(value, 0) for value in range(self.options)]
+        counts = check_counts(noisy_counts)
+        if len(counts) != self.options:
+            raise ValueError(f"noisy_counts must have {self.options} entries, got {len(counts)}")
+        n = sum(counts)
+        if n == 0:
+            return ()
+        keep, other = self.probabilities
+        level = check_confidence(confidence)
+        sums = []
+        for value, count in enumerate(counts):
+            earlier = carried[value] if carried else None
+            low, high = carried_share_interval(count, n, keep, other, level, earlier)
+            sums.append((n, round(low * n), round(high * n)))
+        return tuple(sums)
 
     # ---------------------------------------------------------------- planning
 
@@ -236,25 +273,58 @@ class RandomizedResponse:
             widths.append(1.0 if interval is None else interval[1] - interval[0])
         return max(widths) / 2.0
 
-    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
-        """The fewest answers whose planned (exact) half-width is at most ``margin``."""
-        size = check_margin(margin)
-        level = check_confidence(confidence)
+    @staticmethod
+    def _fewest(half_width: Callable[[int, float], float], size: float, level: float) -> int:
+        """The fewest answers whose ``half_width(n, level)`` is at most ``size`` (by doubling,
+        then halving); :data:`MAX_PLANNED_RESPONDENTS` when more would be needed."""
         low, high = 0, 1
-        while self._typical_half_width(high, level) > size:
+        while half_width(high, level) > size:
             low, high = high, high * 2
             if high > MAX_PLANNED_RESPONDENTS:
                 return MAX_PLANNED_RESPONDENTS
         while high - low > 1:
             middle = (low + high) // 2
-            if self._typical_half_width(middle, level) > size:
+            if half_width(middle, level) > size:
                 low = middle
             else:
                 high = middle
+        return high
+
+    def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose planned (exact) half-width is at most ``margin``."""
+        size = check_margin(margin)
+        level = check_confidence(confidence)
+        high = self._fewest(self._typical_half_width, size, level)
+        if high >= MAX_PLANNED_RESPONDENTS:
+            return MAX_PLANNED_RESPONDENTS
         # Settle on the figure that is shown: the expected width, not the quick stand-in.
         while high < MAX_PLANNED_RESPONDENTS and self.planned_half_width(high, level) > size:
             high += max(1, high // 50)
         return high
+
+    def live_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """Half the live range's width n answers reach, as :meth:`planned_half_width` plans the
+        exact one's: at the expected count, at the widest of :data:`PLANNING_SHARES`."""
+        respondents = check_count("n", n)
+        if respondents == 0:
+            raise ValueError("n must be at least 1 to have a margin")
+        level = check_confidence(confidence)
+        keep, other = self.probabilities
+        widths = []
+        for share in PLANNING_SHARES:
+            count = round(respondents * (share * keep + (1.0 - share) * other))
+            low, high = live_share_interval(count, respondents, keep, other, level)
+            widths.append((high - low) / 2.0)
+        return max(widths)
+
+    def live_respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose live half-width (:meth:`live_half_width`) is at most
+        ``margin``; :data:`MAX_PLANNED_RESPONDENTS` when more would be needed. A live range
+        holds at every look, so it takes more answers than the exact one (:meth:`respondents_for`).
+        """
+        return self._fewest(
+            self.live_half_width, check_margin(margin), check_confidence(confidence)
+        )
 
     def respondents_for_chebyshev(self, margin: float, confidence: float = 0.95) -> int:
         """The fewest answers whose Chebyshev half-width is at most ``margin``."""

@@ -35,8 +35,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from survey_app.privacy.interface import HISTOGRAM_BARS, Average
-from survey_app.privacy.live import estimate_mean_with_live_range
+from survey_app.privacy.interface import HISTOGRAM_BARS, Average, Look
+from survey_app.privacy.live import carried_mean_interval, estimate_mean_with_live_range
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
@@ -169,21 +169,49 @@ class NumericMechanism:
         estimate = self.estimate_of_output(np.array([int(report)]))[0]
         return float(value_of_grid_index(estimate, self.lo, self.hi))
 
-    def tell(self, counts: Mapping[int, int] | Sequence[int], confidence: float = 0.95) -> Average:
+    def tell(
+        self,
+        counts: Mapping[int, int] | Sequence[int],
+        confidence: float = 0.95,
+        carried: Sequence[Look] = (),
+    ) -> Average:
         """What the counts of each report tell (the interface's): the mean with its fixed-size
         and live ranges, and the histogram (:data:`~survey_app.privacy.interface.HISTOGRAM_BARS`
         bars) unless :attr:`shows_spread` is False.
 
-        ``counts``: a dict of report to count, or a list by report from 0.
+        ``counts``: a dict of report to count, or a list by report from 0; ``carried``: what
+        the live range proved at the last look (:attr:`Average.live_sums` then), which it never
+        gives back (:func:`~survey_app.privacy.live.carried_mean_interval`); empty for none.
         """
         if not isinstance(counts, Mapping):
             counts = dict(enumerate(counts))
         values = sorted(counts)
         reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
+        earlier = carried[0] if carried else None
         return Average(
-            estimate=estimate_mean_with_live_range(self, reports, confidence),
+            estimate=estimate_mean_with_live_range(self, reports, confidence, earlier),
             histogram=self.histogram(reports, HISTOGRAM_BARS) if self.shows_spread else None,
         )
+
+    def live_sums(
+        self,
+        counts: Mapping[int, int] | Sequence[int],
+        confidence: float = 0.95,
+        carried: Sequence[Look] = (),
+    ) -> tuple[Look, ...]:
+        """What the live range proves with these counts (:meth:`tell`'s ``live_sums``) alone,
+        without the histogram and the fixed-size ranges: what a release keeps."""
+        if not isinstance(counts, Mapping):
+            counts = dict(enumerate(counts))
+        values = sorted(counts)
+        reports = np.repeat(np.array(values, dtype=np.int64), [counts[v] for v in values])
+        n = int(reports.size)
+        if n == 0:
+            return ()
+        total = float(np.sum(self.estimate_of_output(self._check_outputs(reports))))
+        earlier = carried[0] if carried else None
+        low, high = carried_mean_interval(self, n, total, check_confidence(confidence), earlier)
+        return ((n, n * low, n * high),)
 
     # ---------------------------------------------------------------- the law
 

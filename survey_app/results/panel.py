@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from survey_app import kinds, privacy
+from survey_app.planning.shares import respondents_needed
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.results.words import (
+    TOO_WIDE,
     all_at_once_words,
     bars_words,
     exact_range_words,
@@ -25,6 +27,7 @@ from survey_app.results.words import (
     shares_total_words,
     table_estimate_words,
     too_few_words,
+    too_wide_caution,
     too_wide_half_width,
 )
 from survey_app.words import (
@@ -183,17 +186,25 @@ def waiting_words(question, answered: int) -> Markup | None:
     ).format(answered, have_answered(answered), TOO_EARLY_FOR[question.summary])
 
 
-def too_wide_words(question, kind: str) -> str | None:
+def too_wide_words(question, kind: str, confidence: float, brief: bool = False) -> str | None:
     """The caution when a question's ranges of that kind are too wide to say much yet
-    (results.words.too_wide_half_width), its margin in percentage points; else None."""
+    (results.words.too_wide_half_width): why, and how many answers the planner says would
+    bring them to results.words.TOO_WIDE; else None. ``brief``: the projector's."""
     widest = too_wide_half_width(question, kind)
     if widest is None:
         return None
-    return (
-        f"These ranges are too wide to say much yet (up to {points(widest, long=True)}): with "
-        f"{counted(question.n, 'respondent')}, the noise that protects them still outweighs "
-        "what they tell. More respondents narrow it."
-    )
+    options = len(question.options)
+    p = question.flip_probability
+    if kind == "live":
+        # The live ranges' own plan (privacy keeps the ranges it works out: quick again).
+        needed = privacy.RandomizedResponse(p, options).live_respondents_for(TOO_WIDE, confidence)
+    else:
+        # All of a question's ranges at once: each at 1 - alpha / k (Bonferroni; two options
+        # need none), as privacy.RandomizedResponse.estimate works them out.
+        together = kind == "together" and options > 2
+        level = 1.0 - (1.0 - confidence) / options if together else confidence
+        needed = respondents_needed(p, options, TOO_WIDE, level)
+    return too_wide_caution(widest, question.n, kind, options, needed, brief)
 
 
 def scope_words(question, kind: str) -> str:
@@ -427,7 +438,9 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
             table_estimate_words(option.headline(kind), option.estimate.estimate)
             for option in question.options
         ],
-        "too_wide": too_wide_words(question, kind),
+        "too_wide": too_wide_words(question, kind, confidence),
+        # The projector's caution, as the room reads it.
+        "too_wide_brief": too_wide_words(question, kind, confidence, brief=True),
         # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
         if question.half_width is None

@@ -17,19 +17,28 @@ closing again would show that arrival.
 A release is made when a view asks for results and a batch is due: the counts are copied, in
 one statement, into :class:`~survey_app.storage.models.ReleasedTally`, under a lock on the survey's
 row, so two views arriving together make one release, not two a submission apart.
+
+Each release is a look at the live ranges, and a later look never gives back what an earlier
+one proved: with each release, what every question's live ranges proved is kept
+(:class:`~survey_app.storage.models.CarriedLiveRange`, at each confidence the dashboard offers),
+and the next look carries it forward (survey_app.privacy.live.carry_forward), closed surveys'
+included. Pooled results are not carried: each survey's carried ranges hold with the confidence
+asked, but their sum would hold only with the chances of missing added up, so pooled live ranges
+are each look's own (valid at every look, though they may widen).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask import current_app
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import delete, func, insert, select, text
 
+from survey_app import privacy
 from survey_app.extensions import db
 from survey_app.storage.database import is_sqlite, session_writes, write_transaction
-from survey_app.storage.models import Question, ReleasedTally, Survey, Tally
+from survey_app.storage.models import CarriedLiveRange, Question, ReleasedTally, Survey, Tally
 
 #: Below this many answers a question shows its count and says it is too early for results:
 #: with fewer, the randomization that protects each answer hides nearly everything.
@@ -38,6 +47,14 @@ MIN_ANSWERS_FOR_SHARES = 10
 #: How many randomized answers reported each value: a list by value (yes/no, choice) or, for a
 #: numeric question, a dict of report to count (reports that never came are left out).
 Counts = list[int] | dict[int, int]
+#: For each question id and confidence, what its live ranges proved at the last release: one
+#: ``(n, low, high)`` an option (privacy.Look; one for a number question's average).
+Carried = dict[int, dict[float, tuple[privacy.Look, ...]]]
+
+#: The confidences whose live ranges each release carries forward: the levels the dashboard
+#: offers (results.tables.CONFIDENCE_LEVELS; a test holds them equal). The API may ask for
+#: another: its live ranges are each look's own.
+CARRIED_CONFIDENCES = (0.90, 0.95, 0.99)
 
 
 @dataclass(frozen=True)
@@ -52,6 +69,8 @@ class ShownCounts:
     answered: int
     #: A closed survey whose owner still sees its last release (see :func:`close`).
     held: bool = False
+    #: What the live ranges proved at the last release (:func:`carried_live_ranges`).
+    carried: Carried = field(default_factory=dict)
 
 
 def _total(counts: Counts) -> int:
@@ -131,10 +150,73 @@ def shown_counts(survey: Survey) -> ShownCounts:
     elif survey.is_open or survey.results_held:
         counts = _released(survey, db.session.execute)
     else:
-        return ShownCounts(live, so_far, so_far)
+        return ShownCounts(live, so_far, so_far, carried=carried_live_ranges(survey, so_far))
     released = respondents_in(survey, counts)
     # A release made just now may hold answers that arrived after the count above was read.
-    return ShownCounts(counts, released, max(so_far, released), held=survey.results_held)
+    return ShownCounts(
+        counts,
+        released,
+        max(so_far, released),
+        held=survey.results_held,
+        carried=carried_live_ranges(survey, released),
+    )
+
+
+def carried_live_ranges(
+    survey: Survey, respondents: int, execute: Callable | None = None
+) -> Carried:
+    """What the survey's live ranges proved at its last release, by question and confidence,
+    for results of ``respondents`` answers (a release of more is left out: it cannot carry
+    into fewer answers, and a release never holds more than the results shown)."""
+    rows = (execute or db.session.execute)(
+        select(
+            CarriedLiveRange.question_id,
+            CarriedLiveRange.confidence,
+            CarriedLiveRange.respondents,
+            CarriedLiveRange.low,
+            CarriedLiveRange.high,
+        )
+        .join(Question, Question.id == CarriedLiveRange.question_id)
+        .where(Question.survey_id == survey.id, CarriedLiveRange.respondents <= respondents)
+        .order_by(CarriedLiveRange.question_id, CarriedLiveRange.confidence, CarriedLiveRange.value)
+    )
+    carried: dict[int, dict[float, list]] = {}
+    for question_id, level, n, low, high in rows:
+        carried.setdefault(question_id, {}).setdefault(level, []).append((n, low, high))
+    return {
+        question_id: {level: tuple(looks) for level, looks in by_level.items()}
+        for question_id, by_level in carried.items()
+    }
+
+
+def _carry_live_ranges(survey: Survey, counts: dict[int, Counts], execute: Callable) -> None:
+    """Keep what each question's live ranges prove with this release, at each carried
+    confidence: the last release's, carried forward to these counts (privacy.live)."""
+    respondents = respondents_in(survey, counts)
+    if respondents == 0:
+        return
+    # Read in the release's own transaction, under its lock: the last release's, not older.
+    earlier = carried_live_ranges(survey, respondents, execute)
+    of_survey = select(Question.id).where(Question.survey_id == survey.id)
+    execute(delete(CarriedLiveRange).where(CarriedLiveRange.question_id.in_(of_survey)))
+    rows = []
+    for question in survey.questions:
+        for level in CARRIED_CONFIDENCES:
+            looks = earlier.get(question.id, {}).get(level, ())
+            proved = question.mechanism.live_sums(counts[question.id], level, looks)
+            rows += [
+                {
+                    "question_id": question.id,
+                    "confidence": level,
+                    "value": value,
+                    "respondents": n,
+                    "low": low,
+                    "high": high,
+                }
+                for value, (n, low, high) in enumerate(proved)
+            ]
+    if rows:
+        execute(insert(CarriedLiveRange), rows)
 
 
 def _released(survey: Survey, execute: Callable) -> dict[int, Counts]:
@@ -177,6 +259,7 @@ def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
         text("UPDATE surveys SET released_respondents = :released WHERE id = :survey_id"),
         {"released": respondents_in(survey, counts), "survey_id": survey.id},
     )
+    _carry_live_ranges(survey, counts, execute)
     return counts
 
 
@@ -241,5 +324,8 @@ def close(survey: Survey) -> None:
 
 
 def delete_release(survey: Survey) -> None:
-    """Delete the survey's release, in the caller's transaction (the survey is deleted)."""
+    """Delete the survey's release and what its live ranges proved, in the caller's
+    transaction (the survey is deleted)."""
     _delete_release(survey.id, db.session.execute)
+    of_survey = select(Question.id).where(Question.survey_id == survey.id)
+    db.session.execute(delete(CarriedLiveRange).where(CarriedLiveRange.question_id.in_(of_survey)))

@@ -89,6 +89,8 @@ class QuestionResult:
     numeric: NumericResult | None = None
     #: The unit a number question is asked in ("hours"; "" for none and other questions).
     unit: str = ""
+    #: The survey's flip probability: what planning how many answers a margin takes needs.
+    flip_probability: float | None = None
 
     @property
     def n(self) -> int:
@@ -214,11 +216,16 @@ def check_poolable(surveys: Sequence[Survey]) -> None:
 
 
 def question_result(
-    question: Question, number: int, counts: Counts, confidence: float
+    question: Question,
+    number: int,
+    counts: Counts,
+    confidence: float,
+    carried: tuple[privacy.Look, ...] = (),
 ) -> QuestionResult:
-    """One question's results from its (released or pooled) counts."""
+    """One question's results from its (released or pooled) counts; ``carried``: what its
+    live ranges proved at the last release, which they never give back (releases)."""
     mechanism = question.mechanism
-    told = mechanism.tell(counts, confidence)
+    told = mechanism.tell(counts, confidence, carried)
     # An average has no options: its estimates are empty.
     options = [
         OptionResult(value, label, estimate)
@@ -234,6 +241,7 @@ def question_result(
         told=told,
         options=options,
         unit=question.unit or "",
+        flip_probability=question.survey.flip_probability,
         numeric=NumericResult(
             estimate=told.estimate,
             histogram=told.histogram,
@@ -272,8 +280,16 @@ def survey_results(
             key = first.questions[position].id
             counts = shown[each.id].counts[question.id]
             pooled[key] = counts if key not in pooled else _add_counts(pooled[key], counts)
+    # Pooled live ranges are each look's own (see survey_app.results.releases).
+    carried = shown[first.id].carried if len(surveys) == 1 else {}
     questions = [
-        question_result(question, number, pooled[question.id], confidence)
+        question_result(
+            question,
+            number,
+            pooled[question.id],
+            confidence,
+            carried.get(question.id, {}).get(confidence, ()),
+        )
         for number, question in enumerate(first.questions, start=1)
     ]
     return SurveyResults(

@@ -26,6 +26,7 @@ from survey_app.words import (
     percent_high,
     percent_low,
     plural,
+    points,
     with_unit,
 )
 
@@ -185,6 +186,87 @@ def range_guarantee(kind: str, confidence: float) -> str:
 #: A range reaching further than this on either side of its estimate says little yet: a fifth
 #: of the scale (±20 points of a share; a fifth of a number question's range).
 TOO_WIDE = 0.2
+
+
+#: Why a question's ranges are too wide to say much yet, by whether they are live (they hold
+#: however often they are read, which makes them wider) and whether the question has more than
+#: two options (the randomization spreads each answer over them all); ``margin`` the widest.
+TOO_WIDE_WHY = {
+    (True, False): (
+        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "{respondents} the randomization that protects each answer still hides most of what "
+        "they tell."
+    ),
+    (True, True): (
+        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "{respondents} the randomization that protects each answer, spread over {options} "
+        "options, still hides most of what they tell."
+    ),
+    (False, False): (
+        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
+        "randomization that protects each answer still hides most of what they tell."
+    ),
+    (False, True): (
+        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
+        "randomization that protects each answer, spread over {options} options, still hides "
+        "most of what they tell."
+    ),
+}
+#: How many answers would bring them to :data:`TOO_WIDE` (``needed``, the planner's figure): more
+#: than have answered, more than it plans for, or no more than have (these answers left them
+#: wider by chance).
+TOO_WIDE_NEEDED = "About {needed} would bring them to {margin}."
+TOO_WIDE_NEEDED_OVER = "It would take more than {needed} to bring them to {margin}."
+TOO_WIDE_NEEDED_FEWER = (
+    "Classes of {needed} usually bring them to {margin}: these answers left them wider by chance."
+)
+#: The same in one sentence, as the projector's room reads it from afar (its line under the
+#: bars already says that they hold however often the screen redraws).
+TOO_WIDE_BRIEF = {
+    (True, False): "Too wide yet: a range that holds at every redraw needs about {needed} for "
+    "{margin}.",
+    (True, True): "Too wide yet: with {options} options sharing the randomization, a range that "
+    "holds at every redraw needs about {needed} for {margin}.",
+    (False, False): "Too wide yet: about {needed} would bring these to {margin}.",
+    (False, True): "Too wide yet: with {options} options sharing the randomization, about "
+    "{needed} would bring these to {margin}.",
+}
+TOO_WIDE_BRIEF_OVER = "Too wide yet: it would take more than {needed} to bring these to {margin}."
+TOO_WIDE_BRIEF_FEWER = (
+    "Too wide yet: classes of {needed} usually get to {margin}; these answers left them wider by "
+    "chance."
+)
+
+
+def too_wide_caution(
+    widest: float, respondents: int, kind: str, options: int, needed: int, brief: bool = False
+) -> str:
+    """Why a question's ranges of that kind are too wide to say much yet (``widest``: half the
+    widest, a share), and how many answers would bring them to :data:`TOO_WIDE` (``needed``,
+    the planner's figure for that kind of range, privacy.MAX_PLANNED_RESPONDENTS when more).
+    ``brief``: the projector's one sentence, where the room reads it from afar."""
+    over = needed >= privacy.MAX_PLANNED_RESPONDENTS
+    fewer = not over and needed <= respondents
+    figures = {
+        "margin": points(TOO_WIDE),
+        "needed": counted(
+            min(needed, privacy.MAX_PLANNED_RESPONDENTS), "answer" if brief else "respondent"
+        ),
+        "options": f"{options:,}",
+    }
+    if brief:
+        if over or fewer:
+            return (TOO_WIDE_BRIEF_OVER if over else TOO_WIDE_BRIEF_FEWER).format(**figures)
+        return TOO_WIDE_BRIEF[kind == "live", options > 2].format(**figures)
+    reason = TOO_WIDE_WHY[kind == "live", options > 2].format(
+        margin=points(widest, long=True),
+        respondents=counted(respondents, "respondent"),
+        options=figures["options"],
+    )
+    enough = TOO_WIDE_NEEDED_OVER if over else TOO_WIDE_NEEDED_FEWER if fewer else TOO_WIDE_NEEDED
+    return f"{reason} {enough.format(**figures)}"
 
 
 def too_wide_half_width(question, kind: str) -> float | None:

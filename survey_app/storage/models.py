@@ -440,6 +440,30 @@ class ReleasedTally(db.Model):
     noisy_count: Mapped[int] = mapped_column(Integer)
 
 
+class CarriedLiveRange(db.Model):
+    """What a question's live range proved at its survey's last release, at one confidence.
+
+    Each release narrows it, never widens it by more than the new answers allow
+    (survey_app.privacy.live.carry_forward), so the live ranges never give back what an earlier
+    look proved. Kept as bounds, not as each release's counts: a history of the counts would
+    keep which batch every numeric report came in, after closing too; these bounds say no more
+    than the ranges their owner saw. For each option (``value``; 0 for a number question's
+    average): among the first ``respondents`` answers, the count of true holders (the sum of
+    the true values) lies in [low, high].
+    """
+
+    __tablename__ = "carried_live_ranges"
+
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
+    )
+    confidence: Mapped[float] = mapped_column(Float, primary_key=True)
+    value: Mapped[int] = mapped_column(Integer, primary_key=True)
+    respondents: Mapped[int] = mapped_column(Integer)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+
+
 def _first_question_id():
     return (
         select(Question.id)

@@ -1,0 +1,129 @@
+"""Ranges too wide to say much say why, and how many answers would narrow them (issue 27,
+row 6): a choice question's live ranges at 40 answers reach 0-100% for most options, and the
+dashboard and the projector say that live ranges hold at every look, that the options share
+the randomization, and how many answers the planner says would bring them to ±20 points.
+"""
+
+from __future__ import annotations
+
+import html
+
+from survey_app.planning.shares import respondents_needed
+from survey_app.privacy import MAX_PLANNED_RESPONDENTS, RandomizedResponse
+from survey_app.results.words import TOO_WIDE, too_wide_caution
+from tests.unit.results.test_results_api import submit
+
+FOUR_OPTIONS = {
+    "title": "How do you get here?",
+    "flip_probability": 0.25,
+    "questions": [
+        {"text": "How?", "type": "choice", "options": ["Walk", "Bus", "Bike", "Car"]},
+    ],
+}
+#: 40 reports, spread as a class of 40 might send them.
+FORTY = [(0,)] * 16 + [(1,)] * 10 + [(2,)] * 8 + [(3,)] * 6
+
+
+def test_live_ranges_say_they_hold_at_every_look_and_what_the_options_share():
+    said = too_wide_caution(0.5, 40, "live", 4, 516)
+    assert "however often the results are read" in said
+    assert "40 respondents" in said and "spread over 4 options" in said
+    assert said.endswith("About 516 respondents would bring them to ±20 points.")
+
+
+def test_the_projector_says_it_in_one_sentence():
+    assert too_wide_caution(0.5, 40, "live", 4, 516, brief=True) == (
+        "Too wide yet: with 4 options sharing the randomization, a range that holds at every "
+        "redraw needs about 516 answers for ±20 points."
+    )
+    assert too_wide_caution(0.43, 40, "live", 2, 189, brief=True) == (
+        "Too wide yet: a range that holds at every redraw needs about 189 answers for ±20 points."
+    )
+    assert too_wide_caution(0.43, 30, "exact", 2, 75, brief=True) == (
+        "Too wide yet: about 75 answers would bring these to ±20 points."
+    )
+    assert too_wide_caution(0.25, 80, "exact", 2, 75, brief=True).startswith(
+        "Too wide yet: classes of 75 answers usually get to ±20 points"
+    )
+
+
+def test_a_yes_no_question_names_no_options_and_a_fixed_range_no_looks():
+    said = too_wide_caution(0.43, 30, "exact", 2, 75)
+    assert "options" not in said and "however often" not in said
+    assert "(up to ±43 percentage points)" in said
+    assert said.endswith("About 75 respondents would bring them to ±20 points.")
+
+
+def test_when_the_planner_says_fewer_would_do_the_words_say_it_was_chance():
+    said = too_wide_caution(0.25, 80, "exact", 2, 75)
+    assert said.endswith(
+        "Classes of 75 respondents usually bring them to ±20 points: these answers left them "
+        "wider by chance."
+    )
+
+
+def test_beyond_what_the_planner_searches_the_words_say_more_than():
+    said = too_wide_caution(0.5, 40, "live", 12, MAX_PLANNED_RESPONDENTS)
+    assert said.endswith(
+        f"It would take more than {MAX_PLANNED_RESPONDENTS:,} respondents to bring them to "
+        "±20 points."
+    )
+
+
+def test_the_live_plan_reaches_the_margin_and_needs_more_than_the_exact_one():
+    mechanism = RandomizedResponse(0.25, 4)
+    needed = mechanism.live_respondents_for(TOO_WIDE)
+    assert mechanism.live_half_width(needed) <= TOO_WIDE < mechanism.live_half_width(needed - 1)
+    assert needed > mechanism.respondents_for(TOO_WIDE)
+    assert mechanism.live_half_width(40) > TOO_WIDE
+
+
+def test_the_dashboard_and_the_projector_say_why_and_how_many(
+    app, client, make_survey, analyst, sign_in_as
+):
+    slug, _ = make_survey(FOUR_OPTIONS)
+    submit(app, slug, FORTY)
+    sign_in_as(client, analyst)
+    needed = RandomizedResponse(0.25, 4).live_respondents_for(TOO_WIDE)
+    assert needed > 40
+    page = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    room = html.unescape(projector["questions"][0]["html"])
+    assert "too wide to say much yet" in page and "however often the results are read" in page
+    assert "spread over 4 options" in page
+    assert f"About {needed} respondents would bring them to ±20 points." in page
+    assert (
+        "Too wide yet: with 4 options sharing the randomization, a range that holds at every "
+        f"redraw needs about {needed} answers for ±20 points."
+    ) in room
+    assert '<svg class="chart"' in room, "the room keeps its chart"
+
+
+def test_closed_the_caution_plans_the_exact_ranges(app, client, make_survey, analyst, sign_in_as):
+    slug, _ = make_survey(FOUR_OPTIONS, status="draft")
+    from survey_app.extensions import db
+    from survey_app.surveys.services import close_survey, find_survey, open_survey
+
+    with app.app_context():
+        open_survey(find_survey(slug))
+        db.session.commit()
+    submit(app, slug, FORTY[:20])
+    with app.app_context():
+        close_survey(find_survey(slug))
+        db.session.commit()
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    needed = respondents_needed(0.25, 4, TOO_WIDE, 0.95)
+    assert "which makes them wider than a range read once" not in page
+    assert f"About {needed} respondents would bring them to ±20 points." in page
+
+
+def test_the_projector_makes_room_for_the_caution():
+    from survey_app.classroom.projector_pages import RESULTS, QuestionShape, question_height
+
+    shares = QuestionShape(1, 20, worded_labels=(4, 3, 4, 3), chart_rows=4)
+    with_caution = QuestionShape(
+        1, 20, worded_labels=(4, 3, 4, 3), chart_rows=4, caution_length=130
+    )
+    # 130 characters at 0.8 em in a column of about 18.8 em: 4 lines of 1.08 em, and a margin.
+    assert question_height(with_caution, RESULTS) - question_height(shares, RESULTS) >= 4 * 1.08
