@@ -224,20 +224,14 @@ TOO_WIDE_NEEDED_FEWER = (
 )
 #: The same in one sentence, as the projector's room reads it from afar (its line under the
 #: bars already says that they hold however often the screen redraws).
+#: One short line, by whether the ranges are live: a projector fits a 3-question survey's
+#: results on one screen, and the dashboard says why at length.
 TOO_WIDE_BRIEF = {
-    (True, False): "Too wide yet: a range that holds at every redraw needs about {needed} for "
-    "{margin}.",
-    (True, True): "Too wide yet: with {options} options sharing the randomization, a range that "
-    "holds at every redraw needs about {needed} for {margin}.",
-    (False, False): "Too wide yet: about {needed} would bring these to {margin}.",
-    (False, True): "Too wide yet: with {options} options sharing the randomization, about "
-    "{needed} would bring these to {margin}.",
+    True: "Too wide yet: about {needed} for {margin} at every redraw.",
+    False: "Too wide yet: about {needed} for {margin}.",
 }
-TOO_WIDE_BRIEF_OVER = "Too wide yet: it would take more than {needed} to bring these to {margin}."
-TOO_WIDE_BRIEF_FEWER = (
-    "Too wide yet: classes of {needed} usually get to {margin}; these answers left them wider by "
-    "chance."
-)
+TOO_WIDE_BRIEF_OVER = "Too wide yet: more than {needed} for {margin}."
+TOO_WIDE_BRIEF_FEWER = "Too wide yet, by chance: classes of {needed} usually get {margin}."
 
 
 def too_wide_caution(
@@ -259,7 +253,7 @@ def too_wide_caution(
     if brief:
         if over or fewer:
             return (TOO_WIDE_BRIEF_OVER if over else TOO_WIDE_BRIEF_FEWER).format(**figures)
-        return TOO_WIDE_BRIEF[kind == "live", options > 2].format(**figures)
+        return TOO_WIDE_BRIEF[kind == "live"].format(**figures)
     reason = TOO_WIDE_WHY[kind == "live", options > 2].format(
         margin=points(widest, long=True),
         respondents=counted(respondents, "respondent"),
