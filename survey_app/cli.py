@@ -291,7 +291,7 @@ def forget_arrival_order_command() -> None:
 
     if not forget_arrival_order():
         click.echo(
-            "Error: the database's write-ahead log could not be emptied (another process is "
+            "Error: the database’s write-ahead log could not be emptied (another process is "
             "reading it) and still holds recent writes in arrival order; run this again later.",
             err=True,
         )

@@ -76,7 +76,7 @@ def password_problem(password: str, email: str = "") -> str | None:
         return "is one of the most common passwords; choose something harder to guess"
     local_part = normalise_email(email).partition("@")[0]
     if local_part and core in (local_part, local_part.replace(".", "")):
-        return "is the email address's name; choose something harder to guess"
+        return "is the email address’s name; choose something harder to guess"
     return None
 
 

@@ -44,12 +44,12 @@ _TOP_FIELDS = {
 #: A question's fields: the page's id (without the question's index) and its name.
 _QUESTION_FIELDS = {
     "text": ("question-text", "Question {n}"),
-    "type": ("question-type", "Question {n}'s type"),
-    "options": ("question-options", "Question {n}'s options"),
-    "min": ("question-min", "Question {n}'s smallest answer"),
-    "max": ("question-max", "Question {n}'s largest answer"),
-    "unit": ("question-unit", "Question {n}'s unit"),
-    "mechanism": ("question-mechanism", "Question {n}'s randomization"),
+    "type": ("question-type", "Question {n}’s type"),
+    "options": ("question-options", "Question {n}’s options"),
+    "min": ("question-min", "Question {n}’s smallest answer"),
+    "max": ("question-max", "Question {n}’s largest answer"),
+    "unit": ("question-unit", "Question {n}’s unit"),
+    "mechanism": ("question-mechanism", "Question {n}’s randomization"),
 }
 #: The fields above the class size on the page (its error comes after theirs).
 _ABOVE_CLASS_SIZE = ("title", "intro", "flip_probability")
@@ -152,13 +152,13 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
         ),
         "decimals": f"{subject} can have at most {values.get('limit')} decimals",
         "max_not_above_min": (
-            f"{question}'s largest answer must be above its smallest ({values['minimum']:g})"
+            f"{question}’s largest answer must be above its smallest ({values['minimum']:g})"
         ),
         "range_too_small": (
-            f"{question}'s largest answer must be at least {values['smallest']:g} "
+            f"{question}’s largest answer must be at least {values['smallest']:g} "
             "above its smallest"
         ),
-        "bounds": f"{question}'s smallest and largest answers are not a range a survey can use",
+        "bounds": f"{question}’s smallest and largest answers are not a range a survey can use",
         "option_count": (
             f"{question} needs at least {values.get('low')} options"
             if values["count"] < values["low"]
@@ -195,12 +195,12 @@ class WideRange:
 
 
 def wide_range_words(index: int, now: tuple, before: tuple) -> WideRange:
-    """ "Question 1's range is now 0 to 1012, a hundred times wider than 0 to 10 before." """
+    """ "Question 1’s range is now 0 to 1012, a hundred times wider than 0 to 10 before." """
     ratio = (now[1] - now[0]) / (before[1] - before[0])
     times = "a hundred" if ratio < 1000 else "a thousand" if ratio < 1_000_000 else "a million"
     return WideRange(
         index,
-        f"Question {index + 1}'s range is now {format_number(now[0])} to "
+        f"Question {index + 1}’s range is now {format_number(now[0])} to "
         f"{format_number(now[1])}, {times} times wider than {format_number(before[0])} to "
         f"{format_number(before[1])} before. Save it anyway?",
     )

@@ -61,7 +61,7 @@ def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
     """The limits of privacy.check_numeric_bounds, as errors naming the field, and decimals.
 
     Bounds within +-1e12 (a million million); max - min at least a millionth, and at least a
-    billionth of the bounds' size (so 1e9 to 1e9 + 100 is refused: ask from 0 to 100 instead);
+    billionth of the bounds’ size (so 1e9 to 1e9 + 100 is refused: ask from 0 to 100 instead);
     at most MAX_BOUND_DECIMALS decimals.
     """
     limit = privacy.MAX_NUMERIC_MAGNITUDE
@@ -75,7 +75,7 @@ def check_numeric_bounds(field: str, minimum: float, maximum: float) -> None:
             f"{field}.max",
             "range_too_small",
             f"must be at least {smallest:g} above min (a millionth, and a "
-            f"billionth of the bounds' size), got min={minimum!r}, max={maximum!r}",
+            f"billionth of the bounds’ size), got min={minimum!r}, max={maximum!r}",
             smallest=smallest,
         )
     for name, value in (("min", minimum), ("max", maximum)):

@@ -346,7 +346,7 @@ def _estimate_browser_frequencies(
     options = len(counts)
     if keep_threshold(flip_probability, options) * options <= BROWSER_RANDOM_WORDS:
         raise ValueError(
-            f"flip_probability must leave the browser's keep probability above 1/{options}, "
+            f"flip_probability must leave the browser’s keep probability above 1/{options}, "
             f"got {flip_probability!r}"
         )
     keep, other = browser_keep_probabilities(flip_probability, options)

@@ -335,7 +335,7 @@ def carry_forward(
         never widens by more than the new answers allow, whatever happens.
     """
     if not looks:
-        raise ValueError("looks must hold at least today's look")
+        raise ValueError("looks must hold at least today’s look")
     if lowest > highest:
         raise ValueError(f"lowest must be at most highest, got {lowest}, {highest}")
     carried_n, carried_low, carried_high = looks[0]

@@ -90,7 +90,7 @@ class RandomizedResponse:
         k = check_option_count(self.options)
         if keep_threshold(p, k) * k <= BROWSER_RANDOM_WORDS:
             raise ValueError(
-                f"flip_probability must leave the browser's keep probability above 1/{k}, "
+                f"flip_probability must leave the browser’s keep probability above 1/{k}, "
                 f"got {self.flip_probability!r}"
             )
 

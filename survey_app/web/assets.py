@@ -130,7 +130,7 @@ RESPONDENT_SCRIPT_ROLES = {
     "js/randomized-response.js": "does the scrambling",
     "js/survey-replies.js": "words what the server replied",
     "js/typed-numbers.js": "reads a number you type",
-    "js/kinds/index.js": "knows each kind of question's script",
+    "js/kinds/index.js": "knows each kind of question’s script",
     "js/kinds/options.js": "reads an option picked",
 }
 

@@ -166,7 +166,7 @@ def test_a_range_a_hundred_times_wider_is_asked_about(
 
     assert active_id(driver) == "wide-range-ask"
     assert (
-        "Question 1's range is now 0 to 1012, a hundred times wider than 0 to 10 before. "
+        "Question 1’s range is now 0 to 1012, a hundred times wider than 0 to 10 before. "
         "Save it anyway?"
     ) in find(driver, "#wide-range-ask").text
     press_enter_on(driver, "#review-wide")  # the way back keeps the typing

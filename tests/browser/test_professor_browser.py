@@ -297,7 +297,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     ), results["disposition"]
     assert results["head"] == [0xEF, 0xBB, 0xBF]  # the byte-order mark Excel needs
     rows = list(csv.reader(io.StringIO(results["text"], newline="")))
-    # The headline (exact) range first; the Chebyshev columns say what they are.
+    # The figure the pages give beside the unbiased one, then the headline (exact) range
+    # first; the Chebyshev columns say what they are.
     assert rows[0] == [
         "question_number",
         "question",
@@ -306,6 +307,7 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         "n",
         "noisy_count",
         "estimate",
+        "headline",
         "exact_ci_low",
         "exact_ci_high",
         "chebyshev_ci_low",
@@ -332,13 +334,14 @@ def test_a_professors_day(live_app, analyst, make_chromium):
     # step of 0.0001), the confidence as asked for.
     for row, (_, _, o) in zip(rows[1:], options, strict=True):
         assert abs(float(row[6]) - o["estimate"]) <= 0.00005 + 1e-12
+        assert abs(float(row[7]) - o["headline"]) <= 0.00005 + 1e-12
         if o["exact_ci_low"] is not None:
-            assert -1e-9 <= o["exact_ci_low"] - float(row[7]) < 1e-4
-            assert -1e-9 <= float(row[8]) - o["exact_ci_high"] < 1e-4
-        assert -1e-9 <= o["ci_low"] - float(row[9]) < 1e-4  # the API's Chebyshev range
-        assert -1e-9 <= float(row[10]) - o["ci_high"] < 1e-4
-        assert row[11] == "0.95"
-        assert -1e-9 <= float(row[12]) - document["epsilon_per_question"] < 1e-4
+            assert -1e-9 <= o["exact_ci_low"] - float(row[8]) < 1e-4
+            assert -1e-9 <= float(row[9]) - o["exact_ci_high"] < 1e-4
+        assert -1e-9 <= o["ci_low"] - float(row[10]) < 1e-4  # the API's Chebyshev range
+        assert -1e-9 <= float(row[11]) - o["ci_high"] < 1e-4
+        assert row[12] == "0.95"
+        assert -1e-9 <= float(row[13]) - document["epsilon_per_question"] < 1e-4
         for cell in row[6:]:
             assert re.fullmatch(r"-?\d+(\.\d{1,4})?", cell) or cell == "", cell
 

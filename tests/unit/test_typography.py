@@ -1,5 +1,6 @@
 """One typography in what a person reads: curly apostrophes and quotes (’ “ ”), never straight
-ones (' "), in every template's text and every words module's sentences.
+ones (' "), in every template's text and every words module's sentences (and the builder's
+and the question kinds' messages).
 
 Code keeps its straight quotes: HTML tags and their attributes, Jinja's statements and
 expressions, what a template shows as code (``<code>``, ``<pre>``, ``<kbd>``, ``<script>``,
@@ -16,7 +17,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "templates"
-WORDS_MODULES = sorted((ROOT / "survey_app").rglob("words.py"))
+#: The words modules, and the modules whose messages a person reads beside a field or in a
+#: definition file's errors: the builder's errors, each kind of question's checks.
+WORDS_MODULES = sorted(
+    [
+        *(ROOT / "survey_app").rglob("words.py"),
+        ROOT / "survey_app" / "builder" / "errors.py",
+        ROOT / "survey_app" / "surveys" / "definition_checks.py",
+        *(ROOT / "survey_app" / "kinds").glob("*.py"),
+    ]
+)
 
 #: Jinja's statements, expressions and comments.
 JINJA = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", re.S)

@@ -38,7 +38,7 @@ from tests.conftest import TEST_SECRET_KEY
         ("PASSWORD1234", "most common passwords"),
         ("Sunshine2024!!", "most common passwords"),  # a common word, decorated
         ("qwertyuiop123", "most common passwords"),
-        ("the.professor", "the email address's name"),
+        ("the.professor", "the email address’s name"),
     ],
 )
 def test_weak_passwords_are_refused(password, problem):

@@ -190,7 +190,7 @@ BAD_BUILDER_INPUTS = {
     "unknown type": (
         {"questions": [("Q", "free_text", "")]},
         "question-type-0",
-        "Question 1's type is not one the builder offers: choose one from its list",
+        "Question 1’s type is not one the builder offers: choose one from its list",
     ),
 }
 

@@ -172,59 +172,59 @@ NUMERIC_ERRORS = {
     "max below min": (
         {"min": "12", "max": "0"},
         "question-max-0",
-        "Question 1's largest answer must be above its smallest (12)",
+        "Question 1’s largest answer must be above its smallest (12)",
     ),
     "max equal to min": (
         {"min": "5", "max": "5"},
         "question-max-0",
-        "Question 1's largest answer must be above its smallest (5)",
+        "Question 1’s largest answer must be above its smallest (5)",
     ),
     "min empty": (
         {"min": ""},
         "question-min-0",
-        "Question 1's smallest answer is empty: type it in",
+        "Question 1’s smallest answer is empty: type it in",
     ),
     "max not a number": (
         {"max": "abc"},
         "question-max-0",
-        "Question 1's largest answer must be a number, like 10 or 2.5",
+        "Question 1’s largest answer must be a number, like 10 or 2.5",
     ),
     "max unclear": (
         {"max": "1,000"},
         "question-max-0",
-        "Question 1's largest answer is not clear: write 1000 without a thousands separator, "
+        "Question 1’s largest answer is not clear: write 1000 without a thousands separator, "
         "or 1.5 with one decimal point or comma",
     ),
     "min too large": (
         {"min": "-2000000000000"},
         "question-min-0",
-        "Question 1's smallest answer must be between -1,000,000,000,000 and 1,000,000,000,000",
+        "Question 1’s smallest answer must be between -1,000,000,000,000 and 1,000,000,000,000",
     ),
     "range too small": (
         {"min": "0", "max": "0.0000001"},
         "question-max-0",
-        "Question 1's largest answer must be at least 1e-06 above its smallest",
+        "Question 1’s largest answer must be at least 1e-06 above its smallest",
     ),
     "too many decimals": (
         {"max": "1.1234567"},
         "question-max-0",
-        "Question 1's largest answer can have at most 6 decimals",
+        "Question 1’s largest answer can have at most 6 decimals",
     ),
     "unit too long": (
         {"unit": "u" * 41},
         "question-unit-0",
-        "Question 1's unit can be at most 40 characters long",
+        "Question 1’s unit can be at most 40 characters long",
     ),
     "unit hidden character": (
         {"unit": "hou\u200brs"},
         "question-unit-0",
-        "Question 1's unit contains an invisible or control character (U+200B, character 4): "
+        "Question 1’s unit contains an invisible or control character (U+200B, character 4): "
         "type it again without it",
     ),
     "unknown mechanism": (
         {"mechanism": "gaussian"},
         "question-mechanism-0",
-        "Question 1's randomization is not one the builder offers: choose one from its list",
+        "Question 1’s randomization is not one the builder offers: choose one from its list",
     ),
 }
 
@@ -361,7 +361,7 @@ def test_a_range_a_hundred_times_wider_is_asked_about_first(app, signed_in):
     assert survey_count(app) == 0
     page = html.unescape(asked.text)
     assert (
-        "Question 1's range is now 0 to 1012, a hundred times wider than 0 to 10 before. "
+        "Question 1’s range is now 0 to 1012, a hundred times wider than 0 to 10 before. "
         "Save it anyway?"
     ) in page
     assert autofocused_id(asked.text) == "wide-range-ask"

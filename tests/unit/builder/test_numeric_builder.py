@@ -106,7 +106,7 @@ def test_the_builder_saves_a_numeric_question(client, sign_in_as, analyst, app):
     }
     bad = client.post("/analyst/surveys/new", data={**form, "question_max": ["zero", ""]})
     assert bad.status_code == 400
-    assert "Question 1&#39;s largest answer must be a number, like 10 or 2.5" in bad.text
+    assert "Question 1’s largest answer must be a number, like 10 or 2.5" in bad.text
     assert 'value="zero"' in bad.text  # what was typed is kept
     saved = client.post("/analyst/surveys/new", data=form)
     assert saved.status_code == 302
@@ -169,7 +169,7 @@ def test_the_builder_refuses_a_bound_with_a_thousands_separator(client, sign_in_
     assert refused.status_code == 400
     text = html.unescape(refused.text)
     assert (
-        "Question 1's largest answer is not clear: write 1000 without a thousands separator, "
+        "Question 1’s largest answer is not clear: write 1000 without a thousands separator, "
         "or 1.5 with one decimal point or comma"
     ) in text
     assert f'id="question-max-0" name="question_max" inputmode="decimal" value="{typed}"' in text
@@ -223,9 +223,9 @@ def test_the_builder_names_a_bound_too_wide(client, sign_in_as, analyst):
     too_wide = "1" + "0" * 200  # exponents (1e200) are no typed number (typed_numbers.json)
     refused = client.post("/analyst/surveys/new", data=number_form(client, question_max=too_wide))
     assert refused.status_code == 400
-    assert "Question 1&#39;s largest answer must be between -1,000,000,000,000" in refused.text
+    assert "Question 1’s largest answer must be between -1,000,000,000,000" in refused.text
     exponent = client.post("/analyst/surveys/new", data=number_form(client, question_max="1e3"))
-    assert "Question 1&#39;s largest answer must be a number, like 10 or 2.5" in exponent.text
+    assert "Question 1’s largest answer must be a number, like 10 or 2.5" in exponent.text
 
 
 def test_the_builder_saves_the_class_size_with_the_survey(app, client, analyst, sign_in_as):

@@ -61,7 +61,7 @@ def test_a_numeric_question_is_parsed():
         (
             numeric(max=1e-300),
             "questions[0].max: must be at least 1e-06 above min (a millionth, and a "
-            "billionth of the bounds' size), got min=0.0, max=1e-300",
+            "billionth of the bounds’ size), got min=0.0, max=1e-300",
         ),
         (numeric(min=1e9, max=1e9 + 0.5), "questions[0].max: must be at least 1 above min"),
         (numeric(max=0.1234567), "questions[0].max: must have at most 6 decimals, got 0.1234567"),
