@@ -333,8 +333,28 @@ def sureness(estimate: Estimate, flip_probability: float, options: int = 2) -> S
 # --------------------------------------------------------------------------- step 5
 
 
+class RerunSpread:
+    """How a class's re-runs' ``estimates`` spread: their mean, standard deviation and middle."""
+
+    estimates: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.estimates.mean())
+
+    @property
+    def std(self) -> float:
+        return float(self.estimates.std(ddof=1))
+
+    def middle(self, share: float) -> tuple[float, float]:
+        """Where the middle ``share`` of the re-runs' estimates lay: its two quantiles."""
+        tail = (1.0 - share) / 2.0
+        low, high = np.quantile(self.estimates, [tail, 1.0 - tail])
+        return float(low), float(high)
+
+
 @dataclass(frozen=True)
-class Reruns:
+class Reruns(RerunSpread):
     """The estimate over re-runs of the randomization of one class, and what theory expects."""
 
     #: The class re-run: n people, ``true_yes`` of whom truly hold "Yes".
@@ -352,20 +372,6 @@ class Reruns:
     @property
     def true_share(self) -> float:
         return self.true_yes / self.n
-
-    @property
-    def mean(self) -> float:
-        return float(self.estimates.mean())
-
-    @property
-    def std(self) -> float:
-        return float(self.estimates.std(ddof=1))
-
-    def middle(self, share: float) -> tuple[float, float]:
-        """Where the middle ``share`` of the re-runs' estimates lay: its two quantiles."""
-        tail = (1.0 - share) / 2.0
-        low, high = np.quantile(self.estimates, [tail, 1.0 - tail])
-        return float(low), float(high)
 
 
 def reruns(

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from survey_app.privacy.lesson import RERUN_SEED, RERUNS, TRADE_OFF_FLIP_PROBABILITIES
+from survey_app.privacy.lesson import (
+    RERUN_SEED,
+    RERUNS,
+    TRADE_OFF_FLIP_PROBABILITIES,
+    RerunSpread,
+)
 from survey_app.privacy.lesson_written import agreeing_places
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.numeric_base import NumericMechanism
@@ -79,7 +84,7 @@ def number_sureness(
 
 
 @dataclass(frozen=True)
-class NumberReruns:
+class NumberReruns(RerunSpread):
     """The class's average over re-runs of one class's randomization, and what theory says."""
 
     n: int
@@ -89,20 +94,6 @@ class NumberReruns:
     expected_std: float
     edges: np.ndarray
     counts: np.ndarray
-
-    @property
-    def mean(self) -> float:
-        return float(self.estimates.mean())
-
-    @property
-    def std(self) -> float:
-        return float(self.estimates.std(ddof=1))
-
-    def middle(self, share: float) -> tuple[float, float]:
-        """Where the middle ``share`` of the re-runs' averages lay: its two quantiles."""
-        tail = (1.0 - share) / 2.0
-        low, high = np.quantile(self.estimates, [tail, 1.0 - tail])
-        return float(low), float(high)
 
 
 def number_reruns(
