@@ -45,7 +45,7 @@ from survey_app.classroom.qr_codes import join_qr_code_svg
 from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
-from survey_app.results.panel import have_answered, question_view, too_wide_words, worded_options
+from survey_app.results.panel import have_answered, question_view, worded_options
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import SurveyResults, survey_results
 from survey_app.results.words import headline_range_kind, release_words
@@ -101,20 +101,24 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
     release_note = release_words(results, release_batch(), brief=True)
     headline = headline_range_kind(results)  # live while open: the screen redraws itself
     layout = STAR if join_is_star(survey, results, hidden) else RESULTS
-    shapes = [
-        fitted(
-            question_shape(
-                question, hidden, too_wide_words(question, headline, confidence, brief=True) or ""
-            )
-        )
+    # What each question places once shown, worked out once: it sizes the question's place
+    # (its caution's length) and fills it.
+    views = [
+        question_view(question, headline, confidence, chebyshev=False)
+        if not hidden and question.shows_results
+        else None
         for question in results.questions
+    ]
+    shapes = [
+        fitted(question_shape(question, hidden, (view or {}).get("too_wide_brief") or ""))
+        for question, view in zip(results.questions, views, strict=True)
     ]
     questions = [
         dict(
-            question_entry(question, results, headline, hidden, chart=bool(shape.chart_rows)),
+            question_entry(question, results, headline, hidden, view, chart=bool(shape.chart_rows)),
             fit_class=fit_class(shape.fit),
         )
-        for question, shape in zip(results.questions, shapes, strict=True)
+        for question, view, shape in zip(results.questions, views, shapes, strict=True)
     ]
     return {
         "version": version,
@@ -146,11 +150,11 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
 
 
 def question_entry(
-    question, results: SurveyResults, headline: str, hidden: bool, chart: bool
+    question, results: SurveyResults, headline: str, hidden: bool, view: dict | None, chart: bool
 ) -> dict:
     """One question as the projector's state carries it: its HTML (with its chart, if it
-    fits the screen: projector_pages.fitted), and its figures once shown."""
-    shown_now = not hidden and question.shows_results
+    fits the screen: projector_pages.fitted), and its figures once shown (``view``: what
+    results.panel.question_view places, None while hidden or too early)."""
     entry = {
         "number": question.number,
         "text": question.text,
@@ -166,12 +170,10 @@ def question_entry(
             text_class=text_class(len(question.text)),
             chart=chart,
             # What it places once shown: the room needs one range, not Chebyshev's too.
-            view=question_view(question, headline, results.confidence, chebyshev=False)
-            if shown_now
-            else None,
+            view=view,
         ),
     }
-    if shown_now:
+    if view is not None:
         entry["options"] = [
             {
                 "label": option.label,

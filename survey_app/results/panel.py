@@ -186,10 +186,19 @@ def waiting_words(question, answered: int) -> Markup | None:
     ).format(answered, have_answered(answered), TOO_EARLY_FOR[question.summary])
 
 
-def too_wide_words(question, kind: str, confidence: float, brief: bool = False) -> str | None:
+@dataclass(frozen=True)
+class TooWideWords:
+    """A question's caution when its ranges of one kind are too wide to say much yet: at
+    length (the dashboard's) and in one line (the projector's), from one plan."""
+
+    long: str
+    brief: str
+
+
+def too_wide_words(question, kind: str, confidence: float) -> TooWideWords | None:
     """The caution when a question's ranges of that kind are too wide to say much yet
     (results.words.too_wide_half_width): why, and how many answers the planner says would
-    bring them to results.words.TOO_WIDE; else None. ``brief``: the projector's."""
+    bring them to results.words.TOO_WIDE; else None. The planner searches once for both."""
     widest = too_wide_half_width(question, kind)
     if widest is None:
         return None
@@ -204,7 +213,10 @@ def too_wide_words(question, kind: str, confidence: float, brief: bool = False) 
         together = kind == "together" and options > 2
         level = 1.0 - (1.0 - confidence) / options if together else confidence
         needed = respondents_needed(p, options, TOO_WIDE, level)
-    return too_wide_caution(widest, question.n, kind, options, needed, brief)
+    return TooWideWords(
+        long=too_wide_caution(widest, question.n, kind, options, needed),
+        brief=too_wide_caution(widest, question.n, kind, options, needed, brief=True),
+    )
 
 
 def scope_words(question, kind: str) -> str:
@@ -414,6 +426,7 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
     )
     worded = worded_options(question)
     said = [share_sentence(option, kind, confidence) for option in worded]
+    too_wide = too_wide_words(question, kind, confidence)
     return {
         "sentences": [
             {"text": text, "outside": option_outside_words(option, kind)}
@@ -438,9 +451,9 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
             table_estimate_words(option.headline(kind), option.estimate.estimate)
             for option in question.options
         ],
-        "too_wide": too_wide_words(question, kind, confidence),
+        "too_wide": too_wide.long if too_wide else None,
         # The projector's caution, as the room reads it.
-        "too_wide_brief": too_wide_words(question, kind, confidence, brief=True),
+        "too_wide_brief": too_wide.brief if too_wide else None,
         # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
         if question.half_width is None
