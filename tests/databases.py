@@ -103,6 +103,12 @@ SELECT md5(coalesce(string_agg(item, E'\\n' ORDER BY item), '')) FROM (
 ) AS schema (item)
 """
 
+#: Every id sequence of the public namespace starts again at 1.
+RESTART_SEQUENCES = """
+SELECT setval(oid, 1, false) FROM pg_class
+ WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace
+"""
+
 #: The digest of the schema the models make, once this process has made it.
 _made_schema: dict[str, str] = {}
 
@@ -116,8 +122,11 @@ def empty_postgresql_database(db) -> None:
     with db.engine.begin() as connection:
         digest = connection.exec_driver_sql(SCHEMA_DIGEST).scalar_one()
         if _made_schema.get(url) == digest:
-            tables = ", ".join(f'"{table.name}"' for table in db.metadata.sorted_tables)
-            connection.exec_driver_sql(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+            # DELETE, dependants first, not TRUNCATE: a test's few rows go in a tenth of the
+            # time (TRUNCATE makes each table's files anew).
+            for table in reversed(db.metadata.sorted_tables):
+                connection.exec_driver_sql(f'DELETE FROM "{table.name}"')
+            connection.exec_driver_sql(RESTART_SEQUENCES)
             return
         # Everything in the namespace goes: the models' tables, the migrations' version stamp,
         # and whatever a test added (a table, a trigger and its function).
