@@ -110,7 +110,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         for question in results.questions
     ]
     shapes = [
-        fitted(question_shape(question, hidden, (view or {}).get("too_wide_brief") or ""))
+        fitted(question_shape(question, hidden, (view or {}).get("room_notes") or ""))
         for question, view in zip(results.questions, views, strict=True)
     ]
     questions = [
@@ -208,8 +208,8 @@ def summary_words(results: SurveyResults, hidden: bool, release_note: str | None
 
 
 def question_shape(question, hidden: bool, caution: str = "") -> QuestionShape:
-    """How much a question shows, for projector_pages to find it a place (``caution``: why its
-    ranges are too wide, when they are)."""
+    """How much a question shows, for projector_pages to find it a place (``caution``: its
+    notes under the shares, results.panel.shares_view's ``room_notes``)."""
     shown = not hidden and question.shows_results and question.consistent_with_randomization
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)

@@ -400,18 +400,20 @@ def lesson_steps(
     question: QuestionResult,
     confidence: float,
     headline: str,
-    min_answers: int,
+    waiting_for: tuple[int, int],
     chosen_p: float | None = None,
     only: int | None = None,
 ) -> list[Step]:
     """The eight steps for one question, each worked out for its kind: its figures, or a note
     saying why not yet.
 
-    ``only``: the one step whose figures are worked out (a page shows one step; the others
-    need only their titles, and the re-runs and the trade-off take a moment each).
+    ``waiting_for``: how many have answered, and the count results appear at (the steps that
+    need answers wait until then, as the dashboard's shares do). ``only``: the one step whose
+    figures are worked out (a page shows one step; the others need only their titles, and the
+    re-runs and the trade-off take a moment each).
     """
     form = kinds.kind_named(question.kind).lesson_form
-    waiting = words.waiting_note(question, min_answers)
+    waiting = words.waiting_note(question, *waiting_for)
     steps = []
     for position, (key, title) in enumerate(STEPS, start=1):
         step = Step(position, key, title)

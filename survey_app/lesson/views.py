@@ -22,7 +22,11 @@ from survey_app.accounts.access import owned_survey_or_404
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.lesson.presenters import lesson_steps
 from survey_app.lesson.words import CHOOSER_TEXT_LENGTH, STEPS
-from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES
+from survey_app.results.releases import (
+    MIN_ANSWERS_FOR_SHARES,
+    release_batch,
+    results_appear_at,
+)
 from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
@@ -88,12 +92,20 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
             question,
             confidence,
             headline,
-            MIN_ANSWERS_FOR_SHARES,
+            (results.answered, _results_appear_at(survey, results)),
             _chosen_flip_probability(),
             only,
         ),
         "dashboard_url": url_for("dashboard.dashboard", slug=survey.slug),
     }
+
+
+def _results_appear_at(survey: Survey, results) -> int:
+    """The count the survey's results appear at: while it is open, by the releases' one rule
+    (as the dashboard says it); once closed, the fewest answers that show results."""
+    if survey.is_open:
+        return results_appear_at(results.respondents, release_batch())
+    return MIN_ANSWERS_FOR_SHARES
 
 
 def _kept_confidence(confidence: float) -> float | None:

@@ -56,13 +56,15 @@ def covers_whole_scale(half_width: float) -> bool:
 # --------------------------------------------------------------------------- the steps' notes
 
 
-def waiting_note(question, min_answers: int) -> str | None:
-    """Why the steps that need answers show nothing yet; None when they can."""
-    if question.n == 0:
-        return f"No answers yet: this step fills in once {min_answers} people have answered."
-    if question.too_early or question.n < min_answers:
+def waiting_note(question, answered: int, appear_at: int) -> str | None:
+    """Why the steps that need answers show nothing yet; None when they can. ``answered``: how
+    many have answered; ``appear_at``: the count results appear at, by the one rule the
+    dashboard follows (results.releases.results_appear_at)."""
+    if answered == 0:
+        return f"No answers yet: this step fills in once {appear_at:,} people have answered."
+    if not question.shows_results:
         return (
-            f"Too early: {question.n} answered. This step fills in once {min_answers} have, as "
+            f"Too early: {answered:,} answered. This step fills in once {appear_at:,} have, as "
             "the dashboard’s shares do."
         )
     if not question.consistent_with_randomization:

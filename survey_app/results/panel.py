@@ -24,6 +24,7 @@ from survey_app.results.words import (
     numeric_words,
     outside_words,
     range_guarantee,
+    shares_total_brief,
     shares_total_words,
     table_estimate_words,
     too_few_words,
@@ -452,8 +453,19 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
             for option in question.options
         ],
         "too_wide": too_wide.long if too_wide else None,
-        # The projector's caution, as the room reads it.
-        "too_wide_brief": too_wide.brief if too_wide else None,
+        # The projector's notes under the shares, as the room reads them: what a choice
+        # question's shares add up to when not 100%, and the caution when too wide.
+        "room_notes": " ".join(
+            filter(
+                None,
+                [
+                    shares_total_brief([option.headline(kind) for option in question.options])
+                    if words_every_option(question)
+                    else None,
+                    too_wide.brief if too_wide else None,
+                ],
+            )
+        ),
         # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
         if question.half_width is None

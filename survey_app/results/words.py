@@ -301,6 +301,8 @@ SHARES_ADD_UP_TO = (
     "The shares add up to {total}, not 100%: each is its own answer’s estimate, kept within "
     "0–100% where the randomization noise pushed it outside."
 )
+#: The same on the projector, said only where the shares add up to more than 100%.
+SHARES_ADD_UP_BRIEF = "These add up to {total}: each share is kept within 0–100%."
 #: The dashboard table's "Estimate" where the unbiased estimate differs from the share shown.
 TABLE_ESTIMATE_UNBIASED = "{shown} (unbiased: {raw})"
 
@@ -342,9 +344,15 @@ def table_estimate_words(shown: float | None, unbiased: float | None) -> str:
 def shares_total_words(shares: list[float | None]) -> str:
     """What a choice question's shares shown add up to, to the tenth of a point they are
     shown at: 100%, or more (SHARES_ADD_UP_TO)."""
-    total = sum(share for share in shares if share is not None)
-    said = percent(total)
+    said = percent(sum(share for share in shares if share is not None))
     return SHARES_ADD_UP if said == "100%" else SHARES_ADD_UP_TO.format(total=said)
+
+
+def shares_total_brief(shares: list[float | None]) -> str | None:
+    """The projector's line when a choice question's shares shown add up to more than 100%
+    (SHARES_ADD_UP_BRIEF); None when they add up to 100%, as the room expects."""
+    said = percent(sum(share for share in shares if share is not None))
+    return None if said == "100%" else SHARES_ADD_UP_BRIEF.format(total=said)
 
 
 # --------------------------------------------------------------------------- releases

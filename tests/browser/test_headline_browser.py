@@ -47,6 +47,7 @@ SENTENCE = re.compile(
 BRIEF = re.compile(r"“([^”]+)”: about (-?[\d.]+)% \(([\d.]+)% to ([\d.]+)%\)")
 CLOSE = re.compile(r"close to (0|100)%")
 TOTAL = re.compile(r"The shares add up to ([\d.]+)%")
+ROOM_TOTAL = re.compile(r"These add up to ([\d.]+)%: each share is kept within 0–100%\.")
 
 
 def expected_figures(app, slug: str) -> dict[str, str]:
@@ -170,6 +171,14 @@ def read_projector(driver, live_app, slug: str) -> None:
         drawn = chart_figures(section, number)
         assert drawn == {key: value for key, value in expected.items() if key in drawn}
         assert "close to" not in section.text
+        # The room is told what a choice question's shares add up to when it is not 100%.
+        total = ROOM_TOTAL.findall(section.text)
+        if number == 1:
+            assert total == []
+        else:
+            shares = [float(drawn[f"2:{option}"][:-1]) for option in OPTIONS]
+            assert len(total) == (0 if percent(sum(shares) / 100) == "100%" else 1), total
+            assert all(abs(float(said) - sum(shares)) <= 0.2 + 1e-9 for said in total)
 
 
 def test_the_projector_gives_one_figure_an_answer_inside_its_range(
@@ -186,6 +195,7 @@ def test_the_projector_gives_one_figure_an_answer_inside_its_range(
     read_projector(driver, live_app, slug)
     words = driver.find_element(By.ID, "present-question-2").text
     assert "“Walk”: about 100%" in words and "“Home”: about 0%" in words
+    assert "These add up to 120%: each share is kept within 0–100%." in words
 
 
 def test_the_students_results_page_gives_one_figure_an_answer_inside_its_range(

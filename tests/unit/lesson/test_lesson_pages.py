@@ -357,14 +357,36 @@ def test_while_open_it_shows_only_the_released_counts(
     slug, _ = make_survey()
     sign_in_as(client, analyst)
     submit(app, slug, ROWS[:3])  # fewer than a release's batch (5): nothing released yet
-    page = client.get(lesson(slug, 2)).get_data(as_text=True)
-    assert "No answers yet" in page and 'id="lesson-n"' not in page
+    page = html.unescape(client.get(lesson(slug, 2)).get_data(as_text=True))
+    assert "Too early: 3 answered. This step fills in once 10 have" in page
+    assert 'id="lesson-n"' not in page
     submit(app, slug, ROWS[3:15])  # 15 arrived: the dashboard releases them
     client.get(f"/analyst/surveys/{slug}")
     submit(app, slug, ROWS[15:17])  # 2 more: not yet in a release
     page = client.get(lesson(slug, 2)).get_data(as_text=True)
     assert text_of(page, "lesson-n") == "15"
     assert "randomized answers, as of the dashboard’s last release." in html.unescape(page)
+
+
+def test_a_step_waits_for_the_count_the_dashboard_says(
+    app, client, make_survey, analyst, sign_in_as
+):
+    """Released in batches of 20, an open survey's results appear once 20 have answered: the
+    lesson waits for the same count the dashboard names, however many answered before."""
+    app.config["RELEASE_BATCH"] = 20
+    slug, _ = make_survey()
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get(lesson(slug, 2)).get_data(as_text=True))
+    assert "No answers yet: this step fills in once 20 people have answered." in page
+    submit(app, slug, ROWS[:12])
+    dashboard = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    assert "The first results appear once 20 people have answered" in dashboard
+    page = html.unescape(client.get(lesson(slug, 2)).get_data(as_text=True))
+    assert "Too early: 12 answered. This step fills in once 20 have" in page
+    submit(app, slug, ROWS[12:20])
+    client.get(f"/analyst/surveys/{slug}")  # the dashboard releases the 20
+    page = html.unescape(client.get(lesson(slug, 2)).get_data(as_text=True))
+    assert "fills in once" not in page and text_of(page, "lesson-n") == "20"
 
 
 def test_the_lesson_is_its_owners_alone(app, client, closed_class, sign_in_as):

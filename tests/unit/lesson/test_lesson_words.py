@@ -214,26 +214,37 @@ def test_what_the_survey_costs(count, answering):
 
 
 @pytest.mark.parametrize(
-    ("n", "too_early", "consistent", "note"),
+    ("answered", "shows", "consistent", "appear_at", "note"),
     [
-        (0, True, True, "No answers yet: this step fills in once 10 people have answered."),
+        (0, False, True, 10, "No answers yet: this step fills in once 10 people have answered."),
         (
             4,
+            False,
             True,
-            True,
+            10,
             "Too early: 4 answered. This step fills in once 10 have, as the dashboard’s shares do.",
+        ),
+        # Released in batches of 20: nothing shows until 20 have answered, as on the dashboard.
+        (
+            12,
+            False,
+            True,
+            20,
+            "Too early: 12 answered. This step fills in once 20 have, as the dashboard’s shares "
+            "do.",
         ),
         (
             40,
+            True,
             False,
-            False,
+            10,
             "These answers are not consistent with the randomization (some were probably not sent "
             "by the survey page): the dashboard says more.",
         ),
-        (40, False, True, None),
+        (40, True, True, 10, None),
     ],
-    ids=["none", "too early", "inconsistent", "ready"],
+    ids=["none", "too early", "a batch of 20", "inconsistent", "ready"],
 )
-def test_why_a_step_waits(n, too_early, consistent, note):
-    question = SimpleNamespace(n=n, too_early=too_early, consistent_with_randomization=consistent)
-    assert words.waiting_note(question, 10) == note
+def test_why_a_step_waits(answered, shows, consistent, appear_at, note):
+    question = SimpleNamespace(shows_results=shows, consistent_with_randomization=consistent)
+    assert words.waiting_note(question, answered, appear_at) == note

@@ -19,7 +19,12 @@ from markupsafe import Markup
 from survey_app.privacy import RandomizedResponse
 from survey_app.results.panel import option_outside_words, share_sentence
 from survey_app.results.tables import OptionResult, shown_range
-from survey_app.results.words import CLOSE_POINTS, TOO_WIDE, shares_total_words
+from survey_app.results.words import (
+    CLOSE_POINTS,
+    TOO_WIDE,
+    shares_total_brief,
+    shares_total_words,
+)
 from survey_app.words import percent
 
 FLIP_PROBABILITIES = (0.1, 0.25, 0.4)
@@ -135,6 +140,10 @@ def test_the_shares_say_what_they_add_up_to_at_every_count_of_three_options():
                     for value, estimate in enumerate(mechanism.estimate(counts, 0.95))
                 ]
                 said = shares_total_words(shares)
+                # The projector says it only where the dashboard says "not 100%".
+                brief = shares_total_brief(shares)
+                if (brief is None) != (said == "The shares add up to 100%."):
+                    wrong.append((p, counts, said, brief))
                 printed_total = sum(float(percent(share)[:-1]) for share in shares)
                 if said == "The shares add up to 100%.":
                     ok = abs(printed_total - 100) <= 3 * 0.05 + 1e-9
@@ -150,4 +159,9 @@ def test_the_shares_add_up_to_100_percent_or_say_how_much_more():
     assert shares_total_words([1.0, 0.2, 0.0]) == (
         "The shares add up to 120%, not 100%: each is its own answer’s estimate, kept within "
         "0–100% where the randomization noise pushed it outside."
+    )
+    # The projector's line, only where it is not 100%.
+    assert shares_total_brief([0.25, 0.75]) is None
+    assert shares_total_brief([1.0, 0.2, 0.0]) == (
+        "These add up to 120%: each share is kept within 0–100%."
     )
