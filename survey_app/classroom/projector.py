@@ -214,7 +214,12 @@ def question_shape(question, hidden: bool, caution: str = "") -> QuestionShape:
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)
     if question.numeric is not None:
-        return QuestionShape(question.number, len(question.text), average_unit=len(question.unit))
+        return QuestionShape(
+            question.number,
+            len(question.text),
+            average_unit=len(question.unit),
+            caution_length=len(caution),
+        )
     worded = worded_options(question)
     return QuestionShape(
         question.number,

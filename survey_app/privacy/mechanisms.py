@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -28,6 +28,7 @@ from survey_app.privacy.live import carried_share_interval, live_share_interval
 from survey_app.privacy.numeric import numeric_mechanism
 from survey_app.privacy.parameters import (
     BROWSER_RANDOM_WORDS,
+    MAX_PLANNED_RESPONDENTS,
     browser_epsilon,
     browser_keep_probabilities,
     check_confidence,
@@ -36,6 +37,7 @@ from survey_app.privacy.parameters import (
     check_margin,
     check_option_count,
     epsilon_from_flip_probability,
+    fewest_respondents,
     keep_threshold,
 )
 
@@ -49,8 +51,6 @@ __all__ = [
 
 #: Planning figures are the widest expected interval over these true shares.
 PLANNING_SHARES = (0.3, 0.5, 0.7)
-#: The most respondents a planning search considers.
-MAX_PLANNED_RESPONDENTS = 1_000_000
 #: Above this many answers a planned margin is the interval at the expected count: the width
 #: barely depends on the count there (within 0.3% of the average at 1,000 and 3,000 answers,
 #: p = 0.25 to 0.4, k = 2 and 3, as measured), and averaging costs a second a figure.
@@ -273,28 +273,11 @@ class RandomizedResponse:
             widths.append(1.0 if interval is None else interval[1] - interval[0])
         return max(widths) / 2.0
 
-    @staticmethod
-    def _fewest(half_width: Callable[[int, float], float], size: float, level: float) -> int:
-        """The fewest answers whose ``half_width(n, level)`` is at most ``size`` (by doubling,
-        then halving); :data:`MAX_PLANNED_RESPONDENTS` when more would be needed."""
-        low, high = 0, 1
-        while half_width(high, level) > size:
-            low, high = high, high * 2
-            if high > MAX_PLANNED_RESPONDENTS:
-                return MAX_PLANNED_RESPONDENTS
-        while high - low > 1:
-            middle = (low + high) // 2
-            if half_width(middle, level) > size:
-                low = middle
-            else:
-                high = middle
-        return high
-
     def respondents_for(self, margin: float, confidence: float = 0.95) -> int:
         """The fewest answers whose planned (exact) half-width is at most ``margin``."""
         size = check_margin(margin)
         level = check_confidence(confidence)
-        high = self._fewest(self._typical_half_width, size, level)
+        high = fewest_respondents(self._typical_half_width, size, level)
         if high >= MAX_PLANNED_RESPONDENTS:
             return MAX_PLANNED_RESPONDENTS
         # Settle on the figure that is shown: the expected width, not the quick stand-in.
@@ -322,7 +305,7 @@ class RandomizedResponse:
         ``margin``; :data:`MAX_PLANNED_RESPONDENTS` when more would be needed. A live range
         holds at every look, so it takes more answers than the exact one (:meth:`respondents_for`).
         """
-        return self._fewest(
+        return fewest_respondents(
             self.live_half_width, check_margin(margin), check_confidence(confidence)
         )
 

@@ -36,7 +36,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from survey_app.privacy.interface import HISTOGRAM_BARS, Average, Look
-from survey_app.privacy.live import carried_mean_interval, estimate_mean_with_live_range
+from survey_app.privacy.live import (
+    carried_mean_interval,
+    estimate_mean_with_live_range,
+    live_mean_margins,
+)
 from survey_app.privacy.numeric_grid import (
     NUMERIC_GRID_STEPS,
     NUMERIC_ROUNDING_BIAS,
@@ -53,7 +57,7 @@ from survey_app.privacy.numeric_grid import (
     randomized_grid_indices,
     value_of_grid_index,
 )
-from survey_app.privacy.parameters import check_confidence, check_margin
+from survey_app.privacy.parameters import check_confidence, check_margin, fewest_respondents
 
 __all__ = ["NumericMechanism", "rounding_deviation"]
 
@@ -387,6 +391,20 @@ class NumericMechanism:
             else:
                 low = middle
         return high
+
+    def live_half_width(self, n: int, confidence: float = 0.95) -> float:
+        """Half the live range's width after n answers (question's units, before clipping to
+        [lo, hi]): it depends on n alone (live.live_mean_margins), so a class of n sees it."""
+        below, above = live_mean_margins(self, _positive_count(n), check_confidence(confidence))
+        return (below + above) / 2.0
+
+    def live_respondents_for(self, margin: float, confidence: float = 0.95) -> int:
+        """The fewest answers whose :meth:`live_half_width` is at most ``margin`` (question's
+        units); MAX_PLANNED_RESPONDENTS when more would be needed. A live range holds at every
+        look, so it takes more answers than the fixed-size one (:meth:`respondents_for`)."""
+        return fewest_respondents(
+            self.live_half_width, check_margin(margin), check_confidence(confidence)
+        )
 
     def estimate_mean(self, outputs: ArrayLike, confidence: float = 0.95) -> NumericEstimate:
         """The unbiased mean of the respondents' (clipped) values, with its guaranteed interval.

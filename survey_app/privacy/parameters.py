@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = [
     "BROWSER_RANDOM_WORDS",
@@ -324,3 +324,25 @@ def warner_q_from_flip_probability(flip_probability: float) -> float:
     """Warner's ``q = 2 p``: the second coin's chance of "the opposite" that reverses an answer
     with probability ``p`` (the inverse of :func:`flip_probability_from_warner_q`)."""
     return 2.0 * check_real("flip_probability", flip_probability)
+
+
+#: The most respondents a planning search considers.
+MAX_PLANNED_RESPONDENTS = 1_000_000
+
+
+def fewest_respondents(half_width: Callable[[int, float], float], size: float, level: float) -> int:
+    """The fewest answers whose ``half_width(n, level)`` is at most ``size`` (by doubling, then
+    halving: half-widths shrink as answers come); :data:`MAX_PLANNED_RESPONDENTS` when more
+    would be needed."""
+    low, high = 0, 1
+    while half_width(high, level) > size:
+        low, high = high, high * 2
+        if high > MAX_PLANNED_RESPONDENTS:
+            return MAX_PLANNED_RESPONDENTS
+    while high - low > 1:
+        middle = (low + high) // 2
+        if half_width(middle, level) > size:
+            low = middle
+        else:
+            high = middle
+    return high

@@ -28,6 +28,7 @@ from survey_app.results.words import (
     shares_total_words,
     table_estimate_words,
     too_few_words,
+    too_wide_average_caution,
     too_wide_caution,
     too_wide_half_width,
 )
@@ -220,6 +221,27 @@ def too_wide_words(question, kind: str, confidence: float) -> TooWideWords | Non
     )
 
 
+def average_too_wide_words(
+    result: NumericResult, words: dict, kind: str, confidence: float, n: int
+) -> TooWideWords | None:
+    """A number question's caution when its range of that kind is too wide to say much yet
+    (``words``: its numeric_words): why, and how many answers the question's own mechanism
+    needs to bring it to results.words.TOO_WIDE of its scale; else None."""
+    if not words["too_wide"]:
+        return None
+    mechanism = result.mechanism
+    margin = TOO_WIDE * (mechanism.hi - mechanism.lo)
+    if kind == "live":
+        needed = mechanism.live_respondents_for(margin, confidence)
+    else:
+        needed = min(mechanism.respondents_for(margin, confidence), privacy.MAX_PLANNED_RESPONDENTS)
+    scale = (mechanism.lo, mechanism.hi)
+    return TooWideWords(
+        long=too_wide_average_caution(words, scale, n, kind, needed),
+        brief=too_wide_average_caution(words, scale, n, kind, needed, brief=True),
+    )
+
+
 def scope_words(question, kind: str) -> str:
     """Whom a question's ranges cover, and what its range kind means here."""
     # Every option worded (a choice question's): their shares are all shown; what they add up to.
@@ -373,6 +395,7 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
     plain headline, and the caution when its range is too wide (``n``: the answers counted)."""
     words = numeric_words(result, kind)
     said = words["said"]
+    too_wide = average_too_wide_words(result, words, kind, confidence, n)
     clipped_bound = "min" if words["clipped"] == "below" else "max"
     guarantee = range_guarantee("live" if kind == "live" else "exact", confidence)
     return {
@@ -382,13 +405,9 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
             "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
             "<strong>{}</strong>: {}."
         ).format(said["mean"], words["low"], said["high"], guarantee),
-        "too_wide_words": None
-        if not words["too_wide"]
-        else (
-            f"This range is too wide to say much yet (±{said['half_width']} on a scale of "
-            f"{words['min']} to {said['max']}): with {counted(n, 'respondent')}, the noise "
-            "that protects them still outweighs what they tell. More respondents narrow it."
-        ),
+        "too_wide_words": too_wide.long if too_wide else None,
+        # The projector's line under the average, as the room reads it.
+        "room_notes": too_wide.brief if too_wide else None,
         "counted_people": counted(n, "person", "people"),
         "clipped_bound": words[clipped_bound],
         "clipped_bound_said": said[clipped_bound],
@@ -417,7 +436,7 @@ def _average_view(told, question, kind: str, confidence: float, chebyshev: bool)
     """A number question's average (privacy.Average): :func:`numeric_view`; ``said``: its
     headline."""
     view = numeric_view(question.numeric, kind, confidence, question.n)
-    return {"average": view, "said": [view["headline"]]}
+    return {"average": view, "said": [view["headline"]], "room_notes": view["room_notes"]}
 
 
 def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:

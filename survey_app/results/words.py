@@ -263,6 +263,59 @@ def too_wide_caution(
     return f"{reason} {enough.format(**figures)}"
 
 
+#: Why a number question's range is too wide to say much yet, by whether it is live;
+#: ``margin`` its half-width, ``low`` and ``high`` the scale's ends, with their unit.
+TOO_WIDE_AVERAGE_WHY = {
+    True: (
+        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): it "
+        "holds however often the results are read, which makes it wider than a range read "
+        "once, and with {respondents} the noise that protects them still outweighs what they "
+        "tell."
+    ),
+    False: (
+        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): "
+        "with {respondents}, the noise that protects them still outweighs what they tell."
+    ),
+}
+TOO_WIDE_AVERAGE_NEEDED = "About {needed} would bring it to {margin}."
+TOO_WIDE_AVERAGE_NEEDED_OVER = "It would take more than {needed} to bring it to {margin}."
+
+
+def too_wide_average_caution(
+    words: dict,
+    scale: tuple[float, float],
+    respondents: int,
+    kind: str,
+    needed: int,
+    brief: bool = False,
+) -> str:
+    """Why a number question's range is too wide to say much yet (``words``: its
+    :func:`numeric_words`; ``scale``: its bounds), and how many answers would bring it to
+    :data:`TOO_WIDE` of its scale (``needed``: the mechanism's own plan for that kind of range,
+    or privacy.MAX_PLANNED_RESPONDENTS when more). ``brief``: the projector's one sentence."""
+    over = needed >= privacy.MAX_PLANNED_RESPONDENTS
+    said, (lo, hi) = words["said"], scale
+    figure = format_number(TOO_WIDE * (hi - lo), numeric_places(lo, hi))
+    margin = "±" + with_unit(figure, words["unit"].strip() or None)
+    figures = {
+        "margin": margin,
+        "needed": counted(
+            min(needed, privacy.MAX_PLANNED_RESPONDENTS), "answer" if brief else "respondent"
+        ),
+    }
+    if brief:
+        template = TOO_WIDE_BRIEF_OVER if over else TOO_WIDE_BRIEF[kind == "live"]
+        return template.format(**figures)
+    reason = TOO_WIDE_AVERAGE_WHY[kind == "live"].format(
+        margin=said["shown_half_width"],
+        low=words["min"],
+        high=said["max"],
+        respondents=counted(respondents, "respondent"),
+    )
+    enough = TOO_WIDE_AVERAGE_NEEDED_OVER if over else TOO_WIDE_AVERAGE_NEEDED
+    return f"{reason} {enough.format(**figures)}"
+
+
 def too_wide_half_width(question, kind: str) -> float | None:
     """Half the widest range of that kind among a question's options, when it is too wide to
     say much yet (:data:`TOO_WIDE`); else None. The caution quotes the range the page leads
@@ -485,6 +538,14 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
         "live_low": down(estimate.live_low),
         "live_high": up(estimate.live_high),
         "half_width": up(estimate.half_width),
+        # Half the range the page leads with, as it reads within the scale.
+        "shown_half_width": up(
+            None
+            if shown_half_width is None
+            else (estimate.live_high - estimate.live_low) / 2.0
+            if live and estimate.live_low is not None
+            else shown_half_width
+        ),
         "chebyshev": up(estimate.chebyshev_half_width),
         "bernstein": up(estimate.bernstein_half_width),
         "bound": BOUND_WORDS.get(estimate.bound or "", ""),
@@ -503,6 +564,7 @@ NUMERIC_FIGURES = (
     "live_low",
     "live_high",
     "half_width",
+    "shown_half_width",
     "bernstein",
     "chebyshev",
     "min",

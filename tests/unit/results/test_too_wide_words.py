@@ -1,16 +1,20 @@
 """Ranges too wide to say much say why, and how many answers would narrow them (issue 27,
 row 6): a choice question's live ranges at 40 answers reach 0-100% for most options, and the
 dashboard and the projector say that live ranges hold at every look, that the options share
-the randomization, and how many answers the planner says would bring them to ±20 points.
+the randomization, and how many answers the planner says would bring them to ±20 points. A
+number question says the same of its range against a fifth of its scale.
 """
 
 from __future__ import annotations
 
 import html
+import math
 
 from survey_app.planning.shares import respondents_needed
-from survey_app.privacy import MAX_PLANNED_RESPONDENTS, RandomizedResponse
-from survey_app.results.words import TOO_WIDE, too_wide_caution
+from survey_app.privacy import MAX_PLANNED_RESPONDENTS, RandomizedResponse, numeric_mechanism
+from survey_app.results.tables import survey_results
+from survey_app.results.words import TOO_WIDE, too_wide_average_caution, too_wide_caution
+from survey_app.surveys.services import find_survey
 from tests.unit.results.test_results_api import submit
 
 FOUR_OPTIONS = {
@@ -123,3 +127,74 @@ def test_the_projector_makes_room_for_the_caution():
     )
     # 130 characters at 0.8 em in a column of about 18.8 em: 4 lines of 1.08 em, and a margin.
     assert question_height(with_caution, RESULTS) - question_height(shares, RESULTS) >= 4 * 1.08
+
+
+# --------------------------------------------------------------------------- number questions
+
+#: A number question on a scale of 0 to 40 hours: TOO_WIDE of it is ±8 hours.
+HOURS = {
+    "title": "Hours",
+    "flip_probability": 0.25,
+    "questions": [
+        {
+            "text": "Hours a week on this course?",
+            "type": "numeric",
+            "min": 0,
+            "max": 40,
+            "unit": "hours",
+            "mechanism": "hybrid",
+        }
+    ],
+}
+
+
+def test_a_number_questions_live_plan_is_the_fewest_that_reach_the_margin():
+    mechanism = numeric_mechanism(0, 40, math.log(3), "hybrid")
+    margin = TOO_WIDE * 40
+    needed = mechanism.live_respondents_for(margin)
+    assert mechanism.live_half_width(needed) <= margin < mechanism.live_half_width(needed - 1)
+    # A live range holds at every look: it needs more than the range read once.
+    assert needed > mechanism.respondents_for(margin)
+    assert mechanism.live_respondents_for(1e-6) == MAX_PLANNED_RESPONDENTS
+
+
+def test_a_number_questions_caution_says_its_scale_and_how_many():
+    words = {"said": {"shown_half_width": "12.5 hours", "max": "40 hours"}, "min": "0"}
+    words["unit"] = " hours"
+    said = too_wide_average_caution(words, (0, 40), 12, "live", 239)
+    assert said.startswith("This range is too wide to say much yet (±12.5 hours on a scale of 0 ")
+    assert "to 40 hours): it holds however often the results are read" in said
+    assert said.endswith("About 239 respondents would bring it to ±8 hours.")
+    assert too_wide_average_caution(words, (0, 40), 12, "live", 239, brief=True) == (
+        "Too wide yet: about 239 answers for ±8 hours at every redraw."
+    )
+    fixed = too_wide_average_caution(words, (0, 40), 12, "exact", 173)
+    assert "however often" not in fixed and fixed.endswith("bring it to ±8 hours.")
+    over = too_wide_average_caution(words, (0, 40), 12, "exact", MAX_PLANNED_RESPONDENTS)
+    assert over.endswith(
+        f"more than {MAX_PLANNED_RESPONDENTS:,} respondents to bring it to ±8 hours."
+    )
+
+
+def test_a_number_question_says_it_on_the_dashboard_and_the_projector(
+    app, client, make_survey, analyst, sign_in_as
+):
+    slug, _ = make_survey(HOURS)
+    # Reports spread evenly over the hybrid's outputs (0 to 1,693): an average mid-scale.
+    submit(app, slug, [(value,) for value in [0, 423, 846, 1269, 1692] * 3])
+    sign_in_as(client, analyst)
+    with app.app_context():
+        results = survey_results(find_survey(slug))
+        mechanism = results.questions[0].numeric.mechanism
+        half = (
+            results.questions[0].numeric.estimate.live_high
+            - results.questions[0].numeric.estimate.live_low
+        ) / 2
+    needed = mechanism.live_respondents_for(TOO_WIDE * 40, 0.95)
+    assert half > TOO_WIDE * 40 and needed > 15
+    page = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
+    assert "This range is too wide to say much yet (±" in page
+    assert f"About {needed} respondents would bring it to ±8 hours." in page
+    projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
+    room = html.unescape(projector["questions"][0]["html"])
+    assert f"Too wide yet: about {needed} answers for ±8 hours at every redraw." in room
