@@ -5,6 +5,7 @@ flip probability is applied with one tap."""
 from __future__ import annotations
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, TimeoutException
 from selenium.webdriver.common.by import By
 
 from survey_app import privacy
@@ -34,8 +35,16 @@ def suggestion_text(driver) -> str:
 
 
 def wait_for_words(driver, read, words: str) -> None:
-    """Wait until ``read(driver)`` holds ``words`` (the readout answers a moment after typing)."""
-    wait_for(driver, lambda d: words in read(d), message=f"{words!r} not in {read(driver)!r}")
+    """Wait until ``read(driver)`` holds ``words`` (the readout answers a moment after typing,
+    and is missing a moment while it is swapped for the new one)."""
+    try:
+        wait_for(driver, lambda d: words in read(d))
+    except TimeoutException:
+        try:
+            seen = read(driver)
+        except NoSuchElementException:
+            seen = "(no readout)"
+        pytest.fail(f"{words!r} not in {seen!r}")
 
 
 def margin_words(p: float, k: int, n: int, first: bool = True) -> str:
