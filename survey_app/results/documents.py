@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 
 from survey_app import privacy
+from survey_app.results.releases import CARRIED_CONFIDENCES
 from survey_app.results.tables import NumericResult, SurveyResults
 from survey_app.results.words import headline_range_kind, mechanism_reason
 
@@ -39,6 +40,10 @@ def results_document(results: SurveyResults) -> dict:
         "confidence": results.confidence,
         # The range the dashboard leads with: "live" while open, else "exact".
         "headline_range": kind,
+        # Whether the live ranges keep what earlier looks proved (releases): a survey's own,
+        # at a confidence the dashboard offers; pooled results and other confidences give each
+        # look's own, valid at every look but free to widen.
+        "live_carried": len(results.surveys) == 1 and results.confidence in CARRIED_CONFIDENCES,
         "questions": [
             {
                 "id": question.id,

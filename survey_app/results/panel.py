@@ -14,6 +14,11 @@ from markupsafe import Markup
 
 from survey_app import kinds, privacy
 from survey_app.planning.shares import respondents_needed
+from survey_app.results.cautions import (
+    too_wide_average_caution,
+    too_wide_caution,
+    too_wide_half_width,
+)
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.results.words import (
     TOO_WIDE,
@@ -28,9 +33,6 @@ from survey_app.results.words import (
     shares_total_words,
     table_estimate_words,
     too_few_words,
-    too_wide_average_caution,
-    too_wide_caution,
-    too_wide_half_width,
 )
 from survey_app.words import (
     counted,
@@ -199,7 +201,7 @@ class TooWideWords:
 
 def too_wide_words(question, kind: str, confidence: float) -> TooWideWords | None:
     """The caution when a question's ranges of that kind are too wide to say much yet
-    (results.words.too_wide_half_width): why, and how many answers the planner says would
+    (results.cautions.too_wide_half_width): why, and how many answers the planner says would
     bring them to results.words.TOO_WIDE; else None. The planner searches once for both."""
     widest = too_wide_half_width(question, kind)
     if widest is None:
@@ -223,7 +225,7 @@ def too_wide_words(question, kind: str, confidence: float) -> TooWideWords | Non
 
 def average_too_wide_words(
     result: NumericResult, words: dict, kind: str, confidence: float, n: int
-) -> TooWideWords | None:
+) -> str | None:
     """A number question's caution when its range of that kind is too wide to say much yet
     (``words``: its numeric_words): why, and how many answers the question's own mechanism
     needs to bring it to results.words.TOO_WIDE of its scale; else None."""
@@ -235,11 +237,7 @@ def average_too_wide_words(
         needed = mechanism.live_respondents_for(margin, confidence)
     else:
         needed = min(mechanism.respondents_for(margin, confidence), privacy.MAX_PLANNED_RESPONDENTS)
-    scale = (mechanism.lo, mechanism.hi)
-    return TooWideWords(
-        long=too_wide_average_caution(words, scale, n, kind, needed),
-        brief=too_wide_average_caution(words, scale, n, kind, needed, brief=True),
-    )
+    return too_wide_average_caution(words, (mechanism.lo, mechanism.hi), n, kind, needed)
 
 
 def scope_words(question, kind: str) -> str:
@@ -405,9 +403,10 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
             "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
             "<strong>{}</strong>: {}."
         ).format(said["mean"], words["low"], said["high"], guarantee),
-        "too_wide_words": too_wide.long if too_wide else None,
-        # The projector's line under the average, as the room reads it.
-        "room_notes": too_wide.brief if too_wide else None,
+        "too_wide_words": too_wide,
+        # The projector leaves a number's caution to the dashboard: its card has no room for
+        # it where a 3-question survey's results keep one page at 1280x720.
+        "room_notes": None,
         "counted_people": counted(n, "person", "people"),
         "clipped_bound": words[clipped_bound],
         "clipped_bound_said": said[clipped_bound],
@@ -472,19 +471,14 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
             for option in question.options
         ],
         "too_wide": too_wide.long if too_wide else None,
-        # The projector's notes under the shares, as the room reads them: what a choice
-        # question's shares add up to when not 100%, and the caution when too wide.
-        "room_notes": " ".join(
-            filter(
-                None,
-                [
-                    shares_total_brief([option.headline(kind) for option in question.options])
-                    if words_every_option(question)
-                    else None,
-                    too_wide.brief if too_wide else None,
-                ],
-            )
-        ),
+        # The projector's line under the shares, as the room reads it: the caution when too
+        # wide, else what a choice question's shares add up to when not 100%. One line at
+        # most, so that a 3-question survey's results keep one page at 1280x720.
+        "room_notes": too_wide.brief
+        if too_wide
+        else shares_total_brief([option.headline(kind) for option in question.options])
+        if words_every_option(question)
+        else None,
         # The half-width of Chebyshev’s bound with the exact variance, the same for every option.
         "chebyshev_points": None
         if question.half_width is None

@@ -273,6 +273,8 @@ def test_pooled_api_document(app, client, sections, token, confidence):
     assert document == expected
     assert document["surveys"] == [first, second]
     assert document["confidence"] == level
+    # Pooled live ranges are each look's own: the document says they are not carried.
+    assert document["live_carried"] is False
     rows = ROWS + OTHER_ROWS
     assert document["respondents"] == len(rows)
     # Independently of results.py: the counts add up and the figures are privacy's for them.
@@ -297,6 +299,7 @@ def test_pooled_api_of_one_survey_is_its_own_results(app, client, sections, toke
     alone = client.get(f"/api/v1/surveys/{first}/results", headers=bearer(token)).get_json()
     assert pooled == alone
     assert pooled["surveys"] == [first]
+    assert pooled["live_carried"] is True
 
 
 def test_pooled_api_takes_the_signed_in_session(app, signed_in, sections):

@@ -200,7 +200,7 @@ def test_document_equals_the_privacy_functions(
     expected = expected_document(app, slug, THREE_QUESTION_ROWS, confidence)
     # Floats survive JSON exactly (shortest repr), so equality is the right comparison.
     assert without_extras(document) == expected
-    assert set(document) == set(expected) | {"surveys", "headline_range"}
+    assert set(document) == set(expected) | {"surveys", "headline_range", "live_carried"}
     # Closed: the headline figure is each estimate kept within 0–1 (inside its exact range).
     assert document["headline_range"] == "exact"
     for option in (o for q in document["questions"] for o in q["options"]):
@@ -347,6 +347,7 @@ def test_confidence_defaults_to_95_percent(app, client, survey, token):
     explicit = client.get(results_url(survey[0], 0.95), headers=bearer(token)).get_json()
     assert default["confidence"] == 0.95
     assert default == explicit
+    assert default["live_carried"] is True  # a confidence the dashboard offers
 
 
 @pytest.mark.parametrize("confidence", [0.001, 0.5, 0.8, 0.999999])
@@ -356,6 +357,8 @@ def test_any_confidence_inside_zero_one_is_used(app, client, survey, token, conf
     document = client.get(results_url(survey[0], confidence), headers=bearer(token)).get_json()
     assert document["confidence"] == confidence
     assert without_extras(document) == expected_document(app, survey[0], rows, confidence)
+    # Only the confidences the dashboard offers carry their live ranges from look to look.
+    assert document["live_carried"] is False
 
 
 def test_higher_confidence_gives_wider_intervals(app, client, survey, token):

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from survey_app.results.cautions import too_wide_half_width
 from survey_app.results.panel import (
     CHART_LEFT,
     CHART_PLOT,
@@ -20,7 +21,7 @@ from survey_app.results.panel import (
     worded_options,
 )
 from survey_app.results.tables import survey_results
-from survey_app.results.words import TOO_WIDE, too_wide_half_width
+from survey_app.results.words import TOO_WIDE
 from survey_app.surveys.services import find_survey
 from survey_app.surveys.words import privacy_how
 from survey_app.words import counted, plural

@@ -12,10 +12,12 @@ import math
 
 from survey_app.planning.shares import respondents_needed
 from survey_app.privacy import MAX_PLANNED_RESPONDENTS, RandomizedResponse, numeric_mechanism
+from survey_app.results.cautions import too_wide_average_caution, too_wide_caution
 from survey_app.results.tables import survey_results
-from survey_app.results.words import TOO_WIDE, too_wide_average_caution, too_wide_caution
+from survey_app.results.words import TOO_WIDE
 from survey_app.surveys.services import find_survey
-from tests.unit.results.test_results_api import submit
+from survey_app.words import percent
+from tests.unit.results.test_results_api import submit, submit_and_close
 
 FOUR_OPTIONS = {
     "title": "How do you get here?",
@@ -165,9 +167,6 @@ def test_a_number_questions_caution_says_its_scale_and_how_many():
     assert said.startswith("This range is too wide to say much yet (±12.5 hours on a scale of 0 ")
     assert "to 40 hours): it holds however often the results are read" in said
     assert said.endswith("About 239 respondents would bring it to ±8 hours.")
-    assert too_wide_average_caution(words, (0, 40), 12, "live", 239, brief=True) == (
-        "Too wide yet: about 239 answers for ±8 hours at every redraw."
-    )
     fixed = too_wide_average_caution(words, (0, 40), 12, "exact", 173)
     assert "however often" not in fixed and fixed.endswith("bring it to ±8 hours.")
     over = too_wide_average_caution(words, (0, 40), 12, "exact", MAX_PLANNED_RESPONDENTS)
@@ -176,9 +175,7 @@ def test_a_number_questions_caution_says_its_scale_and_how_many():
     )
 
 
-def test_a_number_question_says_it_on_the_dashboard_and_the_projector(
-    app, client, make_survey, analyst, sign_in_as
-):
+def test_a_number_question_says_it_on_the_dashboard(app, client, make_survey, analyst, sign_in_as):
     slug, _ = make_survey(HOURS)
     # Reports spread evenly over the hybrid's outputs (0 to 1,693): an average mid-scale.
     submit(app, slug, [(value,) for value in [0, 423, 846, 1269, 1692] * 3])
@@ -195,6 +192,31 @@ def test_a_number_question_says_it_on_the_dashboard_and_the_projector(
     page = html.unescape(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True))
     assert "This range is too wide to say much yet (±" in page
     assert f"About {needed} respondents would bring it to ±8 hours." in page
+    # The projector's card for a number has no room for it: the dashboard says it.
     projector = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
-    room = html.unescape(projector["questions"][0]["html"])
-    assert f"Too wide yet: about {needed} answers for ±8 hours at every redraw." in room
+    assert "Too wide yet" not in projector["questions"][0]["html"]
+
+
+def test_the_projector_says_what_the_shares_add_up_to_once_not_too_wide(
+    app, client, make_survey, analyst, sign_in_as
+):
+    """400 answers: the ranges are narrow enough, and "Car", reported less often than the
+    randomization alone would make it, has its estimate kept at 0%: the room reads the sum."""
+    slug, _ = make_survey(
+        {
+            "title": "How do you get here?",
+            "flip_probability": 0.25,
+            "questions": [{"text": "How?", "type": "choice", "options": ["Walk", "Bus", "Car"]}],
+        }
+    )
+    submit_and_close(app, slug, [(0,)] * 200 + [(1,)] * 130 + [(2,)] * 70)
+    sign_in_as(client, analyst)
+    with app.app_context():
+        (question,) = survey_results(find_survey(slug)).questions
+        shares = [option.headline("exact") for option in question.options]
+        assert question.options[2].estimate.estimate < 0 and shares[2] == 0
+    room = html.unescape(
+        client.get(f"/analyst/surveys/{slug}/present/state").get_json()["questions"][0]["html"]
+    )
+    assert "Too wide yet" not in room
+    assert f"These add up to {percent(sum(shares))}: each share is kept within 0–100%." in room

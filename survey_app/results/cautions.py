@@ -1,0 +1,135 @@
+"""Why a question's ranges are too wide to say much yet, and how many answers would narrow them
+to :data:`~survey_app.results.words.TOO_WIDE`: the dashboard's sentences and the projector's
+line, for shares and for a number's average. The figures come from privacy and the planner
+(results.panel asks them); these only word them.
+"""
+
+from __future__ import annotations
+
+from survey_app import privacy
+from survey_app.results.words import TOO_WIDE, widest_shown_half_width
+from survey_app.words import counted, format_number, numeric_places, points, with_unit
+
+#: Why a question's ranges are too wide to say much yet, by whether they are live (they hold
+#: however often they are read, which makes them wider) and whether the question has more than
+#: two options (the randomization spreads each answer over them all); ``margin`` the widest.
+TOO_WIDE_WHY = {
+    (True, False): (
+        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "{respondents} the randomization that protects each answer still hides most of what "
+        "they tell."
+    ),
+    (True, True): (
+        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "{respondents} the randomization that protects each answer, spread over {options} "
+        "options, still hides most of what they tell."
+    ),
+    (False, False): (
+        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
+        "randomization that protects each answer still hides most of what they tell."
+    ),
+    (False, True): (
+        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
+        "randomization that protects each answer, spread over {options} options, still hides "
+        "most of what they tell."
+    ),
+}
+#: How many answers would bring them to :data:`TOO_WIDE` (``needed``, the planner's figure): more
+#: than have answered, more than it plans for, or no more than have (these answers left them
+#: wider by chance).
+TOO_WIDE_NEEDED = "About {needed} would bring them to {margin}."
+TOO_WIDE_NEEDED_OVER = "It would take more than {needed} to bring them to {margin}."
+TOO_WIDE_NEEDED_FEWER = (
+    "Classes of {needed} usually bring them to {margin}: these answers left them wider by chance."
+)
+#: The same in one sentence, as the projector's room reads it from afar (its line under the
+#: bars already says that they hold however often the screen redraws).
+#: One short line, by whether the ranges are live: a projector fits a 3-question survey's
+#: results on one screen, and the dashboard says why at length.
+TOO_WIDE_BRIEF = {
+    True: "Too wide yet: about {needed} for {margin} at every redraw.",
+    False: "Too wide yet: about {needed} for {margin}.",
+}
+TOO_WIDE_BRIEF_OVER = "Too wide yet: more than {needed} for {margin}."
+TOO_WIDE_BRIEF_FEWER = "Too wide yet, by chance: classes of {needed} usually get {margin}."
+
+
+def too_wide_caution(
+    widest: float, respondents: int, kind: str, options: int, needed: int, brief: bool = False
+) -> str:
+    """Why a question's ranges of that kind are too wide to say much yet (``widest``: half the
+    widest, a share), and how many answers would bring them to :data:`TOO_WIDE` (``needed``,
+    the planner's figure for that kind of range, privacy.MAX_PLANNED_RESPONDENTS when more).
+    ``brief``: the projector's one sentence, where the room reads it from afar."""
+    over = needed >= privacy.MAX_PLANNED_RESPONDENTS
+    fewer = not over and needed <= respondents
+    figures = {
+        "margin": points(TOO_WIDE),
+        "needed": counted(
+            min(needed, privacy.MAX_PLANNED_RESPONDENTS), "answer" if brief else "respondent"
+        ),
+        "options": f"{options:,}",
+    }
+    if brief:
+        if over or fewer:
+            return (TOO_WIDE_BRIEF_OVER if over else TOO_WIDE_BRIEF_FEWER).format(**figures)
+        return TOO_WIDE_BRIEF[kind == "live"].format(**figures)
+    reason = TOO_WIDE_WHY[kind == "live", options > 2].format(
+        margin=points(widest, long=True),
+        respondents=counted(respondents, "respondent"),
+        options=figures["options"],
+    )
+    enough = TOO_WIDE_NEEDED_OVER if over else TOO_WIDE_NEEDED_FEWER if fewer else TOO_WIDE_NEEDED
+    return f"{reason} {enough.format(**figures)}"
+
+
+#: Why a number question's range is too wide to say much yet, by whether it is live;
+#: ``margin`` its half-width, ``low`` and ``high`` the scale's ends, with their unit.
+TOO_WIDE_AVERAGE_WHY = {
+    True: (
+        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): it "
+        "holds however often the results are read, which makes it wider than a range read "
+        "once, and with {respondents} the noise that protects them still outweighs what they "
+        "tell."
+    ),
+    False: (
+        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): "
+        "with {respondents}, the noise that protects them still outweighs what they tell."
+    ),
+}
+TOO_WIDE_AVERAGE_NEEDED = "About {needed} would bring it to {margin}."
+TOO_WIDE_AVERAGE_NEEDED_OVER = "It would take more than {needed} to bring it to {margin}."
+
+
+def too_wide_average_caution(
+    words: dict, scale: tuple[float, float], respondents: int, kind: str, needed: int
+) -> str:
+    """Why a number question's range is too wide to say much yet (``words``: its
+    :func:`numeric_words`; ``scale``: its bounds), and how many answers would bring it to
+    :data:`TOO_WIDE` of its scale (``needed``: the mechanism's own plan for that kind of range,
+    or privacy.MAX_PLANNED_RESPONDENTS when more). The dashboard's: the projector's card for a
+    number has no room for it."""
+    said, (lo, hi) = words["said"], scale
+    figure = format_number(TOO_WIDE * (hi - lo), numeric_places(lo, hi))
+    reason = TOO_WIDE_AVERAGE_WHY[kind == "live"].format(
+        margin=said["shown_half_width"],
+        low=words["min"],
+        high=said["max"],
+        respondents=counted(respondents, "respondent"),
+    )
+    over = needed >= privacy.MAX_PLANNED_RESPONDENTS
+    enough = TOO_WIDE_AVERAGE_NEEDED_OVER if over else TOO_WIDE_AVERAGE_NEEDED
+    return f"{reason} " + enough.format(
+        margin="±" + with_unit(figure, words["unit"].strip() or None),
+        needed=counted(min(needed, privacy.MAX_PLANNED_RESPONDENTS), "respondent"),
+    )
+
+
+def too_wide_half_width(question, kind: str) -> float | None:
+    """Half the widest range of that kind among a question's options, when it is too wide to
+    say much yet (:data:`TOO_WIDE`); else None. The caution quotes the range the page leads
+    with."""
+    widest = widest_shown_half_width(question, kind)
+    return widest if widest is not None and widest > TOO_WIDE else None
