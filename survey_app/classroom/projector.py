@@ -214,12 +214,7 @@ def question_shape(question, hidden: bool, caution: str = "") -> QuestionShape:
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)
     if question.numeric is not None:
-        return QuestionShape(
-            question.number,
-            len(question.text),
-            average_unit=len(question.unit),
-            caution_length=len(caution),
-        )
+        return QuestionShape(question.number, len(question.text), average_unit=len(question.unit))
     worded = worded_options(question)
     return QuestionShape(
         question.number,

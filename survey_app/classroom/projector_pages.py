@@ -187,16 +187,14 @@ def results_height(shape: QuestionShape, width: float) -> float:
         return NOTE_LINES * LINE_HEIGHT * fit_size(1.1, shape.fit)
     size = fit_size(1.0, shape.fit)
     if shape.average_unit is not None:
-        average = lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
-        return average + caution_height(shape, width)
+        return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
     words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
     chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
     return words * LINE_HEIGHT * size + chart + caution_height(shape, width)
 
 
 def caution_height(shape: QuestionShape, width: float) -> float:
-    """The height of the notes under a question's shares or average in ``width`` ems (0
-    without)."""
+    """The height of the notes under a question's shares in ``width`` ems (0 without)."""
     if not shape.caution_length:
         return 0.0
     size = fit_size(CAUTION_SIZE, shape.fit)

@@ -403,10 +403,9 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
             "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
             "<strong>{}</strong>: {}."
         ).format(said["mean"], words["low"], said["high"], guarantee),
+        # The dashboard's alone: the projector's card for a number has no room for it where a
+        # 3-question survey's results keep one page at 1280x720.
         "too_wide_words": too_wide,
-        # The projector leaves a number's caution to the dashboard: its card has no room for
-        # it where a 3-question survey's results keep one page at 1280x720.
-        "room_notes": None,
         "counted_people": counted(n, "person", "people"),
         "clipped_bound": words[clipped_bound],
         "clipped_bound_said": said[clipped_bound],
@@ -435,7 +434,7 @@ def _average_view(told, question, kind: str, confidence: float, chebyshev: bool)
     """A number question's average (privacy.Average): :func:`numeric_view`; ``said``: its
     headline."""
     view = numeric_view(question.numeric, kind, confidence, question.n)
-    return {"average": view, "said": [view["headline"]], "room_notes": view["room_notes"]}
+    return {"average": view, "said": [view["headline"]]}
 
 
 def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:

@@ -260,15 +260,20 @@ def table_estimate_words(shown: float | None, unbiased: float | None) -> str:
 def shares_total_words(shares: list[float | None]) -> str:
     """What a choice question's shares shown add up to, to the tenth of a point they are
     shown at: 100%, or more (SHARES_ADD_UP_TO)."""
-    said = percent(sum(share for share in shares if share is not None))
+    said = shares_sum_said(shares)
     return SHARES_ADD_UP if said == "100%" else SHARES_ADD_UP_TO.format(total=said)
 
 
 def shares_total_brief(shares: list[float | None]) -> str | None:
     """The projector's line when a choice question's shares shown add up to more than 100%
     (SHARES_ADD_UP_BRIEF); None when they add up to 100%, as the room expects."""
-    said = percent(sum(share for share in shares if share is not None))
+    said = shares_sum_said(shares)
     return None if said == "100%" else SHARES_ADD_UP_BRIEF.format(total=said)
+
+
+def shares_sum_said(shares: list[float | None]) -> str:
+    """The sum of a question's shares shown, as a percentage to the tenth of a point."""
+    return percent(sum(share for share in shares if share is not None))
 
 
 # --------------------------------------------------------------------------- releases
@@ -402,13 +407,7 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
         "live_high": up(estimate.live_high),
         "half_width": up(estimate.half_width),
         # Half the range the page leads with, as it reads within the scale.
-        "shown_half_width": up(
-            None
-            if shown_half_width is None
-            else (estimate.live_high - estimate.live_low) / 2.0
-            if live and estimate.live_low is not None
-            else shown_half_width
-        ),
+        "shown_half_width": up(shown_half_width),
         "chebyshev": up(estimate.chebyshev_half_width),
         "bernstein": up(estimate.bernstein_half_width),
         "bound": BOUND_WORDS.get(estimate.bound or "", ""),

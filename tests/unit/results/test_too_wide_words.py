@@ -17,6 +17,7 @@ from survey_app.results.tables import survey_results
 from survey_app.results.words import TOO_WIDE
 from survey_app.surveys.services import find_survey
 from survey_app.words import percent
+from tests.numeric_helpers import HOURS
 from tests.unit.results.test_results_api import submit, submit_and_close
 
 FOUR_OPTIONS = {
@@ -133,21 +134,8 @@ def test_the_projector_makes_room_for_the_caution():
 
 # --------------------------------------------------------------------------- number questions
 
-#: A number question on a scale of 0 to 40 hours: TOO_WIDE of it is ±8 hours.
-HOURS = {
-    "title": "Hours",
-    "flip_probability": 0.25,
-    "questions": [
-        {
-            "text": "Hours a week on this course?",
-            "type": "numeric",
-            "min": 0,
-            "max": 40,
-            "unit": "hours",
-            "mechanism": "hybrid",
-        }
-    ],
-}
+#: A number question on a scale of 0 to 40 hours, alone: TOO_WIDE of it is ±8 hours.
+HOURS_ALONE = {**HOURS, "questions": HOURS["questions"][:1]}
 
 
 def test_a_number_questions_live_plan_is_the_fewest_that_reach_the_margin():
@@ -176,7 +164,7 @@ def test_a_number_questions_caution_says_its_scale_and_how_many():
 
 
 def test_a_number_question_says_it_on_the_dashboard(app, client, make_survey, analyst, sign_in_as):
-    slug, _ = make_survey(HOURS)
+    slug, _ = make_survey(HOURS_ALONE)
     # Reports spread evenly over the hybrid's outputs (0 to 1,693): an average mid-scale.
     submit(app, slug, [(value,) for value in [0, 423, 846, 1269, 1692] * 3])
     sign_in_as(client, analyst)
