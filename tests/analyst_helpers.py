@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 
 from flask import url_for
 from sqlalchemy import func, select
+from werkzeug.security import generate_password_hash
 
 from survey_app import privacy
-from survey_app.accounts.services import create_analyst, hash_password
+from survey_app.accounts.services import create_analyst
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.results.tables import survey_results
@@ -35,16 +36,23 @@ OTHER_EMAIL = "other@example.edu"
 OTHER_PASSWORD = "another long passphrase"
 
 
+#: The scrypt cost of the test accounts' hashes: a 32nd of the app's (werkzeug's N = 2**15).
+#: Scrypt is slow on purpose, a tenth of a second of CPU a hash and as much again each time the
+#: password is checked, and thousands of tests start with an account and sign in to it.
+TEST_SCRYPT = "scrypt:1024:8:1"
+
+
 @cache
 def password_hash(password: str) -> str:
-    """The scrypt hash of a test password, made once a session: scrypt is slow on purpose (a
-    tenth of a second of CPU a hash), and thousands of tests start with an account."""
-    return hash_password(password)
+    """A scrypt hash of a test password, made once a session at the cost ``TEST_SCRYPT``:
+    signing in checks it by the app's own path (werkzeug reads the cost from the hash)."""
+    return generate_password_hash(password, method=TEST_SCRYPT)
 
 
 def create_test_analyst(email: str, password: str):
     """``create_analyst`` as the app calls it (its checks of the email and the password), with
-    the password's hash made once a session: a real scrypt hash, which signing in checks.
+    the password's hash made once a session at a lower cost: a real scrypt hash, which signing
+    in checks.
 
     For accounts a test only needs; what hashing and signing in do is tested with the real path
     (test_accounts.py, test_sign_in.py)."""
