@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-#: The font size of every visible word inside ``arguments[0]`` (an SVG text's height), but
-#: those inside ``arguments[1]`` (the professor's own controls, formulas drawn by MathML).
-_WORD_SIZES = """
-const [inside, skip] = arguments;
+#: A script's function ``wordSizes(inside, skip)``: the font size of every visible word inside
+#: the CSS selector ``inside`` (an SVG text's height), but those inside ``skip`` (the
+#: professor's own controls, formulas drawn by MathML).
+WORD_SIZES_FUNCTION = """
+function wordSizes(inside, skip) {
 const sizes = [];
 for (const element of document.querySelectorAll(inside + ' *')) {
   if (skip && element.closest(skip)) continue;
@@ -17,7 +18,9 @@ for (const element of document.querySelectorAll(inside + ' *')) {
   else sizes.push(parseFloat(getComputedStyle(element).fontSize));
 }
 return sizes;
+}
 """
+_WORD_SIZES = WORD_SIZES_FUNCTION + "return wordSizes(...arguments);"
 
 
 def word_sizes(driver, inside: str, skip: str = "") -> list[float]:

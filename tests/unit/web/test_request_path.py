@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -180,6 +182,7 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
         # is slowed down too.
         with app.app_context():
             code = find_survey(slug).join_code
+        window_opened = time.monotonic()
         joins = [
             client.get(f"/j/{code}").status_code,
             client.get("/join", query_string={"code": "AAAAAA"}).status_code,
@@ -189,7 +192,11 @@ def test_limits_hold_in_memory_and_when_redis_is_unreachable(database_url, stora
         assert joins == [302, 404, 404, 429]
         # Refused, a student gets the join form again, saying why and what to do.
         busy = client.get("/join", query_string={"code": code})
-        assert busy.status_code == 429 and busy.headers["Retry-After"] == "60"
+        # The minute counts from the first join: as long, less what has passed (on a busy
+        # machine, a second or two).
+        passed = math.ceil(time.monotonic() - window_opened)
+        assert busy.status_code == 429
+        assert 60 - passed <= int(busy.headers["Retry-After"]) <= 60
         page = busy.get_data(as_text=True)
         assert "Many people are joining from this network" in page
         assert 'id="join-code"' in page and f'value="{code}"' in page
