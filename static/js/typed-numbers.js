@@ -4,6 +4,8 @@
 // comma, thousands grouped by spaces; "1,500" or "1.500" (a thousands separator, or a decimal
 // one?) and several separators are unclear; exponents, NaN, infinities and hex are not numbers.
 
+import { say } from "./page-words.js";
+
 const AROUND = /^[ \t\n\r\u00a0\u2007\u2009\u202f]+|[ \t\n\r\u00a0\u2007\u2009\u202f]+$/g;
 const GROUP = "[ \\u00a0\\u2007\\u2009\\u202f]";
 const SIGN = "[-+\\u2212]?";
@@ -45,9 +47,9 @@ export function unclearNumberMessage(typed) {
   if (parts.length === 2 && parts.every((part) => /^[0-9]*$/.test(part))) {
     const whole = sign + digits.replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
     const decimal = sign + `${parts[0] || "0"}.${parts[1]}`.replace(/\.?0+$/, "");
-    return `Write ${whole} without a separator, or ${decimal} with one decimal point or comma.`;
+    return say("write_whole_or_decimal", { whole, decimal });
   }
-  return "Write the number without thousands separators and with at most one decimal point or comma, like 1500 or 1.5.";
+  return say("write_without_separators");
 }
 
 // Dashes a keyboard or word processor types for a minus sign, and marks some write between
@@ -63,7 +65,7 @@ const QUOTED_LENGTH = 20;
 function quoted(text) {
   const characters = Array.from(text);
   const shown = characters.length > QUOTED_LENGTH ? `${characters.slice(0, QUOTED_LENGTH).join("")}…` : text;
-  return `“${shown}”`;
+  return say("quoted", { text: shown });
 }
 
 /** The number a text that is no number most likely meant, as the person should type it; or null. */
@@ -87,16 +89,16 @@ export function notANumberMessage(typed) {
   const reading = readTypedNumber(text);
   if (text === "" || reading.value !== undefined || reading.unclear) return "";
   const meant = meantNumber(text);
-  if (meant !== null) return `Type ${meant} (not ${quoted(text)}).`;
-  if (PLAIN.test(text) || GROUPED.test(text)) return "This number is too large to read: type a smaller one.";
+  if (meant !== null) return say("type_meant", { meant, quoted: quoted(text) });
+  if (PLAIN.test(text) || GROUPED.test(text)) return say("too_large");
   if (/\p{Nd}/u.test(text) && !/[0-9]/.test(text)) {
-    return `Type the number with the digits 0 to 9 (not ${quoted(text)}).`;
+    return say("type_digits", { quoted: quoted(text) });
   }
   const numbers = text.match(NUMBER_AMONG_WORDS) || [];
   if (numbers.length === 1 && readTypedNumber(numbers[0]).unclear) return unclearNumberMessage(numbers[0]);
-  if (numbers.length === 1) return `Type ${numbers[0]}, the number alone (not ${quoted(text)}).`;
-  if (numbers.length > 1) return `Type one number alone, like 12 or 2.5 (not ${quoted(text)}).`;
-  return `Type a number, like 12 or 2.5 (${quoted(text)} is not one).`;
+  if (numbers.length === 1) return say("type_alone", { number: numbers[0], quoted: quoted(text) });
+  if (numbers.length > 1) return say("type_one_alone", { quoted: quoted(text) });
+  return say("type_a_number", { quoted: quoted(text) });
 }
 
 /** What is wrong with a number typed, in a sentence for the note under its field; "" if nothing is. */

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask_babel import lazy_gettext
+
 from survey_app.kinds.base import Kind
 
 #: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
@@ -20,7 +22,7 @@ class YesNo(Kind):
     lesson_follows = 1
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
-    script_role = "reads a Yes or No answer and has it scrambled"
+    script_role = lazy_gettext("reads a Yes or No answer and has it scrambled")
 
     def option_labels(self, question: Any) -> list[str]:
         return list(YES_NO_LABELS)
