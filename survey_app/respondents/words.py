@@ -13,7 +13,13 @@ from markupsafe import Markup
 
 from survey_app.privacy.numeric_grid import NUMERIC_GRID_STEPS
 from survey_app.web.languages import current_locale, is_english
-from survey_app.words import format_count, format_epsilon, join_words
+from survey_app.words import (
+    format_count,
+    format_epsilon,
+    format_number,
+    format_upper_bound,
+    join_words,
+)
 
 #: How often a yes/no answer is sent reversed: "1 time in 4" too, where that is a whole number.
 FLIP = lazy_gettext(
@@ -112,3 +118,51 @@ def flip_words(flip_percent: str, one_in: float) -> Markup:
     if round(one_in, 6) != round(one_in):
         return _sentence(FLIP, flip=flip_percent)
     return _sentence(FLIP_ONE_IN, flip=flip_percent, one_in=format_count(round(one_in)))
+
+
+#: How each answer was protected, for the students' results page: the yes/no flip itself, or as
+#: much protection as it gives where no question is yes/no.
+PROTECTION_FLIP = lazy_gettext(
+    "Your phone randomized your answer before sending it: it sent the opposite of a yes/no "
+    "answer with probability <strong>p = %(p)s</strong> (%(flip)s%% of the time)."
+)
+PROTECTION_AS_MUCH = lazy_gettext(
+    "Your phone randomized your answer before sending it: as much protection as sending the "
+    "opposite of a yes/no answer %(flip)s%% of the time (p = %(p)s)."
+)
+
+
+def protection_words(flip_probability: float, explanation: dict) -> Markup:
+    """How each answer was protected, for the students' results page: the flip (or as much
+    protection as it gives), epsilon a question and for all of them, and the odds it bounds
+    (``explanation``: surveys.words.privacy_explanation)."""
+    how = PROTECTION_FLIP if explanation["has_yes_no"] else PROTECTION_AS_MUCH
+    figures = {
+        "epsilon": format_epsilon(explanation["epsilon"]),
+        "odds": format_upper_bound(explanation["odds"]),
+    }
+    count = explanation["question_count"]
+    if count == 1:
+        cost = lazy_gettext(
+            "That is <strong>ε = %(epsilon)s</strong> a question: nobody, not even whoever ran "
+            "the survey, can be more than %(odds)s times surer of your real answer from what "
+            "your phone sent."
+        )
+        cost_said = _sentence(cost, **figures)
+    else:
+        cost_said = Markup(
+            ngettext(
+                "That is <strong>ε = %(epsilon)s</strong> a question and ε = %(total)s for all "
+                "%(count)s question: nobody, not even whoever ran the survey, can be more than "
+                "%(odds)s times surer of your real answer from what your phone sent.",
+                "That is <strong>ε = %(epsilon)s</strong> a question and ε = %(total)s for all "
+                "%(count)s questions: nobody, not even whoever ran the survey, can be more than "
+                "%(odds)s times surer of your real answer from what your phone sent.",
+                count,
+                total=format_epsilon(explanation["epsilon_total"]),
+                count=format_count(count),
+                **figures,
+            )
+        )
+    flip = _sentence(how, p=format_number(flip_probability), flip=explanation["flip_percent"])
+    return flip + Markup(" ") + cost_said

@@ -70,7 +70,8 @@ def page_language() -> dict:
 
 def register(app: Flask) -> None:
     """Translate the app's pages: Flask-Babel with this module's rule; templates get
-    ``page_language()`` for ``<html lang dir>``."""
+    ``page_language()`` for ``<html lang dir>``, and ``language_names`` for a select."""
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     Babel(app, locale_selector=select_language)
     app.jinja_env.globals["page_language"] = page_language
+    app.jinja_env.globals["language_names"] = LANGUAGE_NAMES
