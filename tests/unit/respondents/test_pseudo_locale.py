@@ -222,9 +222,7 @@ def test_the_closed_and_error_pages_say_nothing_in_english(pseudo_app, make_surv
         assert english_left(page.text) == [], name
 
 
-def test_the_class_results_page_says_its_own_words_in_the_catalogs(
-    pseudo_app, make_survey, close
-):
+def test_the_class_results_page_says_its_own_words_in_the_catalogs(pseudo_app, make_survey, close):
     """The page's own sentences and how each answer was protected; each question's sentences
     are the dashboard's (results.panel), worded with the dashboard's catalog, later."""
     slug, _ = make_survey(GREEK)
