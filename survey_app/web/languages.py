@@ -4,7 +4,10 @@ A survey may pin the language its students see (a class is taught in one languag
 professor's pages follow the language saved on the account; otherwise the browser's
 Accept-Language decides among the shipped languages, and English when it names none of them.
 
-A language ships when survey_app/translations/ holds its catalog (README: adding a language).
+The API (/api/v1) always speaks English: programs read its documents and CSV files, whose keys
+and headers stay the same in every language.
+
+A language ships when survey_app/translations/ holds its catalog (README: Languages).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ DEFAULT_LANGUAGE = SHIPPED_LANGUAGES[0]
 #: Each shipped language's name in itself, for the builder's and the account page's select.
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français"}
 
+#: The API's paths: English whatever is asked (its words are for programs first).
+API_PREFIX = "/api/"
 #: Where the page pins its language (a survey's), for the rest of the request.
 _PINNED = "page_language"
 
@@ -39,7 +44,7 @@ def pin(language: str | None) -> None:
 def select_language() -> str:
     """The current page's language: a pinned one, the signed-in professor's, else the
     browser's best match among the shipped languages (English when none)."""
-    if not has_request_context():
+    if not has_request_context() or request.path.startswith(API_PREFIX):
         return DEFAULT_LANGUAGE
     pinned = g.get(_PINNED)
     if pinned:

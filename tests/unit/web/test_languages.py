@@ -59,6 +59,16 @@ def test_a_surveys_language_beats_the_students_browser(client, make_survey, clos
     assert html_tag(german) == ("de", "ltr") and "Meine zufällig veränderten Antworten" in german
 
 
+def test_the_api_speaks_english_whatever_is_asked(app):
+    """Its documents and CSV files are read by programs: the same words in every language."""
+    with app.test_request_context(
+        "/api/v1/surveys/x/results.csv", headers={"Accept-Language": "fr"}
+    ):
+        assert words.percent(0.425) == "42.5%"
+    with app.test_request_context("/s/x", headers={"Accept-Language": "fr"}):
+        assert words.percent(0.425) == "42,5\u00a0%"
+
+
 def test_a_definitions_language_is_kept_and_a_bad_one_refused_in_words(app, make_survey):
     slug, _ = make_survey({**SAMPLE_SURVEY, "language": "de"})
     with app.app_context():
