@@ -127,7 +127,7 @@ def test_a_professors_pages_follow_the_language_saved_on_the_account(
     with app.app_context():
         assert db.session.execute(db.select(Analyst.language)).scalar_one() == "de"
     # The account's language over the browser's, on every page of the professor's.
-    for path in ("/analyst/account", "/analyst/surveys"):
+    for path in ("/analyst/account", "/analyst/"):
         page = client.get(path, headers={"Accept-Language": "fr"}).text
         assert html_tag(page) == ("de", "ltr"), path
     refused = client.post(
