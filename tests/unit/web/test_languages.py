@@ -49,6 +49,8 @@ def test_a_surveys_language_beats_the_students_browser(client, make_survey, clos
     page = client.get(f"/s/{slug}", headers={"Accept-Language": "de"}).text
     assert html_tag(page) == ("fr", "ltr")
     assert "Envoyer mes réponses brouillées" in page and "Antworten" not in page
+    # Yes and No are the app's words, in the page's language; the options are the author's.
+    assert re.search(r'autocomplete="off"> Oui\s', page) and "> Never" in page
     # Its closed page too, and a survey without a language follows the browser.
     close(slug)
     closed = client.get(f"/s/{slug}", headers={"Accept-Language": "de"})
