@@ -92,6 +92,14 @@ def test_every_message_the_app_asks_for_is_in_the_catalog(language):
     assert not missing, "run pybabel extract and update (README: Languages): " + repr(missing)
 
 
+def test_the_template_holds_exactly_the_messages_the_app_asks_for():
+    """messages.pot, which new catalogs start from (and the pseudo-language's test reads), is
+    the extraction of the code as it is now."""
+    with (TRANSLATIONS / "messages.pot").open("rb") as template:
+        held = {m.id[0] if isinstance(m.id, tuple) else m.id for m in read_po(template) if m.id}
+    assert held == source_messages(), "run pybabel extract (README: Languages)"
+
+
 def cldr_category(language: str, count: int) -> str:
     return Locale.parse(language).plural_form(count)
 
