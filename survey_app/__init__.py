@@ -121,8 +121,18 @@ def create_app(test_config: dict | None = None) -> Flask:
     _register_blueprints(app)
 
     from survey_app.cli import register_commands
-    from survey_app.web import assets, errors, ratelimits, security, template_filters
+    from survey_app.web import (
+        assets,
+        errors,
+        languages,
+        page_words,
+        ratelimits,
+        security,
+        template_filters,
+    )
 
+    languages.register(app)
+    page_words.register(app)
     ratelimits.register(app)
     template_filters.register(app)
     assets.register(app)

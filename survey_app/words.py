@@ -9,11 +9,43 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from decimal import Decimal
 
+from babel.numbers import format_decimal, format_percent
+from flask_babel import gettext, ngettext
 from markupsafe import Markup
 
 from survey_app import privacy
 from survey_app.results import rounding
+from survey_app.web.languages import current_locale, is_english
+
+
+def local_figure(value: float, places: int, fixed: bool = False, grouped: bool = False) -> str:
+    """A figure already rounded to ``places`` decimals, as the page's language writes it:
+    "2,5" in German and French; without needless decimals unless ``fixed``; thousands
+    grouped ("1.234", "1 234") only if ``grouped``. English is written by each caller as it
+    always was (rounding.text, "{:,}"), so it never goes through here."""
+    decimals = ("0" if fixed else "#") * max(0, places)
+    pattern = ("#,##0" if grouped else "0") + (f".{decimals}" if decimals else "")
+    written = format_decimal(Decimal(repr(float(value))), format=pattern, locale=current_locale())
+    return "0" if written.lstrip("-\u2212") == "0" else written
+
+
+def local_percent(figure: float) -> str:
+    """A percentage figure (42.5 for 42.5%) already rounded to a tenth, with the page
+    language's sign and spacing: "42,5\u00a0%" in German and French (not for English)."""
+    locale = current_locale()
+    pattern = locale.percent_formats[None].pattern.split(";")[0].replace("#,##0", "#,##0.#")
+    return format_percent(Decimal(repr(float(figure))) / 100, format=pattern, locale=locale)
+
+
+def plural_number(value: float) -> int:
+    """The whole number that picks a figure's plural form from a catalog (ngettext's ``n``):
+    the figure itself when whole; for a fraction, 1 where the language's plural rule (CLDR)
+    calls it "one" (French "1,5 point"), else a number every language calls "other"."""
+    if float(value).is_integer():
+        return int(value)
+    return 1 if current_locale().plural_form(abs(value)) == "one" else 100
 
 
 def join_words(parts, last: str = "and") -> str:
@@ -80,6 +112,8 @@ def with_unit(figure: str, unit: str | None) -> str:
     "1 hour", "0 hours"; the figure alone without a unit."""
     if not unit:
         return figure
+    if not is_english():  # the author's unit as typed: the singular rules here are English
+        return f"{figure} {unit}"
     return f"{figure} {singular_unit(unit) if _is_one(figure) else unit}"
 
 
@@ -87,6 +121,13 @@ def points(margin: float, long: bool = False) -> str:
     """A margin of a share in percentage points, with its ±, rounded up (format_points):
     "±12 points", "±1 point"; ``long``: "±12 percentage points", where a page first says it."""
     figure = format_points(margin)
+    if not is_english():
+        n = plural_number(_points_value(margin))
+        if long:
+            return ngettext(
+                "±%(figure)s percentage point", "±%(figure)s percentage points", n, figure=figure
+            )
+        return ngettext("±%(figure)s point", "±%(figure)s points", n, figure=figure)
     noun = "percentage point" if long else "point"
     return f"±{counted(figure, noun)}"
 
@@ -110,16 +151,27 @@ def format_points(margin: float) -> str:
     Whole points from 10 up, tenths below. Rounding up never promises a narrower margin than
     the figure.
     """
+    if not is_english():
+        return local_figure(_points_value(margin), 1)
     points = margin * 100
     step = 1.0 if points >= 10 else 0.1
     return rounding.text(rounding.up(points, step), rounding.places_of(step))
 
 
+def _points_value(margin: float) -> float:
+    """A margin in percentage points as format_points rounds it: whole from 10 up, else tenths."""
+    points = margin * 100
+    return rounding.up(points, 1.0 if points >= 10 else 0.1)
+
+
 def format_epsilon(epsilon: float) -> str:
-    """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'.
+    """An epsilon for people, rounded up to two decimals: 1.3249 -> '1.33', never '1.32'
+    ('1,33' in German and French).
 
     Rounding up never shows less privacy loss than there is (survey_app.results.rounding).
     """
+    if not is_english():
+        return local_figure(rounding.up(epsilon, 0.01), 2, fixed=True)
     return f"{rounding.up(epsilon, 0.01):.2f}"
 
 
@@ -131,6 +183,8 @@ def format_upper_bound(value: float) -> str:
     if not value > 0 or not math.isfinite(value):
         return f"{value:g}"
     step = rounding.significant_step(value, 3)
+    if not is_english():
+        return local_figure(rounding.up(value, step), rounding.places_of(step))
     return rounding.text(rounding.up(value, step), rounding.places_of(step))
 
 
@@ -142,6 +196,8 @@ def format_number(value: float | None, places: int = 6) -> str:
     """
     if value is None:
         return "–"
+    if not is_english():
+        return local_figure(rounding.nearest(value, 10.0**-places), places)
     return rounding.text(rounding.nearest(value, 10.0**-places), places)
 
 
@@ -150,6 +206,11 @@ def format_count(respondents: int) -> str:
 
     Planning searches stop at privacy.MAX_PLANNED_RESPONDENTS, which then means "at least".
     """
+    if not is_english():
+        if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
+            ceiling = local_figure(privacy.MAX_PLANNED_RESPONDENTS, 0, grouped=True)
+            return gettext("over %(count)s", count=ceiling)
+        return local_figure(respondents, 0, grouped=True)
     if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
         return f"over {privacy.MAX_PLANNED_RESPONDENTS:,}"
     return f"{respondents:,}"
@@ -162,28 +223,41 @@ def numeric_places(lo: float, hi: float) -> int:
 
 def percent_figure(share: float) -> str:
     """A share as a bare percentage figure, to the nearest tenth and with no needless decimals,
-    for a sentence that puts its own "%" after it: 0.25 -> '25', 0.125 -> '12.5'."""
+    for a sentence that puts its own "%" after it: 0.25 -> '25', 0.125 -> '12.5' ('12,5' in
+    German and French, whose sentences put their own space before it)."""
+    if not is_english():
+        return local_figure(rounding.nearest(share * 100, 0.1), 1)
     return rounding.text(rounding.nearest(share * 100, 0.1), 1)
 
 
 def percent(share: float | None) -> str:
     """A share as a percentage for people, to the nearest tenth: 0.627 -> '62.7%'; nothing
-    -> '–'. For estimates; a range's ends round outward (percent_low, percent_high)."""
-    return "–" if share is None else rounding.text(rounding.nearest(share * 100, 0.1), 1) + "%"
+    -> '–'. For estimates; a range's ends round outward (percent_low, percent_high). German
+    and French: '62,7\u00a0%'."""
+    if share is None:
+        return "–"
+    return _percent_text(rounding.nearest(share * 100, 0.1))
+
+
+def _percent_text(figure: float) -> str:
+    """A percentage figure rounded to a tenth, with its sign as the page's language puts it."""
+    if not is_english():
+        return local_percent(figure)
+    return rounding.text(figure, 1) + "%"
 
 
 def percent_low(share: float | None) -> str:
     """A range's lower end as a percentage, rounded down to a tenth: 0.4865 -> '48.6%'."""
     if share is None:
         return "–"
-    return rounding.text(rounding.down(share * 100, 0.1), 1) + "%"
+    return _percent_text(rounding.down(share * 100, 0.1))
 
 
 def percent_high(share: float | None) -> str:
     """A range's upper end (or a margin) as a percentage, rounded up: 0.4865 -> '48.7%'."""
     if share is None:
         return "–"
-    return rounding.text(rounding.up(share * 100, 0.1), 1) + "%"
+    return _percent_text(rounding.up(share * 100, 0.1))
 
 
 def closed_on(closed_at: dt.datetime | None) -> str | None:

@@ -1,17 +1,10 @@
 // What the respondent page tells a student: what each reply of the submission API means for
 // the page, and which answers are still missing. The server's error codes are listed once in
 // survey_app/web/errors.py; REPLY_CODES names what this page does with every code that endpoint can
-// send (a test checks the two lists are the same codes).
+// send (a test checks the two lists are the same codes). Every sentence is the page's own, in
+// its language (page-words.js).
 
-/** What to tell a student whose one-time code was refused, by the server's reason. */
-export const CODE_REFUSALS = {
-  code_required: "Please type the one-time code from your slip.",
-  code_invalid: "That code is not right for this survey. Check it against your slip (letters and digits, like K7W3P-XM4RT).",
-  code_used: "That code was already used: each code answers once. If you did not use it, ask for another slip.",
-};
-
-const NOT_TAKING_ANSWERS = "This survey is not taking answers right now.";
-const BUSY = "Many people are answering right now. Please wait a moment and send again.";
+import { say } from "./page-words.js";
 
 /**
  * Every code the submission endpoint may send, and what the page does with it: "answered"
@@ -42,12 +35,11 @@ export function replyOutcome(status, reply, hasCodeField) {
   // A reply without a code (a proxy's own page) is read by its status alone.
   const handling = REPLY_CODES[reply.code] || { 409: "closed", 429: "busy" }[status] || "generic";
   if (handling === "answered") return { answered: true };
-  if (handling === "code" && hasCodeField) return { codeError: CODE_REFUSALS[reply.code] };
-  if (handling === "closed") return { message: NOT_TAKING_ANSWERS };
-  if (handling === "busy") return { message: BUSY };
-  return {
-    message: `Your answers could not be recorded (${reply.error || `error ${status}`}). Please send again.`,
-  };
+  // A refused code's words are the page's, by the server's reason (code_required, ...).
+  if (handling === "code" && hasCodeField) return { codeError: say(reply.code) };
+  if (handling === "closed") return { message: say("not_taking_answers") };
+  if (handling === "busy") return { message: say("busy") };
+  return { message: say("not_recorded", { reason: reply.error || say("error_status", { status }) }) };
 }
 
 /**
@@ -56,15 +48,12 @@ export function replyOutcome(status, reply, hasCodeField) {
  * field) }; ``unansweredNumbers`` the questions left blank.
  */
 export function missingAnswersMessage(problems, unansweredNumbers, numberUnanswered) {
-  const messages = problems.map(
-    ({ number, message }) => `Please check question ${number}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`,
+  const messages = problems.map(({ number, message }) =>
+    say("check_question", { number, message: `${message.charAt(0).toLowerCase()}${message.slice(1)}` }),
   );
   if (unansweredNumbers.length > 0) {
-    const hint = numberUnanswered ? " (a number, like 12 or 2.5)" : "";
-    messages.push(`Please answer every question before sending${hint}. Not answered yet: ${unansweredNumbers.join(", ")}.`);
+    const key = numberUnanswered ? "answer_every_question_number" : "answer_every_question";
+    messages.push(say(key, { numbers: unansweredNumbers.join(", ") }));
   }
   return messages.join(" ");
 }
-
-export const CONNECTION_FAILED =
-  "Your answers could not be sent: the connection failed. Your answers are still here; please send again.";

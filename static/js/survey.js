@@ -5,7 +5,8 @@
 // (survey-replies.js).
 
 import { forgetTable, loadState, randomizedAnswers, stateToAnswerFrom } from "./answer-table.js";
-import { CODE_REFUSALS, CONNECTION_FAILED, missingAnswersMessage, replyOutcome } from "./survey-replies.js";
+import { say } from "./page-words.js";
+import { missingAnswersMessage, replyOutcome } from "./survey-replies.js";
 import { kindOf } from "./kinds/index.js";
 
 const root = document.getElementById("survey");
@@ -125,7 +126,7 @@ async function submit(page) {
   if (stopAtMissing(questions, unanswered, problems)) return;
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
-  showStatus("Sending your randomized answers…", false);
+  showStatus(say("sending"), false);
   const { status, reply } = await send(root.dataset.submitUrl, body);
   const outcome = replyOutcome(status, reply, Boolean(codeField));
   if (outcome.sent || outcome.answered) {
@@ -175,7 +176,7 @@ function start() {
   button.addEventListener("click", async () => {
     if (sending) return;
     if (codeField && !codeField.value.trim()) {
-      showCodeError(codeField, CODE_REFUSALS.code_required);
+      showCodeError(codeField, say("code_required"));
       codeField.focus();
       return;
     }
@@ -184,7 +185,7 @@ function start() {
     try {
       await submit(page);
     } catch {
-      showStatus(CONNECTION_FAILED, true);
+      showStatus(say("connection_failed"), true);
     } finally {
       sending = false;
       if (!page.state.submitted) button.disabled = false;

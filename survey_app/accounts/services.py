@@ -22,6 +22,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from survey_app.extensions import db
 from survey_app.storage.models import Analyst, AnalystSession, ApiToken, utc_now
+from survey_app.web.languages import is_shipped
 
 MIN_PASSWORD_LENGTH = 12
 MAX_PASSWORD_LENGTH = 1000
@@ -106,6 +107,14 @@ def set_password(analyst: Analyst, password: str) -> None:
     check_new_password(password, analyst.email)
     analyst.password_hash = hash_password(password)
     end_all_sessions(analyst)
+
+
+def set_language(analyst: Analyst, language: str | None) -> None:
+    """The language of the analyst's pages: a shipped one's code, or None for the browser's
+    (the caller commits); ValueError, in words, for any other."""
+    if language is not None and not is_shipped(language):
+        raise ValueError(f"{language!r} is not a language this app speaks")
+    analyst.language = language
 
 
 def verify_password(analyst: Analyst, password: str) -> bool:

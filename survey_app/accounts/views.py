@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask import (
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
 from wtforms import EmailField, HiddenField, PasswordField
@@ -17,6 +25,7 @@ from survey_app.accounts.services import (
     end_all_sessions,
     end_session,
     password_problem,
+    set_language,
     set_password,
     sign_in_browser,
     verify_password,
@@ -141,14 +150,32 @@ def account():
         current_app.logger.info("password changed; every other session ended")
         flash("Password changed. Every other device was signed out.", "success")
         return redirect(url_for("sign_in.account"))
-    status = 400 if form.errors else 200
-    page = render_template(
+    return _account_page(form), 400 if form.errors else 200
+
+
+def _account_page(form: PasswordChangeForm, language_error: str | None = None) -> str:
+    return render_template(
         "accounts/account.html",
         form=form,
         action_form=ActionForm(),
         min_password_length=MIN_PASSWORD_LENGTH,
+        language_error=language_error,
     )
-    return page, status
+
+
+@bp.post("/account/language")
+@login_required
+def account_language():
+    """Save the language of this account's pages (none: the browser's)."""
+    chosen = request.form.get("language", "") or None
+    try:
+        set_language(current_user._get_current_object(), chosen)
+    except ValueError as error:
+        said = f"Not saved: {error}. Choose one from the list."
+        return _account_page(PasswordChangeForm(formdata=None), said), 400
+    db.session.commit()
+    flash("Language saved.", "success")
+    return redirect(url_for("sign_in.account"))
 
 
 @bp.post("/account/sign-out-everywhere")

@@ -40,6 +40,7 @@ _TOP_FIELDS = {
     "intro": ("intro", "The introduction"),
     "flip_probability": ("flip_probability", "The flip probability"),
     "questions": ("add-yes-no", "The survey"),
+    "language": ("language", "The language students see"),
 }
 #: A question's fields: the page's id (without the question's index) and its name.
 _QUESTION_FIELDS = {
@@ -170,6 +171,7 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
         "too_many_questions": f"A survey holds at most {values.get('limit')} questions",
         "type": f"{subject} is not one the builder offers: choose one from its list",
         "mechanism": f"{subject} is not one the builder offers: choose one from its list",
+        "language": f"{subject} is not one the builder offers: choose one from its list",
     }
     return words.get(key, f"{subject} cannot be saved as it is")
 

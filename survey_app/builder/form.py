@@ -74,6 +74,9 @@ def definition_from_form() -> dict:
         "questions": questions,
         "show_results_after_close": form.get("show_results_after_close") == "1",
     }
+    # The students' language: a shipped one's code, or none (each browser decides).
+    if form.get("language"):
+        definition["language"] = form["language"]
     # The planner's class size is saved with the survey (a numeric question's mechanism is
     # chosen for it), read by the planner's rule; one it refuses is not saved, and saving
     # says why beside the field (builder.views.checked_draft).
@@ -111,7 +114,7 @@ def shown_bound(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "" if value is None else str(value)
     shown = format_number(value)
-    if float(shown) == value:
+    if typed_number(shown) == value:  # "2,5" too, where the page's language writes it so
         return shown
     return format(decimal.Decimal(repr(float(value))).normalize(), "f")
 
@@ -124,6 +127,7 @@ def definition_of(survey: Survey) -> dict:
         "flip_probability": survey.flip_probability,
         "expected_respondents": survey.expected_respondents,
         "show_results_after_close": survey.show_results_after_close,
+        "language": survey.language,
         # Each question has its own kind's fields only: a number question given an empty
         # options list would be a question its kind refuses (and the planner leave it out).
         "questions": [

@@ -284,6 +284,7 @@ def edit_survey(slug: str):
     survey.flip_probability = checked.flip_probability
     survey.expected_respondents = checked.expected_respondents
     survey.show_results_after_close = checked.show_results_after_close
+    survey.language = checked.language
     replace_questions(survey, checked.questions)
     db.session.commit()
     flash("Draft saved.", "success")

@@ -90,6 +90,11 @@ class Kind:
         """The labels of the values a respondent can report, by value (none for a number)."""
         return []
 
+    def shown_labels(self, question: Any) -> list[str]:
+        """The labels as a respondent's page shows them, in its language: the author's own
+        words as written, unless the kind's labels are the app's."""
+        return self.option_labels(question)
+
     def at_open(self, question: Any) -> None:
         """Fix what must not change once the survey opens (browsers randomize with it)."""
 

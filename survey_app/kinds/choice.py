@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask_babel import lazy_gettext
+
 from survey_app import privacy
 from survey_app.kinds.base import Kind, QuestionDefinition
 from survey_app.surveys.definition_checks import checked_text, refused
@@ -20,7 +22,7 @@ class Choice(Kind):
     builder_partial = "kinds/choice_builder.html"
     partial = "kinds/choice.html"
     script = "js/kinds/choice.js"
-    script_role = "reads the option you pick and has it scrambled"
+    script_role = lazy_gettext("reads the option you pick and has it scrambled")
     #: What the builder's options field takes, beside its label.
     options_hint = f"({MIN_OPTIONS} to {privacy.MAX_OPTIONS}; multiple choice only)"
 

@@ -7,6 +7,8 @@ import math
 import numbers
 from typing import Any
 
+from flask_babel import lazy_gettext
+
 from survey_app import privacy
 from survey_app.kinds.base import Kind, QuestionDefinition
 from survey_app.surveys.definition_checks import checked_text, refused
@@ -21,9 +23,11 @@ MAX_FLIP_PROBABILITY_WITH_NUMBERS = 0.4975
 NUMERIC_MECHANISM_NAMES = tuple(privacy.NUMERIC_MECHANISMS)
 #: A number's field on the survey page: its label, in its unit if it has one, and the hint
 #: beneath (its upper bound with the unit, as the figure wants it: "40 hours", "1 hour").
-ANSWER_LABEL = "Your answer"
-ANSWER_LABEL_IN_UNIT = "Your answer ({unit})"
-ANSWER_HINT = "A number from {low} to {high}. A number outside counts as the nearest of the two."
+ANSWER_LABEL = lazy_gettext("Your answer")
+ANSWER_LABEL_IN_UNIT = lazy_gettext("Your answer (%(unit)s)")
+ANSWER_HINT = lazy_gettext(
+    "A number from %(low)s to %(high)s. A number outside counts as the nearest of the two."
+)
 #: Bounds have at most this many decimals: the builder shows them back with as many (the
 #: ``bound`` filter, format_number), so a draft saved again keeps them exactly.
 MAX_BOUND_DECIMALS = 6
@@ -126,7 +130,7 @@ class Numeric(Kind):
     builder_partial = "kinds/numeric_builder.html"
     partial = "kinds/numeric.html"
     script = "js/kinds/numeric.js"
-    script_role = "reads a number you type and has it scrambled"
+    script_role = lazy_gettext("reads a number you type and has it scrambled")
     max_flip_probability = MAX_FLIP_PROBABILITY_WITH_NUMBERS
     max_unit_length = MAX_UNIT_LENGTH
     flip_limit_words = (
@@ -185,14 +189,16 @@ class Numeric(Kind):
 
     def answer_label(self, question: Any) -> str:
         """The label of a question's number field: "Your answer (hours)"."""
-        return (ANSWER_LABEL_IN_UNIT if question.unit else ANSWER_LABEL).format(unit=question.unit)
+        if not question.unit:
+            return str(ANSWER_LABEL)
+        return str(ANSWER_LABEL_IN_UNIT) % {"unit": question.unit}
 
     def answer_hint(self, question: Any) -> str:
         """What the number field takes: "A number from 0 to 40 hours. ...", "... 0 to 1 hour"."""
-        return ANSWER_HINT.format(
-            low=format_number(question.minimum),
-            high=with_unit(format_number(question.maximum), question.unit),
-        )
+        return str(ANSWER_HINT) % {
+            "low": format_number(question.minimum),
+            "high": with_unit(format_number(question.maximum), question.unit),
+        }
 
 
 KIND = Numeric()

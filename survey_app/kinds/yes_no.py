@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask_babel import lazy_gettext
+
 from survey_app.kinds.base import Kind
 
 #: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
 YES_NO_LABELS = ("No", "Yes")
+#: The same words as a respondent's page shows them, in its language (the results and the CSV
+#: files keep YES_NO_LABELS).
+SHOWN_LABELS = {"No": lazy_gettext("No"), "Yes": lazy_gettext("Yes")}
 
 
 class YesNo(Kind):
@@ -20,10 +25,13 @@ class YesNo(Kind):
     lesson_follows = 1
     partial = "kinds/yes_no.html"
     script = "js/kinds/yes-no.js"
-    script_role = "reads a Yes or No answer and has it scrambled"
+    script_role = lazy_gettext("reads a Yes or No answer and has it scrambled")
 
     def option_labels(self, question: Any) -> list[str]:
         return list(YES_NO_LABELS)
+
+    def shown_labels(self, question: Any) -> list[str]:
+        return [str(SHOWN_LABELS.get(label, label)) for label in YES_NO_LABELS]
 
     def way(self, flip_percent: str) -> str:
         return f"flips a yes/no answer {flip_percent}% of the time"

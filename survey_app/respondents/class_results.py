@@ -9,7 +9,8 @@ is stored for it and nothing of any one respondent is shown.
 
 from __future__ import annotations
 
-from survey_app.results.panel import class_results_words, protection_words
+from survey_app.respondents.words import protection_words
+from survey_app.results.panel import class_results_words
 from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey

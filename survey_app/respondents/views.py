@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from survey_app.classroom.codes import normalise_code
 from survey_app.respondents.class_results import class_results_context, results_shown_to_respondents
@@ -10,6 +11,7 @@ from survey_app.respondents.words import privacy_words
 from survey_app.storage.models import JOIN_CODE_LENGTH
 from survey_app.surveys.services import find_survey, find_survey_by_join_code
 from survey_app.surveys.words import privacy_explanation
+from survey_app.web.languages import pin
 
 bp = Blueprint("respondent", __name__)
 
@@ -20,6 +22,7 @@ def survey_page(slug: str):
     survey = find_survey(slug)
     if survey is None or survey.is_draft:
         abort(404)
+    pin(survey.language)  # the class's language, whatever each browser asks for
     if survey.is_closed:
         if results_shown_to_respondents(survey):  # still 410: it takes no more answers
             return render_template("respondents/results.html", **class_results_context(survey)), 410
@@ -39,8 +42,9 @@ def class_results(slug: str):
     survey = find_survey(slug)
     if survey is None or survey.is_draft or not survey.show_results_after_close:
         abort(404)
+    pin(survey.language)
     if not survey.is_closed:
-        abort(403, description="The class’s results show here once the survey closes.")
+        abort(403, description=gettext("The class’s results show here once the survey closes."))
     return render_template("respondents/results.html", **class_results_context(survey))
 
 
@@ -68,25 +72,31 @@ def _join(typed: str):
     if survey is not None and not survey.is_draft:
         # A closed survey's page says that it has closed.
         return redirect(url_for("respondent.survey_page", slug=survey.slug))
-    if not typed.strip():
-        error = "Type the code shown by whoever runs the survey."
+    code = typed.strip()
+    if not code:
+        error = gettext("Type the code shown by whoever runs the survey.")
     elif survey is not None:
         # A draft gets its code before class when its one-time code slips are printed.
-        error = (
-            f"The survey with the code “{typed.strip()}” has not opened yet. Ask whoever runs "
-            "it (your professor) to open it, then press Join again."
+        pin(survey.language)
+        error = gettext(
+            "The survey with the code “%(code)s” has not opened yet. Ask whoever runs it (your "
+            "professor) to open it, then press Join again.",
+            code=code,
         )
     elif normalise_code(typed) is not None:
         # A slip holds two codes; students reach for the long one, which the survey page asks
         # for once they are in.
-        error = (
-            f"“{typed.strip()}” looks like your one-time code. Type the 6-character survey "
-            "code first (on the screen, or above the one-time code on your slip), or scan "
-            "the slip’s QR code: the survey page will then ask for your one-time code."
+        error = gettext(
+            "“%(code)s” looks like your one-time code. Type the 6-character survey code first "
+            "(on the screen, or above the one-time code on your slip), or scan the slip’s QR "
+            "code: the survey page will then ask for your one-time code.",
+            code=code,
         )
     else:
-        error = (
-            f"No survey has the code “{typed.strip()}”. Check it: it has {JOIN_CODE_LENGTH} "
-            "letters and digits, like “K7W3PX”."
+        error = gettext(
+            "No survey has the code “%(code)s”. Check it: it has %(length)s letters and digits, "
+            "like “K7W3PX”.",
+            code=code,
+            length=JOIN_CODE_LENGTH,
         )
     return render_template("respondents/join.html", code=typed.strip(), error=error), 404

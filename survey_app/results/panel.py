@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from flask_babel import ngettext
 from markupsafe import Markup
 
 from survey_app import kinds, privacy
@@ -36,9 +37,7 @@ from survey_app.results.words import (
 )
 from survey_app.words import (
     counted,
-    format_epsilon,
-    format_number,
-    format_upper_bound,
+    format_count,
     percent,
     percent_high,
     percent_low,
@@ -536,7 +535,12 @@ def class_results_words(results: SurveyResults, kind: str) -> dict:
     results need (once for all the questions), and each question's view by id
     (:func:`class_question_view`)."""
     return {
-        "answered_words": f"{counted(results.respondents, 'person', 'people')} answered.",
+        "answered_words": ngettext(
+            "%(count)s person answered.",
+            "%(count)s people answered.",
+            results.respondents,
+            count=format_count(results.respondents),
+        ),
         "too_few_words": None if results.shows_results else too_few_words(brief=True),
         "views": {
             question.id: class_question_view(
@@ -545,32 +549,3 @@ def class_results_words(results: SurveyResults, kind: str) -> dict:
             for question in results.questions
         },
     }
-
-
-def protection_words(flip_probability: float, explanation: dict) -> Markup:
-    """How each answer was protected, for the students' results page: the flip (or as much
-    protection as it gives), epsilon a question and for all of them, and the odds it bounds
-    (``explanation``: surveys.words.privacy_explanation)."""
-    p, flip = format_number(flip_probability), explanation["flip_percent"]
-    if explanation["has_yes_no"]:
-        how = Markup(
-            "it sent the opposite of a yes/no answer with probability <strong>p = {}</strong> "
-            "({}% of the time)"
-        ).format(p, flip)
-    else:
-        how = Markup(
-            "as much protection as sending the opposite of a yes/no answer {}% of the time (p = {})"
-        ).format(flip, p)
-    total = (
-        ""
-        if explanation["question_count"] == 1
-        else f" and ε = {format_epsilon(explanation['epsilon_total'])} for all "
-        f"{explanation['questions']}"
-    )
-    return Markup(
-        "Your phone randomized your answer before sending it: {}. That is "
-        "<strong>ε = {}</strong> a question{}: nobody, not even whoever ran the survey, can be "
-        "more than {} times surer of your real answer from what your phone sent."
-    ).format(
-        how, format_epsilon(explanation["epsilon"]), total, format_upper_bound(explanation["odds"])
-    )

@@ -12,6 +12,7 @@ by survey_app.words (percentages rounded outward, counts and their nouns); the r
 
 from __future__ import annotations
 
+from flask_babel import ngettext
 from markupsafe import Markup
 
 from survey_app import privacy
@@ -20,6 +21,7 @@ from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_a
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.words import (
     counted,
+    format_count,
     format_number,
     numeric_places,
     percent,
@@ -337,9 +339,14 @@ def results_appear_words(count: int, batch: int, brief: bool = False) -> str:
 
 def too_few_words(brief: bool = False) -> str:
     """Why a closed survey shows no results: too few answered (``brief``: the projector's)."""
+    if brief:  # the students' results page's too, in their language
+        return ngettext(
+            "Too few answered for results: they show once %(count)s person has answered.",
+            "Too few answered for results: they show once %(count)s people have answered.",
+            MIN_ANSWERS_FOR_SHARES,
+            count=format_count(MIN_ANSWERS_FOR_SHARES),
+        )
     count = counted(MIN_ANSWERS_FOR_SHARES, "person has", "people have")
-    if brief:
-        return f"Too few answered for results: they show once {count} answered."
     return (
         f"Too few answered for results: they show once {count} answered. Reopen the survey "
         "to collect more answers."

@@ -101,6 +101,9 @@ class Analyst(db.Model):
     email: Mapped[str] = mapped_column(String(254), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+    #: The language of the professor's pages (a shipped one: survey_app.web.languages); None:
+    #: the browser's.
+    language: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
     surveys: Mapped[list[Survey]] = relationship(back_populates="owner")
 
@@ -221,6 +224,9 @@ class Survey(db.Model):
     show_results_after_close: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false()
     )
+    #: The language its students see (a shipped one: survey_app.web.languages), since a class
+    #: is taught in one; None: each student's browser decides.
+    language: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
     owner: Mapped[Analyst] = relationship(back_populates="surveys")
     questions: Mapped[list[Question]] = relationship(

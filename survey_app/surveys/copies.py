@@ -89,6 +89,7 @@ def duplicate_survey(survey: Survey) -> Survey:
         requires_codes=survey.requires_codes,
         hide_results_until_closed=survey.hide_results_until_closed,
         show_results_after_close=survey.show_results_after_close,
+        language=survey.language,
         status=SurveyStatus.DRAFT,
     )
     duplicate.questions.extend(copy_question(question) for question in survey.questions)

@@ -43,6 +43,7 @@ from survey_app.storage.models import (
 from survey_app.surveys.definition_checks import SurveyDefinitionError, refused
 from survey_app.surveys.definition_checks import checked_text as _text
 from survey_app.web import strictjson
+from survey_app.web.languages import SHIPPED_LANGUAGES, is_shipped
 
 MAX_TITLE_LENGTH = 200
 MAX_INTRO_LENGTH = 5000
@@ -94,6 +95,8 @@ class SurveyDefinition:
     expected_respondents: int = privacy.PLANNED_RESPONDENTS
     #: Once closed, the survey's page shows respondents the class's results.
     show_results_after_close: bool = False
+    #: The language its students see (survey_app.web.languages); None: each browser's.
+    language: str | None = None
 
 
 def parse_flip_probability(value: object, field: str = "flip_probability") -> float:
@@ -155,6 +158,7 @@ def parse_definition(raw: object) -> SurveyDefinition:
         "questions",
         "expected_respondents",
         "show_results_after_close",
+        "language",
     }
     if unknown:
         raise refused(sorted(unknown)[0], "unknown_field", "unknown field")
@@ -181,7 +185,23 @@ def parse_definition(raw: object) -> SurveyDefinition:
         show_results_after_close=parse_switch(
             "show_results_after_close", raw.get("show_results_after_close", False)
         ),
+        language=parse_language(raw.get("language")),
     )
+
+
+def parse_language(value: object) -> str | None:
+    """The language a survey's students see (``language``): a shipped language's code, or
+    none given (each student's browser then decides)."""
+    if value is None:
+        return None
+    if not is_shipped(value):
+        names = [repr(code) for code in SHIPPED_LANGUAGES]
+        detail = (
+            f"must be {', '.join(names[:-1])} or {names[-1]} (the languages the app speaks), "
+            f"got {value!r}"
+        )
+        raise refused("language", "language", detail)
+    return value
 
 
 def check_flip_probability_for_kinds(
@@ -269,6 +289,7 @@ def create_survey(owner: Analyst, definition: SurveyDefinition) -> Survey:
         flip_probability=definition.flip_probability,
         expected_respondents=definition.expected_respondents,
         show_results_after_close=definition.show_results_after_close,
+        language=definition.language,
         status=SurveyStatus.DRAFT,
     )
     db.session.add(survey)

@@ -16,6 +16,11 @@ the cases both are tested against.
   English and 1.5 in French; ``1.500`` the other way round; ``0.125`` is clear, as no one
   groups a thousand after a 0), several points or commas (``1.000,5``), spaces that do not
   group thousands (``12 5``).
+- In a language's own way (``language``, the page's): a number written with both of its
+  separators, thousands grouped by the one and decimals after the other, is clear: ``1.234,5``
+  in German, ``1,234.5`` in English (French groups with spaces, clear in every language).
+  Without both, the separator stays unclear: ``1.234`` is 1234 to a German and 1.234 to many
+  phones' keypads.
 - Not a number: anything else, among them exponents (``1e3``), NaN, infinities, hexadecimal,
   underscores and digits of other scripts, or a number too large for a float.
 
@@ -57,6 +62,17 @@ _COUNT_GROUPS = (re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+"), re.compile(_GROUP
 _NUMBER_LIKE = re.compile(rf"{_SIGN}(?:[0-9.,]|{_GROUP})*[0-9](?:[0-9.,]|{_GROUP})*")
 
 
+#: Per language, a number written with both its separators: thousands grouped by the first,
+#: decimals after the second (see the module's docstring).
+_SEPARATORS = {"de": (".", ","), "en": (",", ".")}
+_GROUPED_IN = {
+    language: re.compile(
+        rf"{_SIGN}[1-9][0-9]{{0,2}}(?:{re.escape(group)}[0-9]{{3}})+{re.escape(decimal)}[0-9]+"
+    )
+    for language, (group, decimal) in _SEPARATORS.items()
+}
+
+
 @dataclass(frozen=True)
 class TypedNumber:
     """What was typed: a clear ``value``, ``unclear`` (a number, but which one?), or neither."""
@@ -65,9 +81,15 @@ class TypedNumber:
     unclear: bool = False
 
 
-def read_typed_number(typed: str) -> TypedNumber:
-    """The number ``typed`` (text a person typed), by the rule in this module's docstring."""
+def read_typed_number(typed: str, language: str | None = None) -> TypedNumber:
+    """The number ``typed`` (text a person typed), by the rule in this module's docstring;
+    ``language`` (the page's: "de", "de-CH") adds its own way of grouping thousands."""
     text = typed.strip(_AROUND)
+    primary = (language or "").split("-")[0].lower()
+    if primary in _GROUPED_IN and _GROUPED_IN[primary].fullmatch(text):
+        group, decimal = _SEPARATORS[primary]
+        value = float(text.replace(group, "").replace(decimal, ".").replace("\u2212", "-"))
+        return TypedNumber(value=value) if abs(value) != float("inf") else TypedNumber()
     if _MAYBE_THOUSANDS.fullmatch(text):
         return TypedNumber(unclear=True)
     if _PLAIN.fullmatch(text) or _GROUPED.fullmatch(text):
@@ -77,14 +99,14 @@ def read_typed_number(typed: str) -> TypedNumber:
     return TypedNumber(unclear=bool(_NUMBER_LIKE.fullmatch(text)))
 
 
-def typed_number(typed: str) -> float | None:
+def typed_number(typed: str, language: str | None = None) -> float | None:
     """The clear number ``typed``, else None (not clear, or not a number)."""
-    return read_typed_number(typed).value
+    return read_typed_number(typed, language).value
 
 
-def is_unclear_number(typed: str) -> bool:
+def is_unclear_number(typed: str, language: str | None = None) -> bool:
     """True if ``typed`` is a number written so that which one it is is not clear."""
-    return read_typed_number(typed).unclear
+    return read_typed_number(typed, language).unclear
 
 
 def whole_number(text: str) -> int | None:

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from flask import Flask, current_app, request, url_for
+from flask_babel import lazy_gettext
 from flask_compress import Compress
 from markupsafe import Markup, escape
 
@@ -125,13 +126,16 @@ def module_script(entry: str) -> Markup:
 #: What each script of the respondent page does, as the page lists them for anyone to check
 #: against the published source (every module survey.js imports has a line).
 RESPONDENT_SCRIPT_ROLES = {
-    "js/survey.js": "reads your answers and sends them scrambled",
-    "js/answer-table.js": "scrambles each possible answer once, and keeps that until it is sent",
-    "js/randomized-response.js": "does the scrambling",
-    "js/survey-replies.js": "words what the server replied",
-    "js/typed-numbers.js": "reads a number you type",
-    "js/kinds/index.js": "knows each kind of question’s script",
-    "js/kinds/options.js": "reads an option picked",
+    "js/survey.js": lazy_gettext("reads your answers and sends them scrambled"),
+    "js/answer-table.js": lazy_gettext(
+        "scrambles each possible answer once, and keeps that until it is sent"
+    ),
+    "js/randomized-response.js": lazy_gettext("does the scrambling"),
+    "js/survey-replies.js": lazy_gettext("words what the server replied"),
+    "js/typed-numbers.js": lazy_gettext("reads a number you type"),
+    "js/page-words.js": lazy_gettext("gives the scripts this page’s words, in its language"),
+    "js/kinds/index.js": lazy_gettext("knows each kind of question’s script"),
+    "js/kinds/options.js": lazy_gettext("reads an option picked"),
 }
 
 

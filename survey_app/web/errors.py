@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask, Response, jsonify, render_template, request
+from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from survey_app.web.parsing import QueryError
@@ -12,20 +13,22 @@ from survey_app.web.ratelimits import JOIN_ENDPOINTS
 
 #: Plain words for the error pages people see.
 MESSAGES = {
-    400: "The request could not be understood.",
-    401: "Please sign in first.",
-    403: "You are not allowed to do that.",
-    404: "There is nothing here. Check the link you were given.",
-    405: "That is not something this address can do.",
-    409: "That conflicts with the current state of the survey.",
-    410: "This survey has closed and no longer takes answers.",
-    413: "What was sent is too large.",
-    429: "Too many attempts. Please wait a minute and try again.",
-    500: "Something went wrong on our side. Nothing you sent was lost; please try again.",
+    400: lazy_gettext("The request could not be understood."),
+    401: lazy_gettext("Please sign in first."),
+    403: lazy_gettext("You are not allowed to do that."),
+    404: lazy_gettext("There is nothing here. Check the link you were given."),
+    405: lazy_gettext("That is not something this address can do."),
+    409: lazy_gettext("That conflicts with the current state of the survey."),
+    410: lazy_gettext("This survey has closed and no longer takes answers."),
+    413: lazy_gettext("What was sent is too large."),
+    429: lazy_gettext("Too many attempts. Please wait a minute and try again."),
+    500: lazy_gettext(
+        "Something went wrong on our side. Nothing you sent was lost; please try again."
+    ),
 }
 
 
-BUSY = (
+BUSY = lazy_gettext(
     "Many people are joining from this network right now. Wait a minute, then press Join "
     "again (or scan the QR code)."
 )
@@ -123,7 +126,9 @@ def register(app: Flask) -> None:
         # An address whose query names something no page can show: a 400 that says which.
         if wants_json():
             return json_error(str(error), 400)
-        message = f"This address asks for something the page cannot show: {error}."
+        message = gettext(
+            "This address asks for something the page cannot show: %(reason)s.", reason=str(error)
+        )
         return render_template("error.html", status=400, message=message), 400
 
     @app.errorhandler(Exception)

@@ -72,6 +72,8 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.web.file_names", 0),
     ("survey_app.web.live_updates", 0),
     ("survey_app.web.assets", 0),
+    ("survey_app.web.languages", 0),
+    ("survey_app.web.page_words", 0),
     ("survey_app.results.releases", 1),
     ("survey_app.results.tables", 1),
     ("survey_app.surveys.services", 1),

@@ -57,6 +57,11 @@ def test_wheel_carries_static_files_and_templates(wheel):
     for path in REPOSITORY.joinpath("survey_app").rglob("*.py"):
         assert path.relative_to(REPOSITORY).as_posix() in names
     assert "survey_app/accounts/common-passwords.txt.gz" in names
+    # Each language's catalog, compiled (what the app reads) and its source.
+    catalogs = sorted(REPOSITORY.joinpath("survey_app", "translations").rglob("messages.*o"))
+    assert len(catalogs) >= 4  # German and French, .po and .mo
+    for path in catalogs:
+        assert path.relative_to(REPOSITORY).as_posix() in names
     # The benchmark is a tool of the source tree, not part of the installed app.
     assert not [name for name in names if "bench" in name]
     assert "survey_app/storage/migrations/env.py" in names
@@ -96,6 +101,8 @@ def test_installed_app_works_outside_the_source_tree(wheel, tmp_path):
         script = client.get("/static/js/randomized-response.js")
         assert script.status_code == 200 and b"getRandomValues" in script.data
         assert client.get("/s/unknown").status_code == 404
+        german = client.get("/", headers={{"Accept-Language": "de"}}).get_data(as_text=True)
+        assert '<html lang="de"' in german and "An einer Umfrage teilnehmen" in german, german
         print("installed app ok", survey_app.privacy.epsilon_from_flip_probability(0.25))
         """
     )

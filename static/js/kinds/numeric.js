@@ -37,6 +37,8 @@ export const numeric = {
       mechanism: fieldset.dataset.mechanism,
       parameters: JSON.parse(fieldset.dataset.parameters),
       input: fieldset.querySelector("input.number-input"),
+      // Numbers are read the page's language's way too ("1.234,5" in German).
+      language: fieldset.ownerDocument.documentElement.lang,
     };
   },
   draw(question) {
@@ -53,8 +55,8 @@ export const numeric = {
    * it too, tied to the field); or, left blank, it is marked unanswered.
    */
   readAnswer(question) {
-    const reading = readTypedNumber(question.input.value);
-    const problem = typedNumberMessage(question.input.value);
+    const reading = readTypedNumber(question.input.value, question.language);
+    const problem = typedNumberMessage(question.input.value, question.language);
     question.fieldset.classList.toggle("unanswered", reading.value === undefined);
     showNumberError(question, problem);
     if (problem) return { problem };

@@ -178,7 +178,7 @@ def test_an_average_is_said_in_the_dashboards_words(app, client, make_survey, an
 
 
 def test_a_survey_without_yes_no_says_what_its_protection_equals():
-    from survey_app.results.panel import protection_words
+    from survey_app.respondents.words import protection_words
 
     explanation = {
         "has_yes_no": False,

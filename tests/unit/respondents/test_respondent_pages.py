@@ -273,6 +273,7 @@ def test_every_script_the_page_loads_carries_its_integrity(client, survey):
         "/static/js/kinds/numeric.js",
         "/static/js/kinds/options.js",
         "/static/js/kinds/yes-no.js",
+        "/static/js/page-words.js",
         "/static/js/randomized-response.js",
         "/static/js/survey-replies.js",
         "/static/js/survey.js",
@@ -337,7 +338,7 @@ def test_page_publishes_the_sha256_of_every_script(app, client, survey):
         served = client.get(path)
         assert hashlib.sha256(served.data).hexdigest() == expected
         served.close()
-    assert len(hashes) == len(loaded_scripts(page)) == 10  # survey.js and its 9 modules
+    assert len(hashes) == len(loaded_scripts(page)) == 11  # survey.js and its 10 modules
     assert "Check the scripts" in page.text("h3")
 
 

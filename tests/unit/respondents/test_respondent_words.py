@@ -59,6 +59,10 @@ def explanation(epsilon_total: float = 2 * math.log(3)) -> dict:
         "flip_percent": "25",
         "flip_one_in": 4.0,
         "group_examples": [(k, k * epsilon_total) for k in (2, 5)],
+        "epsilon": epsilon_total / 2,
+        "epsilon_total": epsilon_total,
+        "question_count": 2,
+        "warner_lie_percent": "50",
     }
 
 

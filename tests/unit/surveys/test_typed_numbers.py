@@ -21,6 +21,9 @@ from tests.unit.node_scripts import js_module, run_node_script
 
 TABLE = Path(__file__).resolve().parents[2] / "typed_numbers.json"
 CASES = json.loads(TABLE.read_text(encoding="utf-8"))["cases"]
+#: Texts read in a page's language: each language's reading of each.
+BY_LANGUAGE = json.loads(TABLE.read_text(encoding="utf-8"))["by_language"]
+LANGUAGES = ("de", "fr", "en")
 
 
 def outcome(value: float | None, unclear: bool) -> float | str | None:
@@ -63,6 +66,51 @@ def test_the_browser_reads_every_case_as_the_table_says(tmp_path):
     for case, (value, unclear, number) in zip(CASES, read, strict=True):
         assert outcome(value, unclear) == case["value"], case["typed"]
         assert number == value, case["typed"]
+
+
+def test_the_languages_table_covers_what_each_language_reads_its_own_way():
+    """Grouped thousands read in one language and not the others, both ways round."""
+    assert {case["typed"] for case in BY_LANGUAGE} >= {"3,5", "1.234,5", "1 234,5", "1,234.5"}
+    for language in LANGUAGES:
+        alone = [
+            case
+            for case in BY_LANGUAGE
+            if isinstance(case[language], float)
+            and all(case[other] == "unclear" for other in LANGUAGES if other != language)
+        ]
+        assert alone or language == "fr", language  # French groups with spaces: read by all
+
+
+@pytest.mark.parametrize("case", BY_LANGUAGE, ids=lambda case: repr(case["typed"]))
+def test_python_reads_each_case_in_each_language_as_the_table_says(case):
+    for language in LANGUAGES:
+        reading = read_typed_number(case["typed"], language)
+        assert outcome(reading.value, reading.unclear) == case[language], language
+        assert typed_number(case["typed"], language) == reading.value
+        # A region of the language reads as the language does ("de-CH", "de-AT").
+        regional = read_typed_number(case["typed"], f"{language}-CH")
+        assert outcome(regional.value, regional.unclear) == case[language]
+
+
+def test_the_browser_reads_each_case_in_each_language_as_the_table_says(tmp_path):
+    read = run_node_script(
+        tmp_path,
+        f"""
+        import {{ readTypedNumber, typedNumberMessage }} from "{js_module("typed-numbers.js")}";
+        const cases = {json.dumps([case["typed"] for case in BY_LANGUAGE])};
+        const languages = {json.dumps(LANGUAGES)};
+        console.log(JSON.stringify(cases.map((typed) => languages.map((language) => {{
+          const reading = readTypedNumber(typed, language);
+          const note = typedNumberMessage(typed, language);
+          return [reading.value ?? null, reading.unclear === true, note];
+        }}))));
+        """,
+    )
+    for case, readings in zip(BY_LANGUAGE, read, strict=True):
+        for language, (value, unclear, message) in zip(LANGUAGES, readings, strict=True):
+            assert outcome(value, unclear) == case[language], (case["typed"], language)
+            # A number clear in the page's language gets no note under its field.
+            assert (message == "") is (value is not None), (case["typed"], language)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,215 @@
+"""Which language a page speaks (survey_app.web.languages): a survey's pinned language over the
+student's browser, the professor's saved language over theirs, <html lang dir> after it; and
+numbers written the language's way by the shared words (survey_app.words)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from babel.numbers import format_decimal, format_percent
+from flask_babel import force_locale
+
+from survey_app import words
+from survey_app.extensions import db
+from survey_app.storage.models import Analyst, Survey
+from survey_app.surveys.definition_checks import SurveyDefinitionError
+from survey_app.surveys.services import SAMPLE_SURVEY, find_survey, parse_definition
+from survey_app.web.languages import page_language
+from tests.analyst_helpers import csrf_token
+
+HTML_TAG = re.compile(r'<html lang="([^"]+)" dir="([^"]+)">')
+
+
+def html_tag(page: str) -> tuple[str, str]:
+    return HTML_TAG.search(page).groups()
+
+
+@pytest.mark.parametrize(
+    ("accepted", "lang", "heading"),
+    [
+        (None, "en", "Join a survey"),
+        ("de-DE,de;q=0.9,en;q=0.5", "de", "An einer Umfrage teilnehmen"),
+        ("fr-CH, fr;q=0.9", "fr", "Rejoindre un sondage"),
+        # A language the app does not speak: the best one it does, else English.
+        ("it, fr;q=0.4", "fr", "Rejoindre un sondage"),
+        ("ja", "en", "Join a survey"),
+    ],
+)
+def test_the_browser_chooses_among_the_shipped_languages(client, accepted, lang, heading):
+    headers = {"Accept-Language": accepted} if accepted else {}
+    page = client.get("/", headers=headers).text
+    assert html_tag(page) == (lang, "ltr")
+    assert f"<h1>{heading}</h1>" in page
+
+
+def test_a_surveys_language_beats_the_students_browser(client, make_survey, close):
+    slug, _ = make_survey({**SAMPLE_SURVEY, "language": "fr"})
+    page = client.get(f"/s/{slug}", headers={"Accept-Language": "de"}).text
+    assert html_tag(page) == ("fr", "ltr")
+    assert "Envoyer mes réponses brouillées" in page and "Antworten" not in page
+    # Yes and No are the app's words, in the page's language; the options are the author's.
+    assert re.search(r'autocomplete="off"> Oui\s', page) and "> Never" in page
+    # Its closed page too, and a survey without a language follows the browser.
+    close(slug)
+    closed = client.get(f"/s/{slug}", headers={"Accept-Language": "de"})
+    assert closed.status_code == 410 and html_tag(closed.text) == ("fr", "ltr")
+    assert "Ce sondage est clos" in closed.text
+    unpinned, _ = make_survey()
+    german = client.get(f"/s/{unpinned}", headers={"Accept-Language": "de"}).text
+    assert html_tag(german) == ("de", "ltr") and "Meine zufällig veränderten Antworten" in german
+
+
+def test_the_api_speaks_english_whatever_is_asked(app):
+    """Its documents and CSV files are read by programs: the same words in every language."""
+    with app.test_request_context(
+        "/api/v1/surveys/x/results.csv", headers={"Accept-Language": "fr"}
+    ):
+        assert words.percent(0.425) == "42.5%"
+    with app.test_request_context("/s/x", headers={"Accept-Language": "fr"}):
+        assert words.percent(0.425) == "42,5\u00a0%"
+
+
+def test_a_definitions_language_is_kept_and_a_bad_one_refused_in_words(app, make_survey):
+    slug, _ = make_survey({**SAMPLE_SURVEY, "language": "de"})
+    with app.app_context():
+        assert find_survey(slug).language == "de"
+    assert parse_definition(SAMPLE_SURVEY).language is None
+    for bad in ("xx", "DE", "de-DE", 7, ""):
+        with pytest.raises(SurveyDefinitionError) as refused:
+            parse_definition({**SAMPLE_SURVEY, "language": bad})
+        assert str(refused.value) == (
+            f"language: must be 'en', 'de' or 'fr' (the languages the app speaks), got {bad!r}"
+        )
+
+
+def builder_form(client, **fields) -> dict:
+    form = {
+        "title": "Sprachen",
+        "flip_probability": "0.25",
+        "question_text": ["Schon einmal abgeschrieben?"],
+        "question_type": ["yes_no"],
+        "question_options": [""],
+        **fields,
+    }
+    form["csrf_token"] = csrf_token(client.get("/analyst/surveys/new").text)
+    return form
+
+
+def test_the_builder_pins_the_students_language(app, client, analyst, sign_in_as):
+    sign_in_as(client, analyst)
+    assert 'id="language"' in client.get("/analyst/surveys/new").text
+    saved = client.post("/analyst/surveys/new", data=builder_form(client, language="de"))
+    assert saved.status_code == 302
+    with app.app_context():
+        survey = db.session.execute(db.select(Survey).filter_by(title="Sprachen")).scalar_one()
+        assert survey.language == "de"
+        slug = survey.slug
+    editor = client.get(f"/analyst/surveys/{slug}/edit").text
+    assert re.search(r'<option value="de" lang="de" selected>Deutsch</option>', editor)
+    # A language the select never offers is refused beside the field, and nothing is saved.
+    refused = client.post("/analyst/surveys/new", data=builder_form(client, language="xx"))
+    assert refused.status_code == 400
+    assert "The language students see is not one the builder offers" in refused.text
+    with app.app_context():
+        assert db.session.execute(db.select(db.func.count(Survey.id))).scalar_one() == 1
+
+
+def test_a_professors_pages_follow_the_language_saved_on_the_account(
+    app, client, analyst, sign_in_as
+):
+    sign_in_as(client, analyst)
+    assert html_tag(client.get("/analyst/account", headers={"Accept-Language": "fr"}).text)[0] == (
+        "fr"
+    )
+    token = csrf_token(client.get("/analyst/account").text)
+    saved = client.post("/analyst/account/language", data={"language": "de", "csrf_token": token})
+    assert saved.status_code == 302
+    with app.app_context():
+        assert db.session.execute(db.select(Analyst.language)).scalar_one() == "de"
+    # The account's language over the browser's, on every page of the professor's.
+    for path in ("/analyst/account", "/analyst/"):
+        page = client.get(path, headers={"Accept-Language": "fr"}).text
+        assert html_tag(page) == ("de", "ltr"), path
+    refused = client.post(
+        "/analyst/account/language", data={"language": "tlh", "csrf_token": token}
+    )
+    assert refused.status_code == 400
+    said = html.unescape(refused.text)
+    assert "Not saved: 'tlh' is not a language this app speaks. Choose one" in said
+    back = client.post("/analyst/account/language", data={"language": "", "csrf_token": token})
+    assert back.status_code == 302
+    page = client.get("/analyst/account", headers={"Accept-Language": "fr"}).text
+    assert html_tag(page) == ("fr", "ltr")
+
+
+@pytest.mark.parametrize(("locale", "direction"), [("en", "ltr"), ("de", "ltr"), ("he", "rtl")])
+def test_the_html_element_says_the_languages_direction(app, locale, direction):
+    """Right-to-left languages get dir="rtl" (Babel's text direction)."""
+    with app.test_request_context("/"), force_locale(locale):
+        assert page_language() == {"lang": locale, "dir": direction}
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def test_english_numbers_are_written_as_always(app):
+    with app.test_request_context("/"):
+        assert [
+            words.percent(0.425),
+            words.percent_low(0.4865),
+            words.percent_high(0.4865),
+            words.format_epsilon(1.3249),
+            words.format_count(1234),
+            words.points(0.2781),
+            words.points(0.01),
+            words.points(0.015, long=True),
+            words.format_number(2.5),
+            words.percent_figure(0.125),
+        ] == [
+            "42.5%",
+            "48.6%",
+            "48.7%",
+            "1.33",
+            "1,234",
+            "±28 points",
+            "±1 point",
+            "±1.5 percentage points",
+            "2.5",
+            "12.5",
+        ]
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_german_and_french_numbers_are_written_their_way(app, language):
+    """As Babel writes them for the language: "42,5 %" with a no-break space, grouped
+    thousands ("1.234" in German, "1 234" with a narrow no-break space in French)."""
+    headers = {"Accept-Language": language}
+    with app.test_request_context("/", headers=headers):
+        assert words.percent(0.425) == format_percent(0.425, "#,##0.#\u00a0%", locale=language)
+        assert words.percent(0.425) == "42,5\u00a0%"
+        assert words.percent_low(0.4865) == "48,6\u00a0%"
+        assert words.percent_high(0.4865) == "48,7\u00a0%"
+        assert words.percent(0.4) == "40\u00a0%"
+        assert words.format_epsilon(1.3249) == "1,33"
+        assert words.format_epsilon(1.3) == "1,30"
+        assert words.format_count(1234) == format_decimal(1234, locale=language)
+        assert words.format_number(2.5) == "2,5" and words.format_number(-0.0) == "0"
+        assert words.format_number(1234.5) == "1234,5"  # no grouping: fields read it back
+        assert words.percent_figure(0.125) == "12,5"
+    assert format_decimal(1234, locale="de") == "1.234"
+    assert format_decimal(1234, locale="fr") == "1\u202f234"
+
+
+@pytest.mark.parametrize(
+    ("language", "margins", "said"),
+    [
+        ("de", (0.01, 0.28, 0.015), ["±1 Punkt", "±28 Punkte", "±1,5 Punkte"]),
+        # French: 1,5 is singular, as 0 and 1 (CLDR: i = 0 or 1).
+        ("fr", (0.01, 0.28, 0.015), ["±1 point", "±28 points", "±1,5 point"]),
+    ],
+)
+def test_margins_in_points_take_the_languages_plural(app, language, margins, said):
+    with app.test_request_context("/", headers={"Accept-Language": language}):
+        assert [words.points(margin) for margin in margins] == said
