@@ -39,8 +39,19 @@ export function replyOutcome(status, reply, hasCodeField) {
   if (handling === "code" && hasCodeField) return { codeError: say(reply.code) };
   if (handling === "closed") return { message: say("not_taking_answers") };
   if (handling === "busy") return { message: say("busy") };
-  return { message: say("not_recorded", { reason: reply.error || say("error_status", { status }) }) };
+  // The server's own reason is English (the API speaks English to every program): a page in
+  // another language gives the status alone.
+  const reason = reply.error && pageLanguage() === "en" ? reply.error : say("error_status", { status });
+  return { message: say("not_recorded", { reason }) };
 }
+
+/** The page's language ("de" for de-CH); "en" outside a page. */
+function pageLanguage() {
+  return (globalThis.document?.documentElement.lang || "en").split("-")[0].toLowerCase();
+}
+
+/** Languages whose sentence after a colon starts in lower case (German keeps its capital). */
+const LOWER_CASE_AFTER_COLON = new Set(["en", "fr"]);
 
 /**
  * The status line when answers are missing or not clear: ``problems`` are the questions whose
@@ -48,8 +59,9 @@ export function replyOutcome(status, reply, hasCodeField) {
  * field) }; ``unansweredNumbers`` the questions left blank.
  */
 export function missingAnswersMessage(problems, unansweredNumbers, numberUnanswered) {
+  const lower = LOWER_CASE_AFTER_COLON.has(pageLanguage());
   const messages = problems.map(({ number, message }) =>
-    say("check_question", { number, message: `${message.charAt(0).toLowerCase()}${message.slice(1)}` }),
+    say("check_question", { number, message: lower ? `${message.charAt(0).toLowerCase()}${message.slice(1)}` : message }),
   );
   if (unansweredNumbers.length > 0) {
     const key = numberUnanswered ? "answer_every_question_number" : "answer_every_question";

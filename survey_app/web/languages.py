@@ -54,7 +54,19 @@ def select_language() -> str:
     saved = getattr(current_user, "language", None)
     if is_shipped(saved):
         return saved
-    return request.accept_languages.best_match(SHIPPED_LANGUAGES) or DEFAULT_LANGUAGE
+    return browser_language()
+
+
+def browser_language() -> str:
+    """The shipped language the browser prefers most: its Accept-Language in order of
+    preference, each tag by its language alone ("de-CH" is German), English when it names none
+    (a browser set to "de-DE, en-US;q=0.9" gets German, not the exact match en-US)."""
+    g.language_from_browser = True  # the answer varies with the header: see register
+    for tag, quality in request.accept_languages:
+        language = tag.replace("_", "-").split("-")[0].lower()
+        if quality > 0 and language in SHIPPED_LANGUAGES:
+            return language
+    return DEFAULT_LANGUAGE
 
 
 def current_locale() -> Locale:
@@ -74,9 +86,18 @@ def page_language() -> dict:
 
 
 def register(app: Flask) -> None:
-    """Translate the app's pages: Flask-Babel with this module's rule; templates get
-    ``page_language()`` for ``<html lang dir>``, and ``language_names`` for a select."""
+    """Translate the app's pages: Flask-Babel with this module's rule (a page whose language
+    the browser chose says it varies with Accept-Language); templates get ``page_language()``
+    for ``<html lang dir>``, and ``language_names`` for a select."""
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LANGUAGE)
     Babel(app, locale_selector=select_language)
+
+    @app.after_request
+    def _vary_with_the_browsers_language(response):
+        # A cache between the browser and the app keeps one copy per language asked for.
+        if g.get("language_from_browser"):
+            response.vary.add("Accept-Language")
+        return response
+
     app.jinja_env.globals["page_language"] = page_language
     app.jinja_env.globals["language_names"] = LANGUAGE_NAMES

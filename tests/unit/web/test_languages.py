@@ -35,19 +35,27 @@ def html_tag(page: str) -> tuple[str, str]:
         # A language the app does not speak: the best one it does, else English.
         ("it, fr;q=0.4", "fr", "Rejoindre un sondage"),
         ("ja", "en", "Join a survey"),
+        # By preference, each tag by its language: not the first exact match further down.
+        ("de-DE,en-US;q=0.9,en;q=0.8", "de", "An einer Umfrage teilnehmen"),
+        ("de-CH,en;q=0.9", "de", "An einer Umfrage teilnehmen"),
+        ("fr-CA,en;q=0.5", "fr", "Rejoindre un sondage"),
+        ("fr;q=0, de;q=0.5", "de", "An einer Umfrage teilnehmen"),
     ],
 )
 def test_the_browser_chooses_among_the_shipped_languages(client, accepted, lang, heading):
     headers = {"Accept-Language": accepted} if accepted else {}
-    page = client.get("/", headers=headers).text
+    response = client.get("/", headers=headers)
+    page = response.text
     assert html_tag(page) == (lang, "ltr")
     assert f"<h1>{heading}</h1>" in page
+    assert "Accept-Language" in response.vary  # a cache keeps a copy per language asked for
 
 
 def test_a_surveys_language_beats_the_students_browser(client, make_survey, close):
     slug, _ = make_survey({**SAMPLE_SURVEY, "language": "fr"})
-    page = client.get(f"/s/{slug}", headers={"Accept-Language": "de"}).text
-    assert html_tag(page) == ("fr", "ltr")
+    pinned = client.get(f"/s/{slug}", headers={"Accept-Language": "de"})
+    page = pinned.text
+    assert html_tag(page) == ("fr", "ltr") and "Accept-Language" not in pinned.vary
     assert "Envoyer mes réponses brouillées" in page and "Antworten" not in page
     # Yes and No are the app's words, in the page's language; the options are the author's.
     assert re.search(r'autocomplete="off"> Oui\s', page) and "> Never" in page
@@ -213,3 +221,10 @@ def test_german_and_french_numbers_are_written_their_way(app, language):
 def test_margins_in_points_take_the_languages_plural(app, language, margins, said):
     with app.test_request_context("/", headers={"Accept-Language": language}):
         assert [words.points(margin) for margin in margins] == said
+
+
+def test_the_preview_shows_the_survey_in_its_students_language(client, make_survey, signed_in):
+    slug, _ = make_survey({**SAMPLE_SURVEY, "language": "de"}, status="draft")
+    page = client.get(f"/analyst/surveys/{slug}/preview").text
+    assert html_tag(page) == ("de", "ltr")
+    assert "Antworten" in page

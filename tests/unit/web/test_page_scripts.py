@@ -246,6 +246,33 @@ def test_the_page_says_which_answers_are_missing_and_what_is_wrong_with_each(tmp
     ]
 
 
+def test_a_page_in_german_keeps_the_notes_capital_and_gives_no_english_reason(tmp_path, app):
+    """German starts a whole sentence after a colon with its capital letter; and the server's
+    reason, English for every program, is not put into a German sentence: the status is."""
+    from survey_app.web.page_words import page_words
+
+    with app.test_request_context(headers={"Accept-Language": "de"}):
+        german = page_words()
+    said = run_node_script(
+        tmp_path,
+        "import { missingAnswersMessage, replyOutcome } from "
+        f'"{js_module("survey-replies.js")}";\n'
+        'globalThis.document = { documentElement: { lang: "de" }, getElementById: () => null };\n'
+        "console.log(JSON.stringify([missingAnswersMessage("
+        '[{ number: 2, message: "Geben Sie 7 ein." }], [], false),'
+        ' replyOutcome(400, { code: "invalid", error: "bad" }, false).message]));',
+        words=german,
+    )
+    status = german["error_status"].replace("%(status)s", "400")
+    assert said == [
+        german["check_question"]
+        .replace("%(number)s", "2")
+        .replace("%(message)s", "Geben Sie 7 ein."),
+        german["not_recorded"].replace("%(reason)s", status),
+    ]
+    assert "Bitte" in said[0] and "bad" not in said[1]
+
+
 # --------------------------------------------------------------------------- live updates
 
 LIVE_CHECKS = """
