@@ -34,6 +34,7 @@ from survey_app.extensions import db
 from survey_app.storage.database import begin_session_writes
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
+from survey_app.web.languages import language_reach
 from survey_app.web.ratelimits import sign_in_throttle
 
 bp = analyst_blueprint("sign_in", __name__)
@@ -160,6 +161,7 @@ def _account_page(form: PasswordChangeForm, language_error: str | None = None) -
         action_form=ActionForm(),
         min_password_length=MIN_PASSWORD_LENGTH,
         language_error=language_error,
+        language_reach=language_reach(),
     )
 
 
