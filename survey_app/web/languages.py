@@ -19,7 +19,7 @@ from __future__ import annotations
 from babel import Locale
 from babel.lists import format_list
 from flask import Flask, g, has_request_context, request
-from flask_babel import Babel, get_locale, gettext, lazy_gettext, refresh
+from flask_babel import Babel, force_locale, get_locale, gettext, lazy_gettext, refresh
 
 #: The languages a page may speak: English (the source of every message) first, the default.
 SHIPPED_LANGUAGES = ("en", "de", "fr")
@@ -44,7 +44,7 @@ AREA_NAMES = {
 #: The areas whose pages are translated (every visible word, numbers the language's way): the
 #: others speak English whatever the account or the browser asks for. The lesson joins only with
 #: its formulas' digits (privacy/lesson_written.py), which add up its figures as written.
-TRANSLATED_AREAS = frozenset({"respondent", ERROR_PAGES})
+TRANSLATED_AREAS = frozenset({"respondent", ERROR_PAGES, "sign_in"})
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"
 
@@ -102,6 +102,13 @@ def select_language() -> str:
         return DEFAULT_LANGUAGE
     if not is_translated_area():
         return DEFAULT_LANGUAGE
+    return chosen_language()
+
+
+def chosen_language() -> str:
+    """The language a translated page of this request speaks: a pinned one, the signed-in
+    professor's, else the browser's best match among the shipped languages (English when
+    none)."""
     pinned = g.get(_PINNED)
     if pinned:
         return pinned
@@ -111,6 +118,16 @@ def select_language() -> str:
     if is_shipped(saved):
         return saved
     return request.accept_languages.best_match(SHIPPED_LANGUAGES) or DEFAULT_LANGUAGE
+
+
+def for_a_translated_page(message: object) -> str:
+    """``message`` (a lazy one) in the language a translated page of this request speaks: a
+    message said now and shown on the next page (the sign-in page's flash), whatever this
+    page's area."""
+    if not has_request_context():
+        return str(message)
+    with force_locale(chosen_language()):
+        return str(message)
 
 
 def current_locale() -> Locale:

@@ -132,12 +132,14 @@ def test_a_professors_translated_pages_follow_the_language_saved_on_the_account(
     page = client.get(missing, headers={"Accept-Language": "fr"})
     assert page.status_code == 404
     assert html_tag(page.text) == ("de", "ltr")
+    account = client.get("/analyst/account", headers={"Accept-Language": "fr"}).text
+    assert html_tag(account) == ("de", "ltr") and "<h1>Ihr Konto</h1>" in account
     refused = client.post(
         "/analyst/account/language", data={"language": "tlh", "csrf_token": token}
     )
     assert refused.status_code == 400
     said = html.unescape(refused.text)
-    assert "Not saved: 'tlh' is not a language this app speaks. Choose one" in said
+    assert "Nicht gespeichert: 'tlh' ist keine Sprache dieser Anwendung. Wählen Sie" in said
     back = client.post("/analyst/account/language", data={"language": "", "csrf_token": token})
     assert back.status_code == 302
     page = client.get(missing, headers={"Accept-Language": "fr"}).text
@@ -173,8 +175,8 @@ def test_the_account_page_says_which_pages_follow_the_chosen_language(
     page = html.unescape(client.get("/analyst/account").text)
     assert 'aria-describedby="language-reach"' in page
     assert (
-        "It is followed by the students' pages and the error pages. Still in English until they "
-        "are translated: the sign-in and account pages, the survey lists, the dashboard, the "
+        "It is followed by the students' pages, the error pages, and the sign-in and account "
+        "pages. Still in English until they are translated: the survey lists, the dashboard, the "
         "projector, the code slips, the builder, and the lesson."
     ) in page
     monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset(languages.AREA_NAMES))
