@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
+
+from survey_app.web.languages import for_a_translated_page
 
 #: Named constraints, so that migrations can refer to them on every database.
 NAMING_CONVENTION = {
@@ -30,5 +33,7 @@ csrf = CSRFProtect()
 migrate = Migrate()
 login = LoginManager()
 login.login_view = "sign_in.login"
-login.login_message = "Please sign in to see that page."
+login.login_message = lazy_gettext("Please sign in to see that page.")
+# Said on the page asked for, shown on the sign-in page: in the sign-in page's language.
+login.localize_callback = for_a_translated_page
 login.session_protection = "strong"

@@ -62,23 +62,40 @@ def common_passwords() -> frozenset[str]:
     return frozenset(gzip.decompress(packed).decode("utf-8").split())
 
 
-def password_problem(password: str, email: str = "") -> str | None:
-    """Why ``password`` is too weak for an analyst account, in words; None when it will do."""
+def password_weakness(password: str, email: str = "") -> str | None:
+    """Why ``password`` is too weak for an analyst account, as a reason: "short", "long",
+    "repetitive", "common" or "email_name"; None when it will do."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        return f"must be at least {MIN_PASSWORD_LENGTH} characters"
+        return "short"
     if len(password) > MAX_PASSWORD_LENGTH:
-        return f"must be at most {MAX_PASSWORD_LENGTH} characters"
+        return "long"
     if len(set(password)) < MIN_DISTINCT_CHARACTERS:
-        return "repeats one or two characters; choose something harder to guess"
+        return "repetitive"
     lowered = password.lower()
     core = lowered.strip(_DECORATION)
     common = common_passwords()
     if lowered in common or core in common:
-        return "is one of the most common passwords; choose something harder to guess"
+        return "common"
     local_part = normalise_email(email).partition("@")[0]
     if local_part and core in (local_part, local_part.replace(".", "")):
-        return "is the email address’s name; choose something harder to guess"
+        return "email_name"
     return None
+
+
+#: Each reason a password is too weak, in words after "password" (the command line's).
+PASSWORD_PROBLEMS = {
+    "short": f"must be at least {MIN_PASSWORD_LENGTH} characters",
+    "long": f"must be at most {MAX_PASSWORD_LENGTH} characters",
+    "repetitive": "repeats one or two characters; choose something harder to guess",
+    "common": "is one of the most common passwords; choose something harder to guess",
+    "email_name": "is the email address’s name; choose something harder to guess",
+}
+
+
+def password_problem(password: str, email: str = "") -> str | None:
+    """Why ``password`` is too weak for an analyst account, in words; None when it will do."""
+    weakness = password_weakness(password, email)
+    return None if weakness is None else PASSWORD_PROBLEMS[weakness]
 
 
 def check_new_password(password: str, email: str = "") -> None:

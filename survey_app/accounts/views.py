@@ -13,6 +13,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext, lazy_gettext, ngettext
 from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
 from wtforms import EmailField, HiddenField, PasswordField
@@ -20,11 +21,12 @@ from wtforms.validators import DataRequired, Length, Regexp, ValidationError
 
 from survey_app.accounts.devices import known_device, remember_device
 from survey_app.accounts.services import (
+    MAX_PASSWORD_LENGTH,
     MIN_PASSWORD_LENGTH,
     authenticate,
     end_all_sessions,
     end_session,
-    password_problem,
+    password_weakness,
     set_language,
     set_password,
     sign_in_browser,
@@ -34,42 +36,77 @@ from survey_app.extensions import db
 from survey_app.storage.database import begin_session_writes
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
+from survey_app.web.languages import language_reach
 from survey_app.web.ratelimits import sign_in_throttle
 
 bp = analyst_blueprint("sign_in", __name__)
 
 
 #: An email address is looked up in the database, which cannot compare text holding U+0000.
-WITHOUT_NUL = Regexp(r"\A[^\x00]*\Z", message="An email address cannot hold a NUL character.")
+WITHOUT_NUL = Regexp(
+    r"\A[^\x00]*\Z", message=lazy_gettext("An email address cannot hold a NUL character.")
+)
+#: What a field left empty says (WTForms' words, through this app's catalog).
+FILLED = DataRequired(message=lazy_gettext("This field is required."))
 
 
 class LoginForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired(), Length(max=254), WITHOUT_NUL])
-    password = PasswordField("Password", validators=[DataRequired(), Length(max=1000)])
+    email = EmailField(lazy_gettext("Email"), validators=[FILLED, Length(max=254), WITHOUT_NUL])
+    password = PasswordField(lazy_gettext("Password"), validators=[FILLED, Length(max=1000)])
     next = HiddenField()
 
 
 class PasswordChangeForm(FlaskForm):
     current_password = PasswordField(
-        "Current password", validators=[DataRequired(), Length(max=1000)]
+        lazy_gettext("Current password"), validators=[FILLED, Length(max=1000)]
     )
-    new_password = PasswordField("New password", validators=[DataRequired(), Length(max=1000)])
+    new_password = PasswordField(
+        lazy_gettext("New password"), validators=[FILLED, Length(max=1000)]
+    )
     repeat_password = PasswordField(
-        "New password again", validators=[DataRequired(), Length(max=1000)]
+        lazy_gettext("New password again"), validators=[FILLED, Length(max=1000)]
     )
 
     def validate_current_password(self, field) -> None:
         if not verify_password(current_user, field.data):
-            raise ValidationError("That is not your current password.")
+            raise ValidationError(gettext("That is not your current password."))
 
     def validate_new_password(self, field) -> None:
-        problem = password_problem(field.data, current_user.email)
-        if problem is not None:
-            raise ValidationError(f"The new password {problem}.")
+        weakness = password_weakness(field.data, current_user.email)
+        if weakness is not None:
+            raise ValidationError(weak_password_words(weakness))
 
     def validate_repeat_password(self, field) -> None:
         if field.data != self.new_password.data:
-            raise ValidationError("The two new passwords differ.")
+            raise ValidationError(gettext("The two new passwords differ."))
+
+
+def weak_password_words(weakness: str) -> str:
+    """Why the new password is too weak (services.password_weakness), a whole sentence."""
+    if weakness == "short":
+        return ngettext(
+            "The new password must be at least %(num)s character.",
+            "The new password must be at least %(num)s characters.",
+            MIN_PASSWORD_LENGTH,
+        )
+    if weakness == "long":
+        return ngettext(
+            "The new password must be at most %(num)s character.",
+            "The new password must be at most %(num)s characters.",
+            MAX_PASSWORD_LENGTH,
+        )
+    return {
+        "repetitive": gettext(
+            "The new password repeats one or two characters; choose something harder to guess."
+        ),
+        "common": gettext(
+            "The new password is one of the most common passwords; choose something harder to "
+            "guess."
+        ),
+        "email_name": gettext(
+            "The new password is the email address’s name; choose something harder to guess."
+        ),
+    }[weakness]
 
 
 def safe_next(target: str | None) -> str:
@@ -108,7 +145,9 @@ def login():
                 "sign-in refused: too many attempts %s",
                 "from one address" if refused.reason == "address" else "on one account",
             )
-            flash("Too many sign-in attempts. Please wait a minute and try again.", "error")
+            flash(
+                gettext("Too many sign-in attempts. Please wait a minute and try again."), "error"
+            )
             page = render_template("accounts/login.html", form=form)
             return page, 429, {"Retry-After": str(refused.retry_after)}
         analyst = authenticate(email, form.password.data)
@@ -120,7 +159,7 @@ def login():
             remember_device(response, analyst.email, device)
             return response
         current_app.logger.warning("sign-in failed: wrong email or password")
-        flash("That email and password do not match an account.", "error")
+        flash(gettext("That email and password do not match an account."), "error")
     status = 401 if request.method == "POST" else 200
     return render_template("accounts/login.html", form=form), status
 
@@ -148,7 +187,7 @@ def account():
         sign_in_browser(analyst)  # ... so this browser gets a new one
         db.session.commit()
         current_app.logger.info("password changed; every other session ended")
-        flash("Password changed. Every other device was signed out.", "success")
+        flash(gettext("Password changed. Every other device was signed out."), "success")
         return redirect(url_for("sign_in.account"))
     return _account_page(form), 400 if form.errors else 200
 
@@ -160,6 +199,7 @@ def _account_page(form: PasswordChangeForm, language_error: str | None = None) -
         action_form=ActionForm(),
         min_password_length=MIN_PASSWORD_LENGTH,
         language_error=language_error,
+        language_reach=language_reach(),
     )
 
 
@@ -170,11 +210,14 @@ def account_language():
     chosen = request.form.get("language", "") or None
     try:
         set_language(current_user._get_current_object(), chosen)
-    except ValueError as error:
-        said = f"Not saved: {error}. Choose one from the list."
+    except ValueError:
+        said = gettext(
+            "Not saved: %(language)s is not a language this app speaks. Choose one from the list.",
+            language=repr(chosen),
+        )
         return _account_page(PasswordChangeForm(formdata=None), said), 400
     db.session.commit()
-    flash("Language saved.", "success")
+    flash(gettext("Language saved."), "success")
     return redirect(url_for("sign_in.account"))
 
 
@@ -186,5 +229,5 @@ def sign_out_everywhere():
     db.session.commit()
     logout_user()
     session.clear()
-    flash("You were signed out on every device.", "success")
+    flash(gettext("You were signed out on every device."), "success")
     return redirect(url_for("sign_in.login"))

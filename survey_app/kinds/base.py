@@ -95,6 +95,11 @@ class Kind:
         words as written, unless the kind's labels are the app's."""
         return self.option_labels(question)
 
+    def shown_label(self, label: str) -> str:
+        """One of the kind's labels as a page shows it, in its language (the results' words):
+        the author's own words as written, unless the kind's labels are the app's."""
+        return label
+
     def at_open(self, question: Any) -> None:
         """Fix what must not change once the survey opens (browsers randomize with it)."""
 

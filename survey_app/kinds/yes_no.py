@@ -31,7 +31,10 @@ class YesNo(Kind):
         return list(YES_NO_LABELS)
 
     def shown_labels(self, question: Any) -> list[str]:
-        return [str(SHOWN_LABELS.get(label, label)) for label in YES_NO_LABELS]
+        return [self.shown_label(label) for label in YES_NO_LABELS]
+
+    def shown_label(self, label: str) -> str:
+        return str(SHOWN_LABELS.get(label, label))
 
     def way(self, flip_percent: str) -> str:
         return f"flips a yes/no answer {flip_percent}% of the time"

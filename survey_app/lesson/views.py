@@ -31,7 +31,6 @@ from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
 from survey_app.web.file_names import attachment
-from survey_app.web.languages import DEFAULT_LANGUAGE, pin
 from survey_app.web.parsing import parse_whole_number
 from survey_app.web.security import never_cached
 
@@ -42,14 +41,6 @@ DOWNLOAD_STYLESHEETS = ("css/app.css", "css/lesson.css")
 
 
 bp.after_request(never_cached)  # results are the professor's
-
-
-@bp.before_request
-def _speak_english():
-    # The lesson's formulas are worked out from its figures as written (lesson_written: the
-    # digits add up), in English digits: it speaks English until its words and numbers are
-    # translated together.
-    pin(DEFAULT_LANGUAGE)
 
 
 def _whole_number(name: str, default: int, highest: int) -> int:

@@ -11,7 +11,6 @@ import functools
 from dataclasses import dataclass
 
 from flask_babel import ngettext
-from markupsafe import Markup
 
 from survey_app import kinds, privacy
 from survey_app.planning.shares import respondents_needed
@@ -19,6 +18,12 @@ from survey_app.results.cautions import (
     too_wide_average_caution,
     too_wide_caution,
     too_wide_half_width,
+)
+from survey_app.results.question_words import (
+    NOT_CONSISTENT_WORDS,
+    average_headline,
+    share_sentence,
+    waiting_words,
 )
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.results.words import (
@@ -144,49 +149,11 @@ def worded_options(question) -> list:
     return [option for option in question.options if option.value in worded]
 
 
-def share_sentence(option, kind: str, confidence: float) -> Markup:
-    """An option's share and its range of that kind, in words (without the caution)."""
-    estimate = option.estimate
-    if not estimate.consistent_with_randomization:
-        return Markup(
-            "“{}”: the answers are not consistent with the randomization. Randomized answers "
-            "give counts this lopsided at most {} of the time (the unbiased estimate is {})."
-        ).format(option.label, percent(1 - confidence), percent(estimate.estimate))
-    low, high = shown_range(estimate, kind)
-    if low == high:
-        ends = Markup("the range is the single value <strong>{}</strong>").format(percent_low(low))
-    else:
-        ends = Markup("between <strong>{}</strong> and <strong>{}</strong>").format(
-            percent_low(low), percent_high(high)
-        )
-    return Markup("About <strong>{}</strong> would truly answer “{}”: {}, {}.").format(
-        percent(option.headline(kind)), option.label, ends, range_guarantee(kind, confidence)
-    )
-
-
 def option_outside_words(option, kind: str) -> str | None:
     """Why the option's unbiased estimate lies outside 0–100%, beside its share shown and its
     range of that kind (results.words.outside_words); None when it does not."""
     estimate = option.estimate
     return outside_words(estimate, option.headline(kind), *shown_range(estimate, kind))
-
-
-#: What is too early, by what the counts sum up as (Told.summary).
-TOO_EARLY_FOR = {"average": "an average", "shares": "shares"}
-
-
-def waiting_words(question, answered: int) -> Markup | None:
-    """What a question says before it shows results (no answers yet, or too few); None once
-    it shows them. The count results appear at is said once for all the questions, not here
-    (results.words.release_words, too_few_words)."""
-    if question.shows_results:
-        return None
-    if answered == 0:
-        return Markup("No answers yet.")
-    return Markup(
-        "<strong>{}</strong> {}: too early for {}. With so few answers, the randomization "
-        "that protects each answer hides nearly everything."
-    ).format(answered, have_answered(answered), TOO_EARLY_FOR[question.summary])
 
 
 @dataclass(frozen=True)
@@ -398,10 +365,7 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
     return {
         **words,
         "guarantee": guarantee,
-        "headline": Markup(
-            "On average about <strong>{}</strong>, somewhere between <strong>{}</strong> and "
-            "<strong>{}</strong>: {}."
-        ).format(said["mean"], words["low"], said["high"], guarantee),
+        "headline": average_headline(words, kind, confidence),
         # The dashboard's alone: the projector's card for a number has no room for it where a
         # 3-question survey's results keep one page at 1280x720.
         "too_wide_words": too_wide,
@@ -442,7 +406,10 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         question.options and question.options[0].estimate.exact_method == "Berry-Esseen bound"
     )
     worded = worded_options(question)
-    said = [share_sentence(option, kind, confidence) for option in worded]
+    shown_label = kinds.kind_named(question.kind).shown_label
+    said = [
+        share_sentence(option, kind, confidence, shown_label(option.label)) for option in worded
+    ]
     too_wide = too_wide_words(question, kind, confidence)
     return {
         "sentences": [
@@ -503,14 +470,6 @@ def question_views(results: SurveyResults, kind: str) -> dict[int, dict]:
             view.update(question_view(question, kind, results.confidence))
         views[question.id] = view
     return views
-
-
-#: What the students' results page says of a question whose answers the randomization cannot
-#: explain: no estimate (the dashboard shows its owner why).
-NOT_CONSISTENT_WORDS = (
-    "These answers are not consistent with the randomization (some were probably not sent by "
-    "the survey page), so no estimate is given."
-)
 
 
 def class_question_view(question, answered: int, kind: str, confidence: float):

@@ -12,7 +12,7 @@ by survey_app.words (percentages rounded outward, counts and their nouns); the r
 
 from __future__ import annotations
 
-from flask_babel import ngettext
+from flask_babel import lazy_gettext, ngettext
 from markupsafe import Markup
 
 from survey_app import privacy
@@ -214,10 +214,10 @@ OUTSIDE_WITHIN = (
 )
 #: What a choice question's shares add up to: 100%, or more once an estimate below 0% was
 #: kept at 0% (each share is its own answer's estimate: privacy.Estimate.headline).
-SHARES_ADD_UP = "The shares add up to 100%."
-SHARES_ADD_UP_TO = (
-    "The shares add up to {total}, not 100%: each is its own answer’s estimate, kept within "
-    "0–100% where the randomization noise pushed it outside."
+SHARES_ADD_UP = lazy_gettext("The shares add up to %(total)s.")
+SHARES_ADD_UP_TO = lazy_gettext(
+    "The shares add up to %(total)s, not 100%%: each is its own answer’s estimate, kept within "
+    "0–100%% where the randomization noise pushed it outside."
 )
 #: The same on the projector, said only where the shares add up to more than 100%.
 SHARES_ADD_UP_BRIEF = "These add up to {total}: each share is kept within 0–100%."
@@ -263,14 +263,14 @@ def shares_total_words(shares: list[float | None]) -> str:
     """What a choice question's shares shown add up to, to the tenth of a point they are
     shown at: 100%, or more (SHARES_ADD_UP_TO)."""
     said = shares_sum_said(shares)
-    return SHARES_ADD_UP if said == "100%" else SHARES_ADD_UP_TO.format(total=said)
+    return str(SHARES_ADD_UP if said == percent(1.0) else SHARES_ADD_UP_TO) % {"total": said}
 
 
 def shares_total_brief(shares: list[float | None]) -> str | None:
     """The projector's line when a choice question's shares shown add up to more than 100%
     (SHARES_ADD_UP_BRIEF); None when they add up to 100%, as the room expects."""
     said = shares_sum_said(shares)
-    return None if said == "100%" else SHARES_ADD_UP_BRIEF.format(total=said)
+    return None if said == percent(1.0) else SHARES_ADD_UP_BRIEF.format(total=said)
 
 
 def shares_sum_said(shares: list[float | None]) -> str:

@@ -6,6 +6,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException, SecurityError
 
+from survey_app.web.languages import enter_error_page
 from survey_app.web.parsing import QueryError
 
 # The join form and join links: limited per address, one count for both.
@@ -112,6 +113,7 @@ def register(app: Flask) -> None:
             if status == 401:
                 response.headers["WWW-Authenticate"] = 'Bearer realm="survey-app"'
             return response
+        enter_error_page()  # its words are translated, whichever page it stands for
         if status == 429 and request.endpoint in JOIN_ENDPOINTS:
             # A lecture hall shares one address: the join form again, with what to do.
             page = render_template(
@@ -126,6 +128,7 @@ def register(app: Flask) -> None:
         # An address whose query names something no page can show: a 400 that says which.
         if wants_json():
             return json_error(str(error), 400)
+        enter_error_page()
         message = gettext(
             "This address asks for something the page cannot show: %(reason)s.", reason=str(error)
         )
@@ -136,6 +139,7 @@ def register(app: Flask) -> None:
         app.logger.exception("unhandled error")
         if wants_json():
             return json_error("internal error; nothing was stored", 500)
+        enter_error_page()
         return render_template("error.html", status=500, message=MESSAGES[500]), 500
 
 

@@ -1,8 +1,12 @@
 """Which language a page speaks: the one rule, and the translations it reads.
 
-A survey may pin the language its students see (a class is taught in one language); a signed-in
-professor's pages follow the language saved on the account; otherwise the browser's
-Accept-Language decides among the shipped languages, and English when it names none of them.
+A page speaks a language other than English only when its words are translated: its area (its
+blueprint, or the error pages) is one of TRANSLATED_AREAS; every other page speaks English, its
+words and its numbers alike, so that no page says English sentences with German numbers under
+``lang="de"``. On a translated page, a survey may pin the language its students see (a class is
+taught in one language); a signed-in professor's pages follow the language saved on the
+account; otherwise the browser's Accept-Language decides among the shipped languages, and
+English when it names none of them.
 
 The API (/api/v1) always speaks English: programs read its documents and CSV files, whose keys
 and headers stay the same in every language.
@@ -13,14 +17,36 @@ A language ships when survey_app/translations/ holds its catalog (README: Langua
 from __future__ import annotations
 
 from babel import Locale
+from babel.lists import format_list
 from flask import Flask, g, has_request_context, request
-from flask_babel import Babel, get_locale, refresh
+from flask_babel import Babel, force_locale, get_locale, gettext, lazy_gettext, refresh
 
 #: The languages a page may speak: English (the source of every message) first, the default.
 SHIPPED_LANGUAGES = ("en", "de", "fr")
 DEFAULT_LANGUAGE = SHIPPED_LANGUAGES[0]
 #: Each shipped language's name in itself, for the builder's and the account page's select.
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français"}
+
+#: The error pages' area (they belong to no blueprint of their own).
+ERROR_PAGES = "errors"
+#: What each area's pages are, in words, in the order the account page lists them.
+AREA_NAMES = {
+    "respondent": lazy_gettext("the students' pages"),
+    ERROR_PAGES: lazy_gettext("the error pages"),
+    "sign_in": lazy_gettext("the sign-in and account pages"),
+    "manage": lazy_gettext("the survey lists"),
+    "dashboard": lazy_gettext("the dashboard"),
+    "projector": lazy_gettext("the projector"),
+    "codes": lazy_gettext("the code slips"),
+    "builder": lazy_gettext("the builder"),
+    "lesson": lazy_gettext("the lesson"),
+}
+#: The areas whose pages are translated (every visible word, numbers the language's way): the
+#: others speak English whatever the account or the browser asks for. The lesson joins only with
+#: its formulas' digits (privacy/lesson_written.py), which add up its figures as written.
+TRANSLATED_AREAS = frozenset({"respondent", ERROR_PAGES, "sign_in"})
+#: Where an error handler says the page is now an error page, for the rest of the request.
+_AREA = "page_area"
 
 #: The API's paths: English whatever is asked (its words are for programs first).
 API_PREFIX = "/api/"
@@ -41,11 +67,48 @@ def pin(language: str | None) -> None:
         refresh()  # a locale read earlier in the request is read again
 
 
+def enter_error_page() -> None:
+    """The page being made is an error page (its area, whatever the request's blueprint); an
+    error handler calls it before it renders."""
+    g.setdefault(_AREA, ERROR_PAGES)
+    refresh()  # a locale read earlier in the request is read again
+
+
+def is_translated_area() -> bool:
+    """Whether the current page's area is translated (TRANSLATED_AREAS)."""
+    return g.get(_AREA, request.blueprint) in TRANSLATED_AREAS
+
+
+def language_reach() -> str | None:
+    """Which pages follow a chosen language, in words, while some still speak English (None
+    once every area is translated): the account page says it under its language select."""
+    followed = [name for area, name in AREA_NAMES.items() if area in TRANSLATED_AREAS]
+    english = [name for area, name in AREA_NAMES.items() if area not in TRANSLATED_AREAS]
+    if not english:
+        return None
+    locale = current_locale()
+    return gettext(
+        "It is followed by %(followed)s. Still in English until they are translated: %(english)s.",
+        followed=format_list([str(name) for name in followed], locale=locale),
+        english=format_list([str(name) for name in english], locale=locale),
+    )
+
+
 def select_language() -> str:
-    """The current page's language: a pinned one, the signed-in professor's, else the
-    browser's best match among the shipped languages (English when none)."""
+    """The current page's language: English on an untranslated page; else a pinned one, the
+    signed-in professor's, else the browser's best match among the shipped languages (English
+    when none)."""
     if not has_request_context() or request.path.startswith(API_PREFIX):
         return DEFAULT_LANGUAGE
+    if not is_translated_area():
+        return DEFAULT_LANGUAGE
+    return chosen_language()
+
+
+def chosen_language() -> str:
+    """The language a translated page of this request speaks: a pinned one, the signed-in
+    professor's, else the browser's best match among the shipped languages (English when
+    none)."""
     pinned = g.get(_PINNED)
     if pinned:
         return pinned
@@ -67,6 +130,16 @@ def browser_language() -> str:
         if quality > 0 and language in SHIPPED_LANGUAGES:
             return language
     return DEFAULT_LANGUAGE
+
+
+def for_a_translated_page(message: object) -> str:
+    """``message`` (a lazy one) in the language a translated page of this request speaks: a
+    message said now and shown on the next page (the sign-in page's flash), whatever this
+    page's area."""
+    if not has_request_context():
+        return str(message)
+    with force_locale(chosen_language()):
+        return str(message)
 
 
 def current_locale() -> Locale:

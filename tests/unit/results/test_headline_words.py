@@ -17,7 +17,8 @@ import pytest
 from markupsafe import Markup
 
 from survey_app.privacy import RandomizedResponse
-from survey_app.results.panel import option_outside_words, share_sentence
+from survey_app.results.panel import option_outside_words
+from survey_app.results.question_words import share_sentence
 from survey_app.results.tables import OptionResult, shown_range
 from survey_app.results.words import (
     CLOSE_POINTS,

@@ -16,6 +16,7 @@ from survey_app.extensions import db
 from survey_app.storage.models import Analyst, Survey
 from survey_app.surveys.definition_checks import SurveyDefinitionError
 from survey_app.surveys.services import SAMPLE_SURVEY, find_survey, parse_definition
+from survey_app.web import languages
 from survey_app.web.languages import page_language
 from tests.analyst_helpers import csrf_token
 
@@ -124,32 +125,70 @@ def test_the_builder_pins_the_students_language(app, client, analyst, sign_in_as
         assert db.session.execute(db.select(db.func.count(Survey.id))).scalar_one() == 1
 
 
-def test_a_professors_pages_follow_the_language_saved_on_the_account(
+def test_a_professors_translated_pages_follow_the_language_saved_on_the_account(
     app, client, analyst, sign_in_as
 ):
     sign_in_as(client, analyst)
-    assert html_tag(client.get("/analyst/account", headers={"Accept-Language": "fr"}).text)[0] == (
-        "fr"
-    )
+    missing = "/analyst/surveys/no-such-survey"  # an error page: translated
+    assert html_tag(client.get(missing, headers={"Accept-Language": "fr"}).text)[0] == "fr"
     token = csrf_token(client.get("/analyst/account").text)
     saved = client.post("/analyst/account/language", data={"language": "de", "csrf_token": token})
     assert saved.status_code == 302
     with app.app_context():
         assert db.session.execute(db.select(Analyst.language)).scalar_one() == "de"
-    # The account's language over the browser's, on every page of the professor's.
-    for path in ("/analyst/account", "/analyst/"):
-        page = client.get(path, headers={"Accept-Language": "fr"}).text
-        assert html_tag(page) == ("de", "ltr"), path
+    # The account's language over the browser's, on every translated page.
+    page = client.get(missing, headers={"Accept-Language": "fr"})
+    assert page.status_code == 404
+    assert html_tag(page.text) == ("de", "ltr")
+    account = client.get("/analyst/account", headers={"Accept-Language": "fr"}).text
+    assert html_tag(account) == ("de", "ltr") and "<h1>Ihr Konto</h1>" in account
     refused = client.post(
         "/analyst/account/language", data={"language": "tlh", "csrf_token": token}
     )
     assert refused.status_code == 400
     said = html.unescape(refused.text)
-    assert "Not saved: 'tlh' is not a language this app speaks. Choose one" in said
+    assert "Nicht gespeichert: 'tlh' ist keine Sprache dieser Anwendung. Wählen Sie" in said
     back = client.post("/analyst/account/language", data={"language": "", "csrf_token": token})
     assert back.status_code == 302
-    page = client.get("/analyst/account", headers={"Accept-Language": "fr"}).text
+    page = client.get(missing, headers={"Accept-Language": "fr"}).text
     assert html_tag(page) == ("fr", "ltr")
+
+
+def test_an_untranslated_page_speaks_english_words_and_numbers_whatever_is_asked(
+    app, client, analyst, sign_in_as, make_survey, monkeypatch
+):
+    """A German account on a page whose area is not translated gets lang="en" and English
+    numbers, not English sentences under lang="de" with German digits."""
+    slug, _ = make_survey()
+    with app.app_context():
+        db.session.execute(db.update(Analyst).values(language="de"))
+        db.session.commit()
+    sign_in_as(client, analyst)
+    monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset({"respondent", "errors"}))
+    dashboard = client.get(f"/analyst/surveys/{slug}", headers={"Accept-Language": "de"})
+    assert dashboard.status_code == 200
+    assert html_tag(dashboard.text) == ("en", "ltr")
+    assert "95%" in dashboard.text and "95 %" not in dashboard.text
+    # The same page, its area counted as translated, speaks the account's language.
+    monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset({"dashboard"}))
+    german = client.get(f"/analyst/surveys/{slug}", headers={"Accept-Language": "en"}).text
+    assert html_tag(german) == ("de", "ltr")
+    assert "95\xa0%" in german or "95 %" in german
+
+
+def test_the_account_page_says_which_pages_follow_the_chosen_language(
+    client, analyst, sign_in_as, monkeypatch
+):
+    sign_in_as(client, analyst)
+    page = html.unescape(client.get("/analyst/account").text)
+    assert 'aria-describedby="language-reach"' in page
+    assert (
+        "It is followed by the students' pages, the error pages, and the sign-in and account "
+        "pages. Still in English until they are translated: the survey lists, the dashboard, the "
+        "projector, the code slips, the builder, and the lesson."
+    ) in page
+    monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset(languages.AREA_NAMES))
+    assert 'id="language-reach"' not in client.get("/analyst/account").text
 
 
 @pytest.mark.parametrize(("locale", "direction"), [("en", "ltr"), ("de", "ltr"), ("he", "rtl")])

@@ -1,7 +1,7 @@
-"""A professor whose account asks for German or French gets every page of theirs, whole: their
-sentences are still English (wrapping them is later work), the numbers the shared words write
-follow the language, and nothing that reads a figure back breaks on "2,5" (the lesson, whose
-formulas are worked out from its figures as written, speaks English for now)."""
+"""A professor whose account asks for German or French gets every page of theirs, whole: a page
+whose area is translated (languages.TRANSLATED_AREAS) speaks the language, words and numbers;
+every other page speaks English, words and numbers, never English under lang="de". Nothing
+that reads a figure back breaks on "2,5"."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from survey_app.extensions import db
 from survey_app.lesson.words import STEPS
 from survey_app.storage.models import Analyst
 from survey_app.surveys.services import find_survey
+from survey_app.web import languages
 from tests.analyst_helpers import ROWS, csrf_token, submit
 from tests.numeric_helpers import HOURS, submit_numbers
 
@@ -54,14 +55,17 @@ def test_every_professor_page_opens_in_the_language_asked_for(
         page = client.get(path, headers={"Accept-Language": "en"})
         assert page.status_code == 200, (path, page.status_code)
         if page.mimetype == "text/html" and page.text.startswith("<!doctype"):
-            # The lesson speaks English until its words and formulas' digits are translated.
-            spoken = "en" if "/lesson" in path else language
+            area = app.url_map.bind("localhost").match(path.split("?")[0])[0].split(".")[0]
+            spoken = language if area in languages.TRANSLATED_AREAS else "en"
             assert f'<html lang="{spoken}"' in page.text, path
 
 
-def test_the_builder_shows_a_bound_back_in_the_languages_digits(app, client, analyst, sign_in_as):
+def test_the_builder_shows_a_bound_back_in_the_languages_digits(
+    app, client, analyst, sign_in_as, monkeypatch
+):
     """A form sent back with an error shows each bound as typed, "2,5" in German, and reads
-    it again as 2.5 (survey_app.builder.form.shown_bound)."""
+    it again as 2.5 (survey_app.builder.form.shown_bound), once the builder speaks German."""
+    monkeypatch.setattr(languages, "TRANSLATED_AREAS", languages.TRANSLATED_AREAS | {"builder"})
     with app.app_context():
         db.session.execute(db.update(Analyst).values(language="de"))
         db.session.commit()
