@@ -51,7 +51,7 @@ from survey_app.surveys.typed_numbers import whole_number
 from survey_app.surveys.words import privacy_explanation
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
-from survey_app.web.languages import pin
+from survey_app.web.languages import enter_students_page, pin
 
 bp = analyst_blueprint("builder", __name__)
 
@@ -322,7 +322,8 @@ def _copy_question(question: dict) -> dict:
 def preview(slug: str):
     """The survey as respondents will see it; nothing can be sent from a preview."""
     survey = owned_survey_or_404(current_user, slug)
-    pin(survey.language)  # as its students will see it, in the class's language
+    enter_students_page()  # as its students will see it, in the class's language
+    pin(survey.language)
     explanation = privacy_explanation(survey)
     return render_template(
         "respondents/survey.html",

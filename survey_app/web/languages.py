@@ -29,9 +29,11 @@ LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français"}
 
 #: The error pages' area (they belong to no blueprint of their own).
 ERROR_PAGES = "errors"
+#: The students' pages' area: their blueprint's name.
+STUDENTS_PAGES = "respondent"
 #: What each area's pages are, in words, in the order the account page lists them.
 AREA_NAMES = {
-    "respondent": lazy_gettext("the students' pages"),
+    STUDENTS_PAGES: lazy_gettext("the students' pages"),
     ERROR_PAGES: lazy_gettext("the error pages"),
     "sign_in": lazy_gettext("the sign-in and account pages"),
     "manage": lazy_gettext("the survey lists"),
@@ -44,7 +46,7 @@ AREA_NAMES = {
 #: The areas whose pages are translated (every visible word, numbers the language's way): the
 #: others speak English whatever the account or the browser asks for. The lesson joins only with
 #: its formulas' digits (privacy/lesson_written.py), which add up its figures as written.
-TRANSLATED_AREAS = frozenset({"respondent", ERROR_PAGES, "sign_in"})
+TRANSLATED_AREAS = frozenset({STUDENTS_PAGES, ERROR_PAGES, "sign_in"})
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"
 
@@ -71,6 +73,13 @@ def enter_error_page() -> None:
     """The page being made is an error page (its area, whatever the request's blueprint); an
     error handler calls it before it renders."""
     g.setdefault(_AREA, ERROR_PAGES)
+    refresh()  # a locale read earlier in the request is read again
+
+
+def enter_students_page() -> None:
+    """The page being made is a students' page whatever the request's blueprint (the builder's
+    preview shows the survey as its students see it); the view calls it before it renders."""
+    g.setdefault(_AREA, STUDENTS_PAGES)
     refresh()  # a locale read earlier in the request is read again
 
 
