@@ -56,7 +56,10 @@ export function typedNumber(typed, language = "") {
   return value === undefined ? null : value;
 }
 
-/** How to write an unclear number: "1,500" -> "Write 1500 without a separator, or 1.5 ...". */
+/**
+ * How to write an unclear number: "1,500" -> "Write 1500 without a separator, or 1.5 ...", the
+ * decimal written with the page language's mark ("1,5" in German).
+ */
 export function unclearNumberMessage(typed) {
   const text = String(typed).replace(AROUND, "").replace(GROUPS, "");
   const sign = /^[-\u2212]/.test(text) ? "-" : "";
@@ -64,7 +67,7 @@ export function unclearNumberMessage(typed) {
   const parts = digits.split(/[.,]/);
   if (parts.length === 2 && parts.every((part) => /^[0-9]*$/.test(part))) {
     const whole = sign + digits.replace(/[.,]/g, "").replace(/^0+(?=\d)/, "");
-    const decimal = sign + `${parts[0] || "0"}.${parts[1]}`.replace(/\.?0+$/, "");
+    const decimal = sign + `${parts[0] || "0"}.${parts[1]}`.replace(/\.?0+$/, "").replace(".", say("decimal_mark"));
     return say("write_whole_or_decimal", { whole, decimal });
   }
   return say("write_without_separators");

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 
+from babel.numbers import get_decimal_symbol
 from flask import Flask
 from flask_babel import lazy_gettext
 from markupsafe import Markup
+
+from survey_app.web.languages import current_locale
 
 #: Each sentence a page script may say, by the name the script asks for.
 PAGE_WORDS = {
@@ -68,8 +71,11 @@ PAGE_WORDS = {
 
 
 def page_words() -> dict[str, str]:
-    """The catalog in the page's language: each sentence with its ``%(name)s`` left to fill."""
-    return {key: str(words) for key, words in PAGE_WORDS.items()}
+    """The catalog in the page's language: each sentence with its ``%(name)s`` left to fill,
+    and the language's decimal mark (CLDR's, through Babel: "," in German and French), with
+    which a script writes a decimal it suggests."""
+    sentences = {key: str(words) for key, words in PAGE_WORDS.items()}
+    return {**sentences, "decimal_mark": get_decimal_symbol(current_locale())}
 
 
 def page_words_catalog() -> Markup:

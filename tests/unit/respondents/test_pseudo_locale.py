@@ -22,6 +22,7 @@ from babel.messages.pofile import read_po
 from survey_app.extensions import db
 from survey_app.surveys.services import find_survey
 from survey_app.web import languages
+from survey_app.web.page_words import PAGE_WORDS
 from tests.analyst_helpers import ROWS, submit
 from tests.unit.web.test_translations import TRANSLATIONS
 
@@ -96,8 +97,9 @@ class VisibleText(HTMLParser):
         for name in ("aria-label", "placeholder", "title", "alt"):
             if attributes.get(name) and not skip:
                 self.seen.append(attributes[name])
-        if attributes.get("data-words"):
-            self.words.extend(json.loads(attributes["data-words"]).values())
+        if attributes.get("data-words"):  # its sentences (besides CLDR's decimal mark)
+            catalog = json.loads(attributes["data-words"])
+            self.words.extend(catalog[key] for key in PAGE_WORDS)
         if tag not in self.VOID:
             self.open.append(skip)
 

@@ -145,6 +145,24 @@ def test_the_page_says_how_to_write_an_unclear_number(tmp_path, typed, message):
     assert is_unclear_number(typed)
 
 
+def test_a_german_page_suggests_the_decimal_with_its_comma(tmp_path, app):
+    """A German page suggests 1500 or 1,5 for "1,500" (unclear in every language), not 1.5."""
+    from survey_app.web.page_words import page_words
+
+    with app.test_request_context(headers={"Accept-Language": "de"}):
+        german = page_words()
+    said = run_node_script(
+        tmp_path,
+        f"""
+        import {{ unclearNumberMessage }} from "{js_module("typed-numbers.js")}";
+        console.log(JSON.stringify(unclearNumberMessage("1,500")));
+        """,
+        words=german,
+    )
+    sentence = german["write_whole_or_decimal"]
+    assert said == sentence.replace("%(whole)s", "1500").replace("%(decimal)s", "1,5")
+
+
 #: What the note under a number field says of a text that is no number: what to type instead,
 #: where the text says which number was meant, else why it is none.
 NOT_A_NUMBER = [
