@@ -16,16 +16,32 @@ A language ships when survey_app/translations/ holds its catalog (README: Langua
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from babel import Locale
 from babel.lists import format_list
 from flask import Flask, g, has_request_context, request
 from flask_babel import Babel, force_locale, get_locale, gettext, lazy_gettext, refresh
 
-#: The languages a page may speak: English (the source of every message) first, the default.
-SHIPPED_LANGUAGES = ("en", "de", "fr")
+#: Where the catalogs are: a language ships when its compiled catalog is here.
+TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
+#: The languages a page may speak: English (the source of every message) first, the default,
+#: then each language with a catalog, by its code.
+SHIPPED_LANGUAGES = (
+    "en",
+    *sorted(catalog.parents[1].name for catalog in TRANSLATIONS.glob("*/LC_MESSAGES/messages.mo")),
+)
 DEFAULT_LANGUAGE = SHIPPED_LANGUAGES[0]
+
+
+def _own_name(code: str) -> str:
+    """A language's name in itself, as a select lists it (CLDR's, capitalised): "Français"."""
+    name = Locale.parse(code).get_display_name(code)
+    return name[:1].upper() + name[1:]
+
+
 #: Each shipped language's name in itself, for the builder's and the account page's select.
-LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français"}
+LANGUAGE_NAMES = {code: _own_name(code) for code in SHIPPED_LANGUAGES}
 
 #: The error pages' area (they belong to no blueprint of their own).
 ERROR_PAGES = "errors"
