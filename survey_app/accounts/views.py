@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import (
-    current_app,
-    flash,
-    redirect,
-    render_template,
-    request,
-    session,
-    url_for,
-)
+from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext, lazy_gettext, ngettext
 from flask_login import current_user, login_required, logout_user
 from flask_wtf import FlaskForm
