@@ -1,7 +1,9 @@
 """The database a test pass runs on, and how a test gets it empty with the models' schema.
 
-``.ci/run`` runs the suite twice: on SQLite (a file per test in its tmp_path), then with
-``SURVEY_APP_TEST_DATABASE_URL`` naming a database on a PostgreSQL server it started. Parallel
+``.ci/run`` runs the suite on SQLite (a file per test in its tmp_path), and the tests that reach
+the database with ``SURVEY_APP_TEST_DATABASE_URL`` naming a database on a PostgreSQL server it
+started: its unit tests on one base database, its browser and load tests (at the same time as
+the unit tests' last minutes) on another. Parallel
 workers (pytest-xdist) each get a database of their own on that server, named after the worker
 (``survey_app_test_gw0``, ...), created when missing: workers never share tables.
 

@@ -10,8 +10,8 @@ from survey_app.kinds.base import Kind
 
 #: Labels of a yes/no question's two answers, by value (0 = no, 1 = yes).
 YES_NO_LABELS = ("No", "Yes")
-#: The same words as a respondent's page shows them, in its language (the results and the CSV
-#: files keep YES_NO_LABELS).
+#: The same words as a page shows them, in its language: the students' page and the results'
+#: sentences (the tables, the projector's summary and the CSV files keep YES_NO_LABELS).
 SHOWN_LABELS = {"No": lazy_gettext("No"), "Yes": lazy_gettext("Yes")}
 
 

@@ -34,7 +34,6 @@ from survey_app.results.words import (
     live_range_words,
     numeric_words,
     outside_words,
-    range_guarantee,
     shares_total_brief,
     shares_total_words,
     table_estimate_words,
@@ -361,10 +360,8 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
     said = words["said"]
     too_wide = average_too_wide_words(result, words, kind, confidence, n)
     clipped_bound = "min" if words["clipped"] == "below" else "max"
-    guarantee = range_guarantee("live" if kind == "live" else "exact", confidence)
     return {
         **words,
-        "guarantee": guarantee,
         "headline": average_headline(words, kind, confidence),
         # The dashboard's alone: the projector's card for a number has no room for it where a
         # 3-question survey's results keep one page at 1280x720.

@@ -29,7 +29,10 @@ TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 #: then each language with a catalog, by its code.
 SHIPPED_LANGUAGES = (
     "en",
-    *sorted(catalog.parents[1].name for catalog in TRANSLATIONS.glob("*/LC_MESSAGES/messages.mo")),
+    *sorted(
+        {catalog.parents[1].name for catalog in TRANSLATIONS.glob("*/LC_MESSAGES/messages.mo")}
+        - {"en"}
+    ),
 )
 DEFAULT_LANGUAGE = SHIPPED_LANGUAGES[0]
 

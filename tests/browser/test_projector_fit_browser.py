@@ -130,12 +130,14 @@ def on_screen(make_chromium, live_app, analyst, width: int, height: int):
     return driver
 
 
+#: A script's expression: the numbers of the questions on the page shown.
+SHOWN_QUESTIONS = """[...document.querySelectorAll('.present-page:not([hidden]) .present-question')]
+  .map((s) => Number(s.id.replace('present-question-', '')))"""
+
+
 def shown(driver) -> list[int]:
     """The numbers of the questions on the page shown."""
-    return driver.execute_script(
-        """return [...document.querySelectorAll('.present-page:not([hidden]) .present-question')]
-             .map((s) => Number(s.id.replace('present-question-', '')));"""
-    )
+    return driver.execute_script(f"return {SHOWN_QUESTIONS};")
 
 
 def page_words(driver) -> str:
@@ -163,8 +165,9 @@ return {
   width: root.scrollWidth,
   height: root.scrollHeight,
   sizes: wordSizes("#projector", arguments[0]),
-  numbers: [...document.querySelectorAll(".present-page:not([hidden]) .present-question")]
-    .map((s) => Number(s.id.replace("present-question-", ""))),
+  numbers: """
+    + SHOWN_QUESTIONS
+    + """,
   words: document.getElementById("present-page-words").innerText,
 };
 """

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,23 @@ def test_a_figure_and_its_percent_sign_never_part_at_a_line_end(language):
         forms = message.string if isinstance(message.string, tuple) else (message.string,)
         for form in forms:
             assert " %%" not in form and " %" not in form.replace(" %(", ""), message.id
+
+
+#: A tag of markup in a message: a translation may not add, drop or change one, since the
+#: pages place some messages as markup (results.question_words, the templates' trans blocks).
+TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_translation_keeps_its_messages_markup_as_it_is(language):
+    for message in catalog_of(language):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        tags = sorted(TAG.findall(ids[0]))
+        for form in forms:
+            assert sorted(TAG.findall(form)) == tags, message.id
 
 
 def source_messages() -> set[str]:
