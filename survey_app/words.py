@@ -11,6 +11,7 @@ import datetime as dt
 import math
 from decimal import Decimal
 
+from babel.dates import format_date
 from babel.numbers import format_decimal, format_percent
 from flask_babel import gettext, ngettext
 from markupsafe import Markup
@@ -265,6 +266,8 @@ def closed_on(closed_at: dt.datetime | None) -> str | None:
     is said); None when it was closed before closing times were kept."""
     if closed_at is None:
         return None
+    if not is_english():
+        return format_date(closed_at, "d MMMM y", locale=current_locale())
     return f"{closed_at.day} {closed_at:%B %Y}"
 
 
@@ -274,10 +277,15 @@ def closed_words(survey) -> str | None:
     if not survey.is_closed:
         return None
     day = closed_on(survey.closed_at)
-    return (
-        f"This survey {f'has been closed since {day}' if day else 'is closed'}: it takes no "
-        "more answers. "
-        "To collect more, reopen it from its dashboard; reopening keeps every answer already in."
+    if day:
+        return gettext(
+            "This survey has been closed since %(day)s: it takes no more answers. To collect "
+            "more, reopen it from its dashboard; reopening keeps every answer already in.",
+            day=day,
+        )
+    return gettext(
+        "This survey is closed: it takes no more answers. To collect more, reopen it from its "
+        "dashboard; reopening keeps every answer already in."
     )
 
 

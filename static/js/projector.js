@@ -6,6 +6,7 @@
 // professor asks) and keeps the page the room reads across redraws. It never moves focus.
 
 import { keepCurrent } from "./live-updates.js";
+import { say } from "./page-words.js";
 import { smallerScale } from "./projector-fit.js";
 import { pageHolding, turnFor, turned } from "./projector-pages.js";
 
@@ -51,7 +52,7 @@ function letScroll(card) {
   card.setAttribute("role", "region");
   card.dataset.ownKeys = "";
   const number = card.id.replace("present-question-", "");
-  card.setAttribute("aria-label", `Question ${number} in full: scroll to read it`);
+  card.setAttribute("aria-label", say("question_in_full", { number }));
 }
 
 /**
@@ -186,7 +187,7 @@ function schedule() {
     accept: "application/json",
     etag: `"${root.dataset.version}"`,
     show: async (response) => show(await response.json()),
-    signedOut: () => sayOnce("Signed out: reload this page to sign in again."),
+    signedOut: () => sayOnce(say("projector_signed_out")),
   });
 }
 

@@ -26,6 +26,7 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
 
 from survey_app.accounts.access import owned_survey_or_404
@@ -45,14 +46,15 @@ from survey_app.classroom.qr_codes import join_qr_code_svg
 from survey_app.classroom.words import scope_words, too_early_words
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.extensions import db
-from survey_app.results.panel import have_answered, question_view, worded_options
+from survey_app.results.panel import question_view, worded_options
 from survey_app.results.releases import ShownCounts, release_batch, shown_counts
 from survey_app.results.tables import SurveyResults, survey_results
 from survey_app.results.words import headline_range_kind, release_words
 from survey_app.storage.models import Survey
+from survey_app.web.languages import pin
 from survey_app.web.links import external_url, is_absolute
 from survey_app.web.security import never_cached
-from survey_app.words import closed_on, closed_words
+from survey_app.words import closed_on, closed_words, format_count
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -137,7 +139,9 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         "respondents": results.answered,
         "respondents_words": respondents_words(results.answered),
         "results_hidden": hidden,
-        "hidden_words": "The results stay hidden until the survey closes." if hidden else None,
+        "hidden_words": (
+            gettext("The results stay hidden until the survey closes.") if hidden else None
+        ),
         "confidence": confidence,
         "headline": headline,
         "questions": questions,
@@ -275,16 +279,23 @@ def join_panel(survey: Survey) -> dict:
 def status_words(survey: Survey) -> str:
     """One line for the room on whether it can still answer."""
     if survey.is_draft:
-        return "Not open yet."
+        return gettext("Not open yet.")
     if survey.is_open:
-        return "Open: answer on your phone."
+        return gettext("Open: answer on your phone.")
     day = closed_on(survey.closed_at)
-    return f"Closed{f' since {day}' if day else ''}: thank you for answering."
+    if day:
+        return gettext("Closed since %(day)s: thank you for answering.", day=day)
+    return gettext("Closed: thank you for answering.")
 
 
 def respondents_words(respondents: int) -> str:
     """The count as the room reads it."""
-    return f"{respondents:,} {have_answered(respondents)}"
+    return ngettext(
+        "%(count)s person has answered",
+        "%(count)s people have answered",
+        respondents,
+        count=format_count(respondents),
+    )
 
 
 @bp.get("/present")
@@ -292,6 +303,7 @@ def respondents_words(respondents: int) -> str:
 def present(slug: str):
     """The projector view: how to join, how many answered, and live charts in large type."""
     survey = owned_survey_or_404(current_user, slug)
+    pin(survey.language)  # the room is the class: it reads the survey's language
     confidence = chosen_confidence()
     state = projector_state(survey, confidence, shown_counts(survey))
     # Without JavaScript the pages turn by links (?page=N); the script turns them in place.
@@ -316,9 +328,12 @@ def present_state(slug: str):
     """What the projector shows, as JSON; 304 when nothing changed since the page's version."""
     if not current_user.is_authenticated:
         # A page left open past the end of its session: JSON it can read, not the sign-in page.
-        response = jsonify(error="Your session has ended: sign in again.", code="signed_out")
+        response = jsonify(
+            error=gettext("Your session has ended: sign in again."), code="signed_out"
+        )
         return response, 401
     survey = owned_survey_or_404(current_user, slug)
+    pin(survey.language)
     confidence = chosen_confidence()
     shown = shown_counts(survey)
     version = state_version(survey, shown, confidence)

@@ -27,8 +27,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from flask_babel import gettext
+
 from survey_app.results.panel import ROOM_CHART, chart_units
 from survey_app.surveys.typed_numbers import whole_number
+from survey_app.words import format_count
 
 #: How wide an average character of the projector's sans-serif is, in ems of its size
 #: (measured in Chromium about 0.52; rounded up so that a line is never longer than thought).
@@ -248,9 +251,13 @@ def is_wide(shape: QuestionShape, layout: Layout) -> bool:
 
 def page_words(first: int, last: int, total: int) -> str:
     """Where the room is: "Question 3 of 7", "Questions 3–4 of 7"."""
+    figures = {
+        name: format_count(figure)
+        for name, figure in zip(("first", "last", "total"), (first, last, total), strict=True)
+    }
     if first == last:
-        return f"Question {first} of {total}"
-    return f"Questions {first}–{last} of {total}"
+        return gettext("Question %(first)s of %(total)s", **figures)
+    return gettext("Questions %(first)s–%(last)s of %(total)s", **figures)
 
 
 def pages(shapes: list[QuestionShape], layout: Layout) -> list[Page]:

@@ -7,6 +7,7 @@ another whole one is chosen, so that a translation wraps each as it stands. The 
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext
 from markupsafe import Markup
 
 from survey_app.words import counted, percent
@@ -35,18 +36,18 @@ SLIP_JOIN_WITH_CODE = Markup(
 #: What a question on the projector says before it shows results (an average, or shares): the
 #: count they appear at is said once for all the questions (results.words.release_words).
 TOO_EARLY = {
-    True: "Too early for the average.",
-    False: "Too early for shares.",
+    True: lazy_gettext("Too early for the average."),
+    False: lazy_gettext("Too early for shares."),
 }
 
 #: What the projector's bars are: live ranges while the screen redraws itself.
-SCOPE = (
+SCOPE = lazy_gettext(
     "Shares estimated from the randomized answers; the bar is the range that holds the true "
-    "share at least {confidence} of the time, for the people who answered."
+    "share at least %(confidence)s of the time, for the people who answered."
 )
-SCOPE_LIVE = (
+SCOPE_LIVE = lazy_gettext(
     "Shares estimated from the randomized answers; the bar is the range that holds the true "
-    "share at least {confidence} of the time, however often this screen redraws, for the "
+    "share at least %(confidence)s of the time, however often this screen redraws, for the "
     "people who answered."
 )
 
@@ -72,10 +73,10 @@ def slip_join(address: str, join_code: str | None) -> Markup:
 
 def too_early_words(numeric: bool) -> str:
     """What a question on the projector says before it shows results."""
-    return TOO_EARLY[bool(numeric)]
+    return str(TOO_EARLY[bool(numeric)])
 
 
 def scope_words(headline: str, confidence: float) -> str:
     """What the projector's bars are, at ``confidence``; live ranges (``headline`` "live") hold
     however often the screen redraws."""
-    return (SCOPE_LIVE if headline == "live" else SCOPE).format(confidence=percent(confidence))
+    return str(SCOPE_LIVE if headline == "live" else SCOPE) % {"confidence": percent(confidence)}

@@ -6,9 +6,19 @@ line, for shares and for a number's average. The figures come from privacy and t
 
 from __future__ import annotations
 
+from flask_babel import ngettext
+
 from survey_app import privacy
 from survey_app.results.words import TOO_WIDE, widest_shown_half_width
-from survey_app.words import counted, format_number, numeric_places, points, with_unit
+from survey_app.web.languages import is_english
+from survey_app.words import (
+    counted,
+    format_number,
+    local_figure,
+    numeric_places,
+    points,
+    with_unit,
+)
 
 #: Why a question's ranges are too wide to say much yet, by whether they are live (they hold
 #: however often they are read, which makes them wider) and whether the question has more than
@@ -44,16 +54,11 @@ TOO_WIDE_NEEDED_OVER = "It would take more than {needed} to bring them to {margi
 TOO_WIDE_NEEDED_FEWER = (
     "Classes of {needed} usually bring them to {margin}: these answers left them wider by chance."
 )
-#: The same in one sentence, as the projector's room reads it from afar (its line under the
-#: bars already says that they hold however often the screen redraws).
-#: One short line, by whether the ranges are live: a projector fits a 3-question survey's
+#: The cases of the same said in one sentence (too_wide_brief), as the projector's room reads it
+#: from afar (its line under the bars already says that they hold however often the screen
+#: redraws). One short line, by whether the ranges are live: a projector fits a 3-question survey's
 #: results on one screen, and the dashboard says why at length.
-TOO_WIDE_BRIEF = {
-    True: "Too wide yet: about {needed} for {margin} at every redraw.",
-    False: "Too wide yet: about {needed} for {margin}.",
-}
-TOO_WIDE_BRIEF_OVER = "Too wide yet: more than {needed} for {margin}."
-TOO_WIDE_BRIEF_FEWER = "Too wide yet, by chance: classes of {needed} usually get {margin}."
+TOO_WIDE_BRIEF = ("live", "exact", "over", "fewer")
 
 
 def too_wide_caution(
@@ -73,9 +78,8 @@ def too_wide_caution(
         "options": f"{options:,}",
     }
     if brief:
-        if over or fewer:
-            return (TOO_WIDE_BRIEF_OVER if over else TOO_WIDE_BRIEF_FEWER).format(**figures)
-        return TOO_WIDE_BRIEF[kind == "live"].format(**figures)
+        case = "over" if over else "fewer" if fewer else "live" if kind == "live" else "exact"
+        return too_wide_brief(case, needed)
     reason = TOO_WIDE_WHY[kind == "live", options > 2].format(
         margin=points(widest, long=True),
         respondents=counted(respondents, "respondent"),
@@ -83,6 +87,43 @@ def too_wide_caution(
     )
     enough = TOO_WIDE_NEEDED_OVER if over else TOO_WIDE_NEEDED_FEWER if fewer else TOO_WIDE_NEEDED
     return f"{reason} {enough.format(**figures)}"
+
+
+def too_wide_brief(case: str, needed: int) -> str:
+    """The projector's caution (``case``: one of TOO_WIDE_BRIEF), ``needed`` answers (at most
+    privacy.MAX_PLANNED_RESPONDENTS) for the margin wanted; each case one whole sentence."""
+    count = min(needed, privacy.MAX_PLANNED_RESPONDENTS)
+    figures = {
+        "needed": f"{count:,}" if is_english() else local_figure(count, 0, grouped=True),
+        "margin": points(TOO_WIDE),
+    }
+    if case == "over":
+        return ngettext(
+            "Too wide yet: more than %(needed)s answer for %(margin)s.",
+            "Too wide yet: more than %(needed)s answers for %(margin)s.",
+            count,
+            **figures,
+        )
+    if case == "fewer":
+        return ngettext(
+            "Too wide yet, by chance: classes of %(needed)s answer usually get %(margin)s.",
+            "Too wide yet, by chance: classes of %(needed)s answers usually get %(margin)s.",
+            count,
+            **figures,
+        )
+    if case == "live":
+        return ngettext(
+            "Too wide yet: about %(needed)s answer for %(margin)s at every redraw.",
+            "Too wide yet: about %(needed)s answers for %(margin)s at every redraw.",
+            count,
+            **figures,
+        )
+    return ngettext(
+        "Too wide yet: about %(needed)s answer for %(margin)s.",
+        "Too wide yet: about %(needed)s answers for %(margin)s.",
+        count,
+        **figures,
+    )
 
 
 #: Why a number question's range is too wide to say much yet, by whether it is live;

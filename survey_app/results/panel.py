@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from flask_babel import ngettext
+from flask_babel import lazy_gettext, ngettext
 
 from survey_app import kinds, privacy
 from survey_app.planning.shares import respondents_needed
@@ -110,7 +110,11 @@ def tick_anchor(index: int, count: int) -> str:
 SPREAD_LEFT, SPREAD_PLOT, SPREAD_TOP, SPREAD_TALL = 8, 304, 8, 120
 
 #: What each range kind is called in a chart's title and key.
-RANGE_NAMES = {"live": "live", "together": "all-at-once", "exact": "exact"}
+RANGE_NAMES = {
+    "live": lazy_gettext("live"),
+    "together": lazy_gettext("all-at-once"),
+    "exact": lazy_gettext("exact"),
+}
 
 
 def have_answered(count: int) -> str:
@@ -246,18 +250,26 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
     geometry = chart_geometry(chebyshev)
     height = chart_units(len(question.options), geometry)
     across = [CHART_LEFT + CHART_PLOT * tick for tick in geometry.ticks]
+    shown_label = kinds.kind_named(question.kind).shown_label
     rows = [
-        _chart_row(option, CHART_TOP + geometry.row * index, across, kind, geometry)
+        _chart_row(
+            option,
+            shown_label(option.label),
+            CHART_TOP + geometry.row * index,
+            across,
+            kind,
+            geometry,
+        )
         for index, option in enumerate(question.options)
     ]
-    name = RANGE_NAMES.get(kind, "exact")
+    name = str(RANGE_NAMES.get(kind, RANGE_NAMES["exact"]))
     return {
         "height": height,
         "ticks": [
             {
                 "x": x,
                 "y": height - geometry.tick_rise,
-                "text": f"{int(tick * 100)}%",
+                "text": percent(tick),
                 "anchor": tick_anchor(index, len(across)),
             }
             for index, (x, tick) in enumerate(zip(across, geometry.ticks, strict=True))
@@ -265,20 +277,43 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
         "rows": rows,
         "chebyshev": chebyshev,
         "range_name": name,
-        "title": (
-            f"Question {question.number}: the share of each answer, with its {name} "
-            f"{percent(confidence)} range (thick band)"
-            + (" and Chebyshev’s bound with the exact variance (thin line)" if chebyshev else "")
-            + f", for the {counted(question.n, 'person', 'people')} who answered"
-        ),
+        "title": chart_title(question, name, confidence, chebyshev),
     }
 
 
-def _chart_row(option, y: int, across: list, kind: str, geometry: ChartGeometry) -> dict:
-    """One answer's row of the shares chart, ``y`` down from the top."""
+def chart_title(question, name: str, confidence: float, chebyshev: bool) -> str:
+    """What a shares chart shows, for those who hear it (``name``: its range's kind)."""
+    figures = {"number": question.number, "name": name, "confidence": percent(confidence)}
+    figures["count"] = format_count(question.n)
+    if chebyshev:
+        return ngettext(
+            "Question %(number)s: the share of each answer, with its %(name)s %(confidence)s "
+            "range (thick band) and Chebyshev’s bound with the exact variance (thin line), for "
+            "the %(count)s person who answered",
+            "Question %(number)s: the share of each answer, with its %(name)s %(confidence)s "
+            "range (thick band) and Chebyshev’s bound with the exact variance (thin line), for "
+            "the %(count)s people who answered",
+            question.n,
+            **figures,
+        )
+    return ngettext(
+        "Question %(number)s: the share of each answer, with its %(name)s %(confidence)s range "
+        "(thick band), for the %(count)s person who answered",
+        "Question %(number)s: the share of each answer, with its %(name)s %(confidence)s range "
+        "(thick band), for the %(count)s people who answered",
+        question.n,
+        **figures,
+    )
+
+
+def _chart_row(
+    option, shown_label: str, y: int, across: list, kind: str, geometry: ChartGeometry
+) -> dict:
+    """One answer's row of the shares chart (``shown_label``: its label as the page says it),
+    ``y`` down from the top."""
     left, plot = CHART_LEFT, CHART_PLOT
     estimate = option.estimate
-    label = _chart_label(option.label, geometry)
+    label = _chart_label(shown_label, geometry)
     row = {
         "label": {"x": left, "y": y + geometry.label, "text": label},
         "grid": [{"x": x, "y1": y + geometry.grid[0], "y2": y + geometry.grid[1]} for x in across],
@@ -418,7 +453,7 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
         # The projector's shorter words: each share and its range.
         "brief": [
             {
-                "label": option.label,
+                "label": shown_label(option.label),
                 "share": percent(option.headline(kind)),
                 "low": percent_low(shown_range(option.estimate, kind)[0]),
                 "high": percent_high(shown_range(option.estimate, kind)[1]),

@@ -12,7 +12,7 @@ by survey_app.words (percentages rounded outward, counts and their nouns); the r
 
 from __future__ import annotations
 
-from flask_babel import lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext
 from markupsafe import Markup
 
 from survey_app import privacy
@@ -307,10 +307,7 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
         return results_appear_words(results_appear_at(results.respondents, batch), batch, brief)
     held, answered = results.respondents, results.answered
     if brief:
-        of_answered = counted(answered, "person", "people")
-        included = f"{held:,} of {of_answered}" if held < answered else "everyone"
-        every = "with each answer" if batch == 1 else f"every {batch:,} answers"
-        return f"Results include {included}; they update {every}."
+        return brief_release_words(held, answered, batch)
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = "" if batch == 1 else f", {RELEASE_REASON}"
     included = (
@@ -324,11 +321,45 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
     )
 
 
+def brief_release_words(held: int, answered: int, batch: int) -> str:
+    """What the projector's results hold (``held`` of ``answered``) and how often they
+    change (every ``batch`` answers), each case one whole sentence."""
+    figures = {"held": format_count(held), "count": format_count(answered)}
+    figures["batch"] = format_count(batch)
+    if held >= answered:
+        if batch == 1:
+            return gettext("Results include everyone; they update with each answer.")
+        return ngettext(
+            "Results include everyone; they update every %(batch)s answer.",
+            "Results include everyone; they update every %(batch)s answers.",
+            batch,
+            **figures,
+        )
+    if batch == 1:
+        return ngettext(
+            "Results include %(held)s of %(count)s person; they update with each answer.",
+            "Results include %(held)s of %(count)s people; they update with each answer.",
+            answered,
+            **figures,
+        )
+    return ngettext(
+        "Results include %(held)s of %(count)s person; they update every %(batch)s answers.",
+        "Results include %(held)s of %(count)s people; they update every %(batch)s answers.",
+        answered,
+        **figures,
+    )
+
+
 def results_appear_words(count: int, batch: int, brief: bool = False) -> str:
     """When an open survey's first results appear (``count``: releases.results_appear_at),
     and how often they change after that (``brief``: the projector's words)."""
     if brief:
-        return f"Results appear once {counted(count, 'person has', 'people have')} answered."
+        return ngettext(
+            "Results appear once %(count)s person has answered.",
+            "Results appear once %(count)s people have answered.",
+            count,
+            count=format_count(count),
+        )
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = "" if batch == 1 else f", {RELEASE_REASON}"
     return (

@@ -67,6 +67,9 @@ PAGE_WORDS = {
     "type_one_alone": lazy_gettext("Type one number alone, like 12 or 2.5 (not %(quoted)s)."),
     "type_a_number": lazy_gettext("Type a number, like 12 or 2.5 (%(quoted)s is not one)."),
     "quoted": lazy_gettext("“%(text)s”"),
+    # The projector (static/js/projector.js).
+    "question_in_full": lazy_gettext("Question %(number)s in full: scroll to read it"),
+    "projector_signed_out": lazy_gettext("Signed out: reload this page to sign in again."),
 }
 
 

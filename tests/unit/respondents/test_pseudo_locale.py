@@ -97,9 +97,11 @@ class VisibleText(HTMLParser):
         for name in ("aria-label", "placeholder", "title", "alt"):
             if attributes.get(name) and not skip:
                 self.seen.append(attributes[name])
-        if attributes.get("data-words"):  # its sentences (besides CLDR's decimal mark)
+        if attributes.get("id") == "page-words":  # its sentences (besides CLDR's decimal mark)
             catalog = json.loads(attributes["data-words"])
             self.words.extend(catalog[key] for key in PAGE_WORDS)
+        elif attributes.get("data-words") and not skip:  # the projector's page, in words
+            self.seen.append(attributes["data-words"])
         if tag not in self.VOID:
             self.open.append(skip)
 

@@ -183,9 +183,9 @@ def test_the_account_page_says_which_pages_follow_the_chosen_language(
     page = html.unescape(client.get("/analyst/account").text)
     assert 'aria-describedby="language-reach"' in page
     assert (
-        "It is followed by the students' pages, the error pages, and the sign-in and account "
-        "pages. Still in English until they are translated: the survey lists, the dashboard, the "
-        "projector, the code slips, the builder, and the lesson."
+        "It is followed by the students' pages, the error pages, the sign-in and account pages, "
+        "and the projector. Still in English until they are translated: the survey lists, the "
+        "dashboard, the code slips, the builder, and the lesson."
     ) in page
     monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset(languages.AREA_NAMES))
     assert 'id="language-reach"' not in client.get("/analyst/account").text

@@ -7,10 +7,20 @@ joins the translated ones; a test checks that every translated area has its page
 from __future__ import annotations
 
 import pytest
+from babel.dates import format_date
 
+from survey_app.extensions import db
+from survey_app.surveys.services import close_survey, find_survey
 from survey_app.web import languages
-from tests.analyst_helpers import ANALYST_PASSWORD, csrf_token
-from tests.unit.respondents.test_pseudo_locale import SPEAKING, english_left, pseudo_app
+from tests.analyst_helpers import ANALYST_PASSWORD, csrf_token, submit
+from tests.unit.respondents.test_pseudo_locale import (
+    ANSWERED,
+    GREEK,
+    PSEUDO,
+    SPEAKING,
+    english_left,
+    pseudo_app,
+)
 
 #: What a page quotes back that is not the app's words: the professor's address, the names of
 #: commands, a language code typed.
@@ -18,7 +28,7 @@ QUOTED = ("prof@example.edu", "survey-app list-tokens", "survey-app revoke-token
 #: The languages' names in the account page's select, each in itself (not English).
 LANGUAGE_NAMES = (("option", "language-name"),)
 #: The professor areas whose pages this file renders.
-COVERED = {"sign_in"}
+COVERED = {"sign_in", "projector"}
 
 __all__ = ["pseudo_app"]  # the fixture, used by name
 
@@ -109,3 +119,46 @@ def test_the_account_pages_speak_the_language(
     for name, each in pages.items():
         assert leaks(each) == [], name
     assert "⟦Ĺàñĝûàĝé šàṽéđ.⟧" in saved.text
+
+
+def typed_on_the_projector(slug: str) -> tuple[str, ...]:
+    """What the projector of the survey ``slug`` shows that is not words: the address, its
+    join code (alone, and letter by letter as a screen reader spells it) and the day it closed
+    (in the pseudo-language's own CLDR month)."""
+    survey = find_survey(slug)
+    typed = ["http://localhost/"]
+    if survey.join_code:
+        typed += [" ".join(survey.join_code), survey.join_code]
+    if survey.closed_at:
+        typed.append(format_date(survey.closed_at, "MMMM", locale=PSEUDO))
+    return tuple(typed)
+
+
+@pytest.mark.parametrize(
+    ("status", "answered"),
+    [("draft", False), ("open", False), ("open", True), ("closed", False), ("closed", True)],
+)
+def test_the_projector_speaks_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey, status, answered
+):
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK, status="open" if answered else status)
+    if answered:
+        submit(pseudo_app, slug, ANSWERED)
+    with pseudo_app.app_context():
+        if answered and status == "closed":
+            close_survey(find_survey(slug))
+            db.session.commit()
+        typed = typed_on_the_projector(slug)
+    page = client.get(f"/analyst/surveys/{slug}/present", headers=SPEAKING)
+    state = client.get(f"/analyst/surveys/{slug}/present/state", headers=SPEAKING)
+    assert [page.status_code, state.status_code] == [200, 200]
+    quoted = (*QUOTED, *typed)
+    assert english_left(page.text, typed=quoted) == [], english_left(page.text, typed=quoted)
+    said = state.get_json()
+    shown = [said["join_html"], *(question["html"] for question in said["questions"])]
+    words = [said[key] for key in ("status_words", "respondents_words", "summary_words")]
+    words += [each["words"] for each in said["pages"]]
+    texts = "".join(f"<p>{text}</p>" for text in [*shown, *filter(None, words)])
+    assert english_left(texts, typed=quoted) == []
+    assert "⟦" in said["respondents_words"] and "⟦" in said["pages"][0]["words"]
