@@ -202,19 +202,22 @@ def format_number(value: float | None, places: int = 6) -> str:
     return rounding.text(rounding.nearest(value, 10.0**-places), places)
 
 
+def grouped(count: int) -> str:
+    """A whole number for people, its thousands grouped the page language's way: 1234 ->
+    '1,234' ('1.234' in German, '1 234' in French)."""
+    return f"{count:,}" if is_english() else local_figure(count, 0, grouped=True)
+
+
 def format_count(respondents: int) -> str:
-    """A number of respondents for people: 1234 -> '1,234'; the planner's ceiling -> 'over ...'.
+    """A number of respondents a plan needs, for people: 1234 -> '1,234'; the planner's ceiling
+    -> 'over ...'.
 
     Planning searches stop at privacy.MAX_PLANNED_RESPONDENTS, which then means "at least".
     """
-    if not is_english():
-        if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
-            ceiling = local_figure(privacy.MAX_PLANNED_RESPONDENTS, 0, grouped=True)
-            return gettext("over %(count)s", count=ceiling)
-        return local_figure(respondents, 0, grouped=True)
     if respondents >= privacy.MAX_PLANNED_RESPONDENTS:
-        return f"over {privacy.MAX_PLANNED_RESPONDENTS:,}"
-    return f"{respondents:,}"
+        ceiling = grouped(privacy.MAX_PLANNED_RESPONDENTS)
+        return gettext("over %(count)s", count=ceiling) if not is_english() else f"over {ceiling}"
+    return grouped(respondents)
 
 
 def numeric_places(lo: float, hi: float) -> int:

@@ -54,7 +54,7 @@ from survey_app.storage.models import Survey
 from survey_app.web.languages import pin
 from survey_app.web.links import external_url, is_absolute
 from survey_app.web.security import never_cached
-from survey_app.words import closed_on, closed_words, format_count
+from survey_app.words import closed_on, closed_words, grouped
 
 bp = Blueprint("projector", __name__, url_prefix="/analyst/surveys/<slug>")
 
@@ -294,7 +294,7 @@ def respondents_words(respondents: int) -> str:
         "%(count)s person has answered",
         "%(count)s people have answered",
         respondents,
-        count=format_count(respondents),
+        count=grouped(respondents),
     )
 
 

@@ -31,7 +31,7 @@ from flask_babel import gettext
 
 from survey_app.results.panel import ROOM_CHART, chart_units
 from survey_app.surveys.typed_numbers import whole_number
-from survey_app.words import format_count
+from survey_app.words import grouped
 
 #: How wide an average character of the projector's sans-serif is, in ems of its size
 #: (measured in Chromium about 0.52; rounded up so that a line is never longer than thought).
@@ -252,7 +252,7 @@ def is_wide(shape: QuestionShape, layout: Layout) -> bool:
 def page_words(first: int, last: int, total: int) -> str:
     """Where the room is: "Question 3 of 7", "Questions 3–4 of 7"."""
     figures = {
-        name: format_count(figure)
+        name: grouped(figure)
         for name, figure in zip(("first", "last", "total"), (first, last, total), strict=True)
     }
     if first == last:

@@ -14,10 +14,10 @@ from markupsafe import Markup
 from survey_app.privacy.numeric_grid import NUMERIC_GRID_STEPS
 from survey_app.web.languages import current_locale, is_english
 from survey_app.words import (
-    format_count,
     format_epsilon,
     format_number,
     format_upper_bound,
+    grouped,
     join_words,
 )
 
@@ -65,8 +65,7 @@ def privacy_words(explanation: dict) -> dict:
     return {
         "flip": flip_words(explanation["flip_percent"], explanation["flip_one_in"]),
         "group": _sentence(GROUP, examples=group_examples(explanation["group_examples"])),
-        "number_on_the_scale": str(NUMBER_ON_THE_SCALE)
-        % {"steps": format_count(NUMERIC_GRID_STEPS)},
+        "number_on_the_scale": str(NUMBER_ON_THE_SCALE) % {"steps": grouped(NUMERIC_GRID_STEPS)},
         "cost": cost_words(explanation),
         "warner": _sentence(
             WARNER, lie=explanation["warner_lie_percent"], flip=explanation["flip_percent"]
@@ -84,7 +83,7 @@ def group_examples(examples) -> Markup:
                 "ε&nbsp;=&nbsp;%(cost)s for %(count)s people",
                 size,
                 cost=Markup.escape(format_epsilon(cost)),
-                count=format_count(size),
+                count=grouped(size),
             )
         )
         for size, cost in examples
@@ -106,7 +105,7 @@ def cost_words(explanation: dict) -> Markup:
             count,
             epsilon=format_epsilon(explanation["epsilon"]),
             total=format_epsilon(explanation["epsilon_total"]),
-            count=format_count(count),
+            count=grouped(count),
         )
     )
 
@@ -117,7 +116,7 @@ def flip_words(flip_percent: str, one_in: float) -> Markup:
     in 1,000"."""
     if round(one_in, 6) != round(one_in):
         return _sentence(FLIP, flip=flip_percent)
-    return _sentence(FLIP_ONE_IN, flip=flip_percent, one_in=format_count(round(one_in)))
+    return _sentence(FLIP_ONE_IN, flip=flip_percent, one_in=grouped(round(one_in)))
 
 
 #: How each answer was protected, for the students' results page: the yes/no flip itself, or as
@@ -160,7 +159,7 @@ def protection_words(flip_probability: float, explanation: dict) -> Markup:
                 "%(odds)s times surer of your real answer from what your phone sent.",
                 count,
                 total=format_epsilon(explanation["epsilon_total"]),
-                count=format_count(count),
+                count=grouped(count),
                 **figures,
             )
         )

@@ -10,11 +10,10 @@ from flask_babel import ngettext
 
 from survey_app import privacy
 from survey_app.results.words import TOO_WIDE, widest_shown_half_width
-from survey_app.web.languages import is_english
 from survey_app.words import (
     counted,
     format_number,
-    local_figure,
+    grouped,
     numeric_places,
     points,
     with_unit,
@@ -94,7 +93,7 @@ def too_wide_brief(case: str, needed: int) -> str:
     privacy.MAX_PLANNED_RESPONDENTS) for the margin wanted; each case one whole sentence."""
     count = min(needed, privacy.MAX_PLANNED_RESPONDENTS)
     figures = {
-        "needed": f"{count:,}" if is_english() else local_figure(count, 0, grouped=True),
+        "needed": grouped(count),
         "margin": points(TOO_WIDE),
     }
     if case == "over":

@@ -41,7 +41,7 @@ from survey_app.results.words import (
 )
 from survey_app.words import (
     counted,
-    format_count,
+    grouped,
     percent,
     percent_high,
     percent_low,
@@ -284,7 +284,7 @@ def share_chart(question, kind: str, confidence: float, chebyshev: bool = True) 
 def chart_title(question, name: str, confidence: float, chebyshev: bool) -> str:
     """What a shares chart shows, for those who hear it (``name``: its range's kind)."""
     figures = {"number": question.number, "name": name, "confidence": percent(confidence)}
-    figures["count"] = format_count(question.n)
+    figures["count"] = grouped(question.n)
     if chebyshev:
         return ngettext(
             "Question %(number)s: the share of each answer, with its %(name)s %(confidence)s "
@@ -530,7 +530,7 @@ def class_results_words(results: SurveyResults, kind: str) -> dict:
             "%(count)s person answered.",
             "%(count)s people answered.",
             results.respondents,
-            count=format_count(results.respondents),
+            count=grouped(results.respondents),
         ),
         "too_few_words": None if results.shows_results else too_few_words(brief=True),
         "views": {

@@ -11,7 +11,7 @@ from flask_babel import gettext, lazy_gettext, ngettext
 from markupsafe import Markup, escape
 
 from survey_app.results.tables import shown_range
-from survey_app.words import format_count, percent, percent_high, percent_low
+from survey_app.words import grouped, percent, percent_high, percent_low
 
 #: An option's share and its range, whole, by the range's kind and whether the range is a single
 #: value: each sentence one message, so that a translation words each as it stands.
@@ -87,7 +87,7 @@ def waiting_words(question, answered: int) -> Markup | None:
         return None
     if answered == 0:
         return Markup(gettext("No answers yet."))
-    count = format_count(answered)
+    count = grouped(answered)
     if question.summary == "average":
         return Markup(
             ngettext(

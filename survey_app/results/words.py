@@ -21,8 +21,8 @@ from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_a
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
 from survey_app.words import (
     counted,
-    format_count,
     format_number,
+    grouped,
     numeric_places,
     percent,
     percent_high,
@@ -324,8 +324,8 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
 def brief_release_words(held: int, answered: int, batch: int) -> str:
     """What the projector's results hold (``held`` of ``answered``) and how often they
     change (every ``batch`` answers), each case one whole sentence."""
-    figures = {"held": format_count(held), "count": format_count(answered)}
-    figures["batch"] = format_count(batch)
+    figures = {"held": grouped(held), "count": grouped(answered)}
+    figures["batch"] = grouped(batch)
     if held >= answered:
         if batch == 1:
             return gettext("Results include everyone; they update with each answer.")
@@ -358,7 +358,7 @@ def results_appear_words(count: int, batch: int, brief: bool = False) -> str:
             "Results appear once %(count)s person has answered.",
             "Results appear once %(count)s people have answered.",
             count,
-            count=format_count(count),
+            count=grouped(count),
         )
     every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
     why = "" if batch == 1 else f", {RELEASE_REASON}"
@@ -375,7 +375,7 @@ def too_few_words(brief: bool = False) -> str:
             "Too few answered for results: they show once %(count)s person has answered.",
             "Too few answered for results: they show once %(count)s people have answered.",
             MIN_ANSWERS_FOR_SHARES,
-            count=format_count(MIN_ANSWERS_FOR_SHARES),
+            count=grouped(MIN_ANSWERS_FOR_SHARES),
         )
     count = counted(MIN_ANSWERS_FOR_SHARES, "person has", "people have")
     return (
