@@ -616,6 +616,7 @@ def read_in_r(tmp_path, name: str, data: bytes) -> list[str]:
     return finished.stdout.decode("utf-8").splitlines()
 
 
+@pytest.mark.rscript
 def test_r_reads_both_files_with_their_names_intact(app, fetch, make_survey, tmp_path):
     slug, _ = make_survey(definition(UNICODE_QUESTION, UNICODE_OPTIONS))
     submit(app, slug, [(1, 1), (0, 0), (1, 0)])
