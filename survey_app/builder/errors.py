@@ -4,7 +4,9 @@ The rules are survey_app.surveys.services' (parse_definition, the same as defini
 errors carry a field, the rule broken and its figures (survey_app.surveys.definition_checks), which
 are
 worded here as the page words things: questions numbered from 1, fields by their labels, no JSON
-path and no Python value.
+path and no Python value. Each rule's words are one whole sentence of the catalog, in the page's
+language, the field named in it (its name said so that the sentence reads whatever the field)
+and its figures written the page language's way.
 """
 
 from __future__ import annotations
