@@ -2,6 +2,7 @@
 // shows, and Warner's coins. Every figure and word of the readout comes from the server (the
 // math lives in survey_app/privacy/); this script only fetches and shows it.
 
+import { say } from "./page-words.js";
 import { typedNumber } from "./typed-numbers.js";
 import { flipProbabilityFromWarnerQ, warnerQFromFlipProbability } from "./warner.js";
 
@@ -46,7 +47,9 @@ function suggestionButton(flipProbability) {
   button.id = "apply-suggestion";
   button.formNoValidate = true;
   button.dataset.flipProbability = String(flipProbability);
-  button.textContent = `Use ${flipProbability}`;
+  // Its figure as the page's language writes a decimal ("0,3" in German), as the server does.
+  const figure = String(flipProbability).replace(".", say("decimal_mark"));
+  button.textContent = say("use_flip_probability", { value: figure });
   return button;
 }
 

@@ -4,13 +4,18 @@ The rules are survey_app.surveys.services' (parse_definition, the same as defini
 errors carry a field, the rule broken and its figures (survey_app.surveys.definition_checks), which
 are
 worded here as the page words things: questions numbered from 1, fields by their labels, no JSON
-path and no Python value.
+path and no Python value. Each rule's words are one whole sentence of the catalog, in the page's
+language, the field named in it (its name said so that the sentence reads whatever the field)
+and its figures written the page language's way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import gettext, lazy_gettext, ngettext
+
+from survey_app import kinds
 from survey_app.surveys.definition_checks import SurveyDefinitionError
 from survey_app.surveys.services import (
     is_builder_flip_probability,
@@ -18,7 +23,8 @@ from survey_app.surveys.services import (
     parse_question,
 )
 from survey_app.surveys.words import FLIP_PROBABILITY_REFUSED
-from survey_app.words import counted, format_number
+from survey_app.web.languages import is_english
+from survey_app.words import format_number, grouped
 
 
 @dataclass(frozen=True)
@@ -36,21 +42,22 @@ class BuilderError:
 
 #: The page's ids and names for a definition's top-level fields.
 _TOP_FIELDS = {
-    "title": ("title", "The title"),
-    "intro": ("intro", "The introduction"),
-    "flip_probability": ("flip_probability", "The flip probability"),
-    "questions": ("add-yes-no", "The survey"),
-    "language": ("language", "The language students see"),
+    "title": ("title", lazy_gettext("The title")),
+    "intro": ("intro", lazy_gettext("The introduction")),
+    "flip_probability": ("flip_probability", lazy_gettext("The flip probability")),
+    "questions": ("add-yes-no", lazy_gettext("The survey")),
+    "language": ("language", lazy_gettext("The language students see")),
 }
-#: A question's fields: the page's id (without the question's index) and its name.
+#: A question's fields: the page's id (without the question's index) and its name, each
+#: ``%(number)s`` the question's.
 _QUESTION_FIELDS = {
-    "text": ("question-text", "Question {n}"),
-    "type": ("question-type", "Question {n}’s type"),
-    "options": ("question-options", "Question {n}’s options"),
-    "min": ("question-min", "Question {n}’s smallest answer"),
-    "max": ("question-max", "Question {n}’s largest answer"),
-    "unit": ("question-unit", "Question {n}’s unit"),
-    "mechanism": ("question-mechanism", "Question {n}’s randomization"),
+    "text": ("question-text", lazy_gettext("Question %(number)s")),
+    "type": ("question-type", lazy_gettext("Question %(number)s’s type")),
+    "options": ("question-options", lazy_gettext("Question %(number)s’s options")),
+    "min": ("question-min", lazy_gettext("Question %(number)s’s smallest answer")),
+    "max": ("question-max", lazy_gettext("Question %(number)s’s largest answer")),
+    "unit": ("question-unit", lazy_gettext("Question %(number)s’s unit")),
+    "mechanism": ("question-mechanism", lazy_gettext("Question %(number)s’s randomization")),
 }
 #: The fields above the class size on the page (its error comes after theirs).
 _ABOVE_CLASS_SIZE = ("title", "intro", "flip_probability")
@@ -113,78 +120,201 @@ def worded_error(error: SurveyDefinitionError) -> BuilderError:
     if len(path) >= 3 and path[0] == "questions" and isinstance(path[1], int):
         number = path[1] + 1
         field_base, subject = _QUESTION_FIELDS.get(str(path[2]), _QUESTION_FIELDS["text"])
-        field_id, subject = f"{field_base}-{path[1]}", subject.format(n=number)
+        field_id, subject = f"{field_base}-{path[1]}", str(subject) % {"number": number}
         if path[2] == "options" and len(path) == 4:
-            subject = f"Option {path[3] + 1} of question {number}"
+            subject = gettext(
+                "Option %(option)s of question %(number)s", option=path[3] + 1, number=number
+            )
     elif len(path) == 2 and path[0] == "questions":
         number = path[1] + 1
-        field_id, subject = f"question-text-{path[1]}", f"Question {number}"
+        field_id, subject = (
+            f"question-text-{path[1]}",
+            gettext("Question %(number)s", number=number),
+        )
     else:
-        field_id, subject = _TOP_FIELDS.get(str(path[0]) if path else "", ("title", "The survey"))
-    return BuilderError(field_id, sentence(error.key, subject, number, error.values))
+        field_id, subject = _TOP_FIELDS.get(
+            str(path[0]) if path else "", ("title", lazy_gettext("The survey"))
+        )
+    return BuilderError(field_id, sentence(error.key, str(subject), number, error.values))
+
+
+def figure(value: object, english: str = "") -> str:
+    """A figure of a rule as a sentence says it: as ``format(value, english)`` in English (as
+    the page always said it), else the page language's way, a whole number grouped ("1.000")."""
+    if is_english() or isinstance(value, bool) or not isinstance(value, int | float):
+        return format(value, english)
+    if float(value).is_integer():
+        return grouped(int(value))
+    return format_number(value)
 
 
 def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
-    """The words for a broken rule ``key`` of the field called ``subject``."""
-    question = f"Question {number}"
+    """The words for a broken rule ``key`` of the field called ``subject``: one whole sentence
+    of the catalog each, its figures the page language's way."""
     # Every figure has a default, so that words not asked for still format.
     values = {"limit": 0, "minimum": 0, "smallest": 0, "low": 0, "high": 0, "count": 0, **values}
-    words = {
-        "empty": f"{subject} is empty: type {'the question' if subject == question else 'it in'}",
-        "too_long": f"{subject} can be at most {values.get('limit')} characters long",
-        "hidden_character": (
-            f"{subject} contains an invisible or control character ({values.get('code')}, "
-            f"character {values.get('position')}): type it again without it"
-        ),
-        "not_probability": FLIP_PROBABILITY_REFUSED,
-        "probability_limits": FLIP_PROBABILITY_REFUSED,
-        "probability_for_kind": (
-            f"With {values.get('question')}, the flip probability can be at most "
-            f"{values.get('limit')} ({values.get('why')})"
-        ),
-        "missing": f"{subject} is missing",
-        "unclear_number": (
-            f"{subject} is not clear: write 1000 without a thousands separator, or 1.5 with "
-            "one decimal point or comma"
-        ),
-        "not_number": f"{subject} must be a number, like 10 or 2.5",
-        "magnitude": (
-            f"{subject} must be between -{values['limit']:,.0f} and {values['limit']:,.0f}"
-        ),
-        "decimals": f"{subject} can have at most {values.get('limit')} decimals",
-        "max_not_above_min": (
-            f"{question}’s largest answer must be above its smallest ({values['minimum']:g})"
-        ),
-        "range_too_small": (
-            f"{question}’s largest answer must be at least {values['smallest']:g} "
-            "above its smallest"
-        ),
-        "bounds": f"{question}’s smallest and largest answers are not a range a survey can use",
-        "option_count": (
-            f"{question} needs at least {values.get('low')} options"
-            if values["count"] < values["low"]
-            else f"{question} can have at most {values.get('high')} options, "
-            f"not {values.get('count')}"
-        ),
-        "options_differ": f"{question} has the same option twice: its options must all differ",
-        "no_questions": "The survey needs a question: add one below",
-        "too_many_questions": f"A survey holds at most {values.get('limit')} questions",
-        "type": f"{subject} is not one the builder offers: choose one from its list",
-        "mechanism": f"{subject} is not one the builder offers: choose one from its list",
-        "language": f"{subject} is not one the builder offers: choose one from its list",
-    }
-    return words.get(key, f"{subject} cannot be saved as it is")
+    said = _FIELD_SENTENCES.get(key)
+    if said is not None:
+        return said(subject, values)
+    said = _QUESTION_SENTENCES.get(key)
+    if said is not None:
+        return said(number, values)
+    if key in ("not_probability", "probability_limits"):
+        return FLIP_PROBABILITY_REFUSED
+    if key == "probability_for_kind":
+        return flip_limit_sentence(values)
+    if key == "empty":
+        if subject == gettext("Question %(number)s", number=number):
+            return gettext("Question %(number)s is empty: type the question", number=number)
+        return gettext("%(subject)s is empty: type it in", subject=subject)
+    if key == "no_questions":
+        return gettext("The survey needs a question: add one below")
+    if key == "too_many_questions":
+        limit = values.get("limit")
+        return ngettext(
+            "A survey holds at most %(limit)s question",
+            "A survey holds at most %(limit)s questions",
+            limit if isinstance(limit, int) else 2,
+            limit=figure(limit),
+        )
+    return gettext("%(subject)s cannot be saved as it is", subject=subject)
+
+
+def flip_limit_sentence(values: dict) -> str:
+    """Why a kind asked keeps the flip probability lower: the kind's own whole sentence (its
+    ``flip_limit_refused``), found by the words the refusal names it by."""
+    limit = figure(values.get("limit"))
+    for kind in kinds.KINDS.values():
+        if kind.flip_limit_words[1] == values.get("question") and kind.flip_limit_refused:
+            return str(kind.flip_limit_refused) % {"limit": limit}
+    return (
+        f"With {values.get('question')}, the flip probability can be at most "
+        f"{values.get('limit')} ({values.get('why')})"
+    )
+
+
+def _too_long(subject: str, values: dict) -> str:
+    limit = values.get("limit")
+    return ngettext(
+        "%(subject)s can be at most %(limit)s character long",
+        "%(subject)s can be at most %(limit)s characters long",
+        limit if isinstance(limit, int) else 2,
+        subject=subject,
+        limit=figure(limit),
+    )
+
+
+def _hidden_character(subject: str, values: dict) -> str:
+    return gettext(
+        "%(subject)s contains an invisible or control character (%(code)s, character "
+        "%(position)s): type it again without it",
+        subject=subject,
+        code=values.get("code"),
+        position=figure(values.get("position")),
+    )
+
+
+def _decimals(subject: str, values: dict) -> str:
+    limit = values.get("limit")
+    return ngettext(
+        "%(subject)s can have at most %(limit)s decimal",
+        "%(subject)s can have at most %(limit)s decimals",
+        limit if isinstance(limit, int) else 2,
+        subject=subject,
+        limit=figure(limit),
+    )
+
+
+def _not_offered(subject: str, values: dict) -> str:
+    return gettext(
+        "%(subject)s is not one the builder offers: choose one from its list", subject=subject
+    )
+
+
+#: The sentences of rules said of a field, by its name (``subject``).
+_FIELD_SENTENCES = {
+    "too_long": _too_long,
+    "hidden_character": _hidden_character,
+    "missing": lambda subject, values: gettext("%(subject)s is missing", subject=subject),
+    "unclear_number": lambda subject, values: gettext(
+        "%(subject)s is not clear: write 1000 without a thousands separator, or 1.5 with one "
+        "decimal point or comma",
+        subject=subject,
+    ),
+    "not_number": lambda subject, values: gettext(
+        "%(subject)s must be a number, like 10 or 2.5", subject=subject
+    ),
+    "magnitude": lambda subject, values: gettext(
+        "%(subject)s must be between -%(limit)s and %(limit)s",
+        subject=subject,
+        limit=figure(values["limit"], ",.0f"),
+    ),
+    "decimals": _decimals,
+    "type": _not_offered,
+    "mechanism": _not_offered,
+    "language": _not_offered,
+}
+
+
+def _option_count(number: int | None, values: dict) -> str:
+    if values["count"] < values["low"]:
+        return ngettext(
+            "Question %(number)s needs at least %(low)s option",
+            "Question %(number)s needs at least %(low)s options",
+            values["low"],
+            number=number,
+            low=figure(values.get("low")),
+        )
+    return ngettext(
+        "Question %(number)s can have at most %(high)s option, not %(count)s",
+        "Question %(number)s can have at most %(high)s options, not %(count)s",
+        values["high"],
+        number=number,
+        high=figure(values.get("high")),
+        count=figure(values.get("count")),
+    )
+
+
+#: The sentences of rules said of a question, by its number.
+_QUESTION_SENTENCES = {
+    "max_not_above_min": lambda number, values: gettext(
+        "Question %(number)s’s largest answer must be above its smallest (%(minimum)s)",
+        number=number,
+        minimum=figure(values["minimum"], "g"),
+    ),
+    "range_too_small": lambda number, values: gettext(
+        "Question %(number)s’s largest answer must be at least %(smallest)s above its smallest",
+        number=number,
+        smallest=figure(values["smallest"], "g"),
+    ),
+    "bounds": lambda number, values: gettext(
+        "Question %(number)s’s smallest and largest answers are not a range a survey can use",
+        number=number,
+    ),
+    "option_count": _option_count,
+    "options_differ": lambda number, values: gettext(
+        "Question %(number)s has the same option twice: its options must all differ",
+        number=number,
+    ),
+}
 
 
 def errors_heading(errors: list[BuilderError]) -> str:
     """The summary's heading: "Not saved yet: 2 things to change"."""
-    return f"Not saved yet: {counted(len(errors), 'thing')} to change"
+    return ngettext(
+        "Not saved yet: %(count)s thing to change",
+        "Not saved yet: %(count)s things to change",
+        len(errors),
+        count=grouped(len(errors)),
+    )
 
 
 def wide_heading(wide: list) -> str:
     """The question's heading before saving ranges much wider than before."""
-    return (
-        "Not saved yet: " + ("a range" if len(wide) == 1 else "ranges") + " much wider than before"
+    return ngettext(
+        "Not saved yet: a range much wider than before",
+        "Not saved yet: ranges much wider than before",
+        len(wide),
     )
 
 
@@ -196,13 +326,32 @@ class WideRange:
     words: str
 
 
+#: What the builder asks of a range much wider than before, by how many times wider.
+_WIDER = {
+    100: lazy_gettext(
+        "Question %(number)s’s range is now %(low)s to %(high)s, a hundred times wider than "
+        "%(low_before)s to %(high_before)s before. Save it anyway?"
+    ),
+    1000: lazy_gettext(
+        "Question %(number)s’s range is now %(low)s to %(high)s, a thousand times wider than "
+        "%(low_before)s to %(high_before)s before. Save it anyway?"
+    ),
+    1_000_000: lazy_gettext(
+        "Question %(number)s’s range is now %(low)s to %(high)s, a million times wider than "
+        "%(low_before)s to %(high_before)s before. Save it anyway?"
+    ),
+}
+
+
 def wide_range_words(index: int, now: tuple, before: tuple) -> WideRange:
     """ "Question 1’s range is now 0 to 1012, a hundred times wider than 0 to 10 before." """
     ratio = (now[1] - now[0]) / (before[1] - before[0])
-    times = "a hundred" if ratio < 1000 else "a thousand" if ratio < 1_000_000 else "a million"
-    return WideRange(
-        index,
-        f"Question {index + 1}’s range is now {format_number(now[0])} to "
-        f"{format_number(now[1])}, {times} times wider than {format_number(before[0])} to "
-        f"{format_number(before[1])} before. Save it anyway?",
-    )
+    times = 100 if ratio < 1000 else 1000 if ratio < 1_000_000 else 1_000_000
+    figures = {
+        "number": index + 1,
+        "low": format_number(now[0]),
+        "high": format_number(now[1]),
+        "low_before": format_number(before[0]),
+        "high_before": format_number(before[1]),
+    }
+    return WideRange(index, str(_WIDER[times]) % figures)

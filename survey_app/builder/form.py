@@ -12,6 +12,7 @@ import json
 import math
 
 from flask import request
+from flask_babel import lazy_gettext
 
 from survey_app import kinds, privacy
 from survey_app.kinds.numeric import typed_or_text
@@ -25,11 +26,12 @@ from survey_app.surveys.services import (
 )
 from survey_app.surveys.typed_numbers import typed_number
 from survey_app.surveys.words import FLIP_PROBABILITY_HINT
+from survey_app.web.languages import is_english
 from survey_app.words import format_number
 
 #: What Warner's q field takes (q = 2 p, twice the flip probabilities the builder takes),
 #: beside its label.
-WARNER_HINT = "({low} to {high})"
+WARNER_HINT = lazy_gettext("(%(low)s to %(high)s)")
 
 
 def field_limits() -> dict:
@@ -39,16 +41,22 @@ def field_limits() -> dict:
     limits are said in words, never by a browser's own check."""
     low, high = BUILDER_FLIP_PROBABILITIES
     warner = {
-        "low": f"{privacy.warner_q_from_flip_probability(low):g}",
-        "high": f"{privacy.warner_q_from_flip_probability(high):g}",
+        "low": figure_g(privacy.warner_q_from_flip_probability(low)),
+        "high": figure_g(privacy.warner_q_from_flip_probability(high)),
     }
     return {
         "title_length": MAX_TITLE_LENGTH,
         "intro_length": MAX_INTRO_LENGTH,
         "question_length": MAX_QUESTION_LENGTH,
         "flip_hint": FLIP_PROBABILITY_HINT,
-        "warner_hint": WARNER_HINT.format(**warner),
+        "warner_hint": str(WARNER_HINT) % warner,
     }
+
+
+def figure_g(value: float) -> str:
+    """A probability the builder suggests or takes, as its words say it: "%g" in English (as
+    the page always said it), else the page language's way ("0,3")."""
+    return f"{value:g}" if is_english() else format_number(value)
 
 
 def definition_from_form() -> dict:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext, lazy_gettext
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -23,6 +24,7 @@ from survey_app.builder.form import (
     definition_from_form,
     definition_of,
     field_limits,
+    figure_g,
     is_much_wider,
     range_of,
     ranges_before_from_form,
@@ -51,9 +53,23 @@ from survey_app.surveys.typed_numbers import whole_number
 from survey_app.surveys.words import privacy_explanation
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
-from survey_app.web.languages import enter_students_page, pin
+from survey_app.web.languages import enter_students_page, is_english, pin
+from survey_app.words import grouped
 
 bp = analyst_blueprint("builder", __name__)
+
+#: What the survey list calls each status, in its badge.
+STATUS_NAMES = {
+    "draft": lazy_gettext("draft"),
+    "open": lazy_gettext("open"),
+    "closed": lazy_gettext("closed"),
+}
+
+
+def respondents_shown(count: int) -> str:
+    """How many answered, as the survey list shows it: "1234" in English (as it always did),
+    grouped the page language's way otherwise ("1.234")."""
+    return str(count) if is_english() else grouped(count)
 
 
 @bp.get("/")
@@ -71,6 +87,8 @@ def surveys():
         "builder/surveys.html",
         surveys=[survey for survey in owned if not survey.archived],
         archived_count=sum(survey.archived for survey in owned),
+        status_names=STATUS_NAMES,
+        respondents=respondents_shown,
         form=ActionForm(),
     )
 
@@ -83,7 +101,9 @@ BLANK_DEFINITION = {
 }
 
 #: What the builder says when asked for one question more than a survey holds.
-QUESTION_LIMIT_WORDS = f"A survey holds at most {MAX_QUESTIONS} questions."
+QUESTION_LIMIT_WORDS = lazy_gettext(
+    "A survey holds at most %(limit)s questions.", limit=MAX_QUESTIONS
+)
 
 
 #: The new question each "Add" button adds: a number's bounds start empty (placeholders).
@@ -217,6 +237,7 @@ def render_builder(
             margin=margin,
             planning=planning,
             limits=field_limits(),
+            suggested_figure=figure_g,
             warner_q=warner_q_shown(definition.get("flip_probability")),
             # The same figures and words as the live readout's JSON.
             readout=planning.builder_readout(definition, class_size, margin),
@@ -255,7 +276,10 @@ def new_survey():
         return page
     survey = create_survey(current_user, checked)
     db.session.commit()
-    flash("Draft saved. Preview it, then open it to respondents when it is ready.", "success")
+    flash(
+        gettext("Draft saved. Preview it, then open it to respondents when it is ready."),
+        "success",
+    )
     note_date_like_labels(checked)
     return redirect(url_for("dashboard.dashboard", slug=survey.slug))
 
@@ -267,8 +291,10 @@ def edit_survey(slug: str):
     survey = owned_survey_or_404(current_user, slug)
     if not survey.is_draft:
         flash(
-            "A survey that has opened can no longer change: answers must all come from "
-            "the same questions and the same randomization.",
+            gettext(
+                "A survey that has opened can no longer change: answers must all come from "
+                "the same questions and the same randomization."
+            ),
             "error",
         )
         return redirect(url_for("dashboard.dashboard", slug=slug))
@@ -288,7 +314,7 @@ def edit_survey(slug: str):
     survey.language = checked.language
     replace_questions(survey, checked.questions)
     db.session.commit()
-    flash("Draft saved.", "success")
+    flash(gettext("Draft saved."), "success")
     note_date_like_labels(checked)
     return redirect(url_for("dashboard.dashboard", slug=slug))
 
@@ -299,10 +325,13 @@ def note_date_like_labels(definition: SurveyDefinition) -> None:
         label for question in definition.questions for label in question.choices or ()
     )
     if labels:
-        quoted = ", ".join(f"“{label}”" for label in labels[:3])
+        quoted = ", ".join(gettext("“%(text)s”", text=label) for label in labels[:3])
         flash(
-            f"Excel shows options such as {quoted} as dates when it opens the exported files "
-            "(the number beside each answer stays right). Writing “1 to 2” avoids it.",
+            gettext(
+                "Excel shows options such as %(options)s as dates when it opens the exported "
+                "files (the number beside each answer stays right). Writing “1 to 2” avoids it.",
+                options=quoted,
+            ),
             "notice",
         )
 

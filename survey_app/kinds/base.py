@@ -43,10 +43,12 @@ class Kind:
     lesson_form: ClassVar[str] = "options"
     #: The option whose share the lesson follows through its steps (by position).
     lesson_follows: ClassVar[int] = 0
-    #: Its builder fields beyond text and type (a template; None: none), and what its "Add"
-    #: button adds ("a yes/no question").
+    #: Its builder fields beyond text and type (a template; None: none), what its "Add"
+    #: button adds ("a yes/no question"), and that button's label, one whole phrase of the
+    #: catalog ("Add a yes/no question"; None: "Add" and add_words, in English).
     builder_partial: ClassVar[str | None] = None
     add_words: ClassVar[str]
+    add_label: ClassVar[str | None] = None
     #: Its respondent fieldset (a template), its page module (in the static folder: it reads
     #: the answer from that fieldset and asks randomized-response.js for the value to send)
     #: and what that module does, as the respondent page lists its scripts.
@@ -57,6 +59,13 @@ class Kind:
     #: is said of in files and in the builder, and why.
     max_flip_probability: ClassVar[float | None] = None
     flip_limit_words: ClassVar[tuple[str, str, str]] = ("", "", "")
+    #: The builder's refusal of a higher flip probability, one whole sentence of the catalog
+    #: with ``%(limit)s`` (None: put together from flip_limit_words, in English).
+    flip_limit_refused: ClassVar[str | None] = None
+
+    def add_button(self) -> str:
+        """The label of the builder's button that adds a question of this kind."""
+        return str(self.add_label) if self.add_label else f"Add {self.add_words}"
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """The question ``raw`` (a definition's dict, already holding only known fields) checked,

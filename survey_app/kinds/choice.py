@@ -16,15 +16,18 @@ MAX_OPTION_LENGTH = 200
 
 class Choice(Kind):
     name = "choice"
-    label = "Multiple choice"
+    label = lazy_gettext("Multiple choice")
     fields = ("options",)
     add_words = "a multiple-choice question"
+    add_label = lazy_gettext("Add a multiple-choice question")
     builder_partial = "kinds/choice_builder.html"
     partial = "kinds/choice.html"
     script = "js/kinds/choice.js"
     script_role = lazy_gettext("reads the option you pick and has it scrambled")
     #: What the builder's options field takes, beside its label.
-    options_hint = f"({MIN_OPTIONS} to {privacy.MAX_OPTIONS}; multiple choice only)"
+    options_hint = lazy_gettext(
+        "(%(low)s to %(high)s; multiple choice only)", low=MIN_OPTIONS, high=privacy.MAX_OPTIONS
+    )
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """2 to 12 options, each a text of its own."""

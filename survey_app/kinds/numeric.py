@@ -122,11 +122,12 @@ def typed_or_text(text: str) -> float | str:
 
 class Numeric(Kind):
     name = "numeric"
-    label = "A number"
+    label = lazy_gettext("A number")
     fields = ("min", "max", "unit", "mechanism")
     has_options = False
     lesson_form = "number"
     add_words = "a number question"
+    add_label = lazy_gettext("Add a number question")
     builder_partial = "kinds/numeric_builder.html"
     partial = "kinds/numeric.html"
     script = "js/kinds/numeric.js"
@@ -137,6 +138,10 @@ class Numeric(Kind):
         "a numeric question",
         "a number question",
         "closer to 0.5 a number would carry no information",
+    )
+    flip_limit_refused = lazy_gettext(
+        "With a number question, the flip probability can be at most %(limit)s (closer to 0.5 "
+        "a number would carry no information)"
     )
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:

@@ -17,8 +17,9 @@ SHOWN_LABELS = {"No": lazy_gettext("No"), "Yes": lazy_gettext("Yes")}
 
 class YesNo(Kind):
     name = "yes_no"
-    label = "Yes / no"
+    label = lazy_gettext("Yes / no")
     add_words = "a yes/no question"
+    add_label = lazy_gettext("Add a yes/no question")
     worded_values = (1,)
     lesson_form = "flip"
     #: "Yes", the second option ("No" being the rest).

@@ -70,6 +70,8 @@ PAGE_WORDS = {
     # The projector (static/js/projector.js).
     "question_in_full": lazy_gettext("Question %(number)s in full: scroll to read it"),
     "projector_signed_out": lazy_gettext("Signed out: reload this page to sign in again."),
+    # The builder (static/js/builder.js): the button that applies the flip probability suggested.
+    "use_flip_probability": lazy_gettext("Use %(value)s"),
 }
 
 
