@@ -153,13 +153,14 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
 def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
     """What arrived: n, the randomized counts and raw shares (as the dashboard's table); while
     the survey is open, the dashboard's last release of them."""
+    shown_label = kinds.kind_named(question.kind).shown_label
     return {
         "received": words.received(grouped(question.n), is_open, question.n),
         "biased": words.biased(len(question.options)),
         "compact": len(question.options) > COMPACT_ROWS,
         "rows": [
             {
-                "label": option.label,
+                "label": shown_label(option.label),
                 "count": grouped(option.noisy_count),
                 "raw": percent(option.estimate.noisy_share),
             }

@@ -44,10 +44,8 @@ class Subject:
 
     option: OptionResult
     options: int
-
-    @property
-    def label(self) -> str:
-        return self.option.label
+    #: The answer's label as the page says it ("Ja" for a yes/no question's "Yes" in German).
+    label: str
 
     @property
     def estimate(self) -> float:
@@ -61,8 +59,9 @@ class Subject:
 
 def subject_of(question: QuestionResult) -> Subject:
     """What steps 5 to 7 follow for a question of this kind."""
-    follows = kinds.kind_named(question.kind).lesson_follows or 0
-    return Subject(question.options[follows], len(question.options))
+    kind = kinds.kind_named(question.kind)
+    option = question.options[kind.lesson_follows or 0]
+    return Subject(option, len(question.options), kind.shown_label(option.label))
 
 
 #: The share of the re-runs whose spread the lesson quotes ("the middle 95% lay between ...").
