@@ -46,9 +46,28 @@ def coin_step(question: QuestionResult, survey: Survey) -> dict:
     }
 
 
+def _range_ends(question: QuestionResult, kind: str) -> tuple[float, float]:
+    """The range of ``kind`` ("live", else the narrowest fixed-size one), its ends rounded
+    outward in the unit's decimals, as the dashboard's (results.words.numeric_range_words)."""
+    estimate = question.numeric.estimate
+    step = 10.0 ** -numeric_places(estimate.lo, estimate.hi)
+    live = kind == "live" and estimate.live_low is not None
+    low = estimate.live_low if live else estimate.ci_low
+    high = estimate.live_high if live else estimate.ci_high
+    return rounding.down(low, step), rounding.up(high, step)
+
+
 def estimate_step(question: QuestionResult, headline: str, confidence: float) -> dict:
     """The average and its range, in the dashboard's words, and how often such ranges hold."""
-    average = numeric_words(question.numeric, headline)
+    _, places = _unit(question)
+    low, high = _range_ends(question, headline)
+    average = {
+        "said": {
+            "mean": numeric_words(question.numeric, headline)["said"]["mean"],
+            "high": with_unit(format_number(high, places), question.numeric.unit),
+        },
+        "low": format_number(low, places),
+    }
     return {"average": words.average_words(grouped(question.n), average, headline, confidence)}
 
 
@@ -63,8 +82,8 @@ def sure_step(question: QuestionResult, confidence: float) -> dict:
     variance, delta = number(sure.variance, sure.places), number(sure.delta, 6)
     bias = number(sure.bias, places + 2) if sure.bias else None
     bound = numeric_range_words(estimate)["bound"]
-    # The ends rounded outward, as the dashboard's (results.words.numeric_range_words).
-    step = 10.0**-places
+    low, high = _range_ends(question, "exact")
+    live_low, live_high = _range_ends(question, "live")
     plus = f" + {bias}" if bias else ""
     return {
         "bound": words.number_bound(
@@ -77,11 +96,11 @@ def sure_step(question: QuestionResult, confidence: float) -> dict:
             words.NOTES_BOUND_TITLE,
         ),
         "ranges": words.number_ranges(
-            format_number(rounding.down(estimate.ci_low, step), places),
-            said(rounding.up(estimate.ci_high, step)),
+            format_number(low, places),
+            said(high),
             bound,
-            format_number(rounding.down(estimate.live_low, step), places),
-            said(rounding.up(estimate.live_high, step)),
+            format_number(live_low, places),
+            said(live_high),
         ),
     }
 

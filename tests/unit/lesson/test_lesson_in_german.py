@@ -116,6 +116,8 @@ def test_a_number_question_adds_up_in_german(app, client, hours, analyst, sign_i
         for alternative in alternatives(page)
     )
     assert links >= 2  # step 4's bound and step 8's sum
+    for page in pages.values():  # every decimal with a comma ("1.000" groups thousands)
+        assert not re.search(r"\d\.\d(?!\d\d)", plain(page)), plain(page)
     bound = text_of(pages[4], "lesson-notes-bound")
     result = alternatives(pages[4])[0].rsplit("= ", 1)[1]
     assert bound == f"±{result} hours" and "," in result
