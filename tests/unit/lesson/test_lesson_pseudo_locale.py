@@ -91,17 +91,21 @@ def lesson_pages(client, slug: str, question: int, **extra) -> dict[str, str]:
     return pages
 
 
+@pytest.mark.parametrize("closed", [True, False], ids=["closed", "open"])
 @pytest.mark.parametrize("question", [1, 2, 3], ids=["yes/no", "choice", "number"])
 def test_every_step_with_answers_says_nothing_in_english(
-    pseudo_app, client, analyst, sign_in_as, make_survey, close, question
+    pseudo_app, client, analyst, sign_in_as, make_survey, close, question, closed
 ):
+    """Closed, and open (the counts of the dashboard's last release, and the live ranges)."""
     sign_in_as(client, analyst)
     slug, _ = make_survey(GREEK)
     submit(pseudo_app, slug, ANSWERED)
-    close(slug)
+    if closed:
+        close(slug)
     pages = lesson_pages(client, slug, question, p="0.45")
     for name, page in pages.items():
         assert leaks(page) == [], name
+    assert 'id="lesson-n"' in pages["step 2"]
     # The steps' own words are the catalog's: the title, a step's heading, a formula's name.
     assert "⟦Ţĥé çöîñ⟧" in pages["step 1"] and '<html lang="eo"' in pages["download"]
     if question != 3:
