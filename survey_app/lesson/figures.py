@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from flask_babel import gettext, lazy_gettext
 from markupsafe import Markup, escape
 
-from survey_app.lesson.words import options_chart_title, ranges_chart_title
+from survey_app.lesson.words import (
+    options_chart_title,
+    points_words,
+    range_words,
+    ranges_chart_title,
+)
 from survey_app.privacy import lesson
 from survey_app.results import rounding
-from survey_app.words import counted, format_number, percent, percent_high, percent_low
+from survey_app.words import format_number, percent, percent_high, percent_low
 
 #: Decimals of the figures written into formulas.
 FORMULA_PLACES = 3
@@ -74,19 +80,33 @@ def formula(body: str, alternative: str, name: str) -> Markup:
 
 
 def number(value: float, places: int = FORMULA_PLACES) -> str:
+    """A figure as a formula writes it, in the page's language ("0.25"; "0,25" in German and
+    French): the digits of :func:`written`."""
     return format_number(value, places)
 
 
-def written_share(share: float) -> str:
-    """A share as the lesson's formulas write it: the digits of its percentage, which every
+def written(value: float, places: int = FORMULA_PLACES) -> float:
+    """The value :func:`number` writes, as the reader's arithmetic takes it: the same digits in
+    every language, so that a formula adds up in each."""
+    return float(Decimal(rounding.text(rounding.nearest(value, 10.0**-places), places)))
+
+
+def share_written(share: float) -> float:
+    """A share as the lesson's formulas take it: the digits of its percentage, which every
     step shows (58.3% is 0.583), so a figure has one value on every step."""
-    return number(float(Decimal(percent(share).rstrip("%")) / 100), 6)
+    return float(Decimal(rounding.text(rounding.nearest(share * 100, 0.1), 1)) / 100)
 
 
-def written_points(written: str) -> str:
-    """A half-width a formula wrote as a share ('0.707') in percentage points, the same digits
-    ('70.7 percentage points')."""
-    return counted(number(float(Decimal(written) * 100), 6), "percentage point")
+def written_share(share: float) -> str:
+    """A share as the lesson's formulas write it (:func:`share_written`)."""
+    return number(share_written(share), 6)
+
+
+def written_points(half_width: float) -> str:
+    """A half-width a formula wrote as a share (0.707, :func:`written` to its decimals) in
+    percentage points, the same digits ('70.7 percentage points')."""
+    points = float(Decimal(repr(written(half_width))) * 100)
+    return points_words(number(points, 6), points)
 
 
 def signed(figure: str) -> str:
@@ -116,10 +136,10 @@ RANGE_BAND = 14
 EXACT_BAND, LIVE_BAND = 12, 6
 #: Step 4's rows: (key, label, the Sureness attribute holding the range).
 RANGE_ROWS = (
-    ("notes", "The notes’ bound (worst-case variance 1/4)", "notes_range"),
-    ("chebyshev", "Chebyshev’s bound with the exact variance", "chebyshev_range"),
-    ("exact", "Exact range (the dashboard’s, once closed)", "exact_range"),
-    ("live", "Live range (the dashboard’s, while open)", "live_range"),
+    ("notes", lazy_gettext("The notes’ bound (worst-case variance 1/4)"), "notes_range"),
+    ("chebyshev", lazy_gettext("Chebyshev’s bound with the exact variance"), "chebyshev_range"),
+    ("exact", lazy_gettext("Exact range (the dashboard’s, once closed)"), "exact_range"),
+    ("live", lazy_gettext("Live range (the dashboard’s, while open)"), "live_range"),
 )
 
 
@@ -161,8 +181,8 @@ def range_chart(sure: lesson.Sureness) -> dict:
         rows.append(
             {
                 "key": key,
-                "label": label,
-                "words": f"{percent_low(low)} to {percent_high(high)}",
+                "label": str(label),
+                "words": range_words(percent_low(low), percent_high(high)),
                 "x": _x(low),
                 "width": round(_x(high) - _x(low), 2),
                 "text_y": y + 16,
@@ -235,7 +255,7 @@ def options_chart(shown: list[tuple[str, lesson.Sureness]]) -> dict:
         rows.append(
             {
                 "label": label,
-                "words": f"{percent_low(exact[0])} to {percent_high(exact[1])}",
+                "words": range_words(percent_low(exact[0]), percent_high(exact[1])),
                 "x": _x(exact[0]),
                 "width": round(_x(exact[1]) - _x(exact[0]), 2),
                 "live_x": _x(live[0]),
@@ -297,7 +317,8 @@ def bayes_formula(
         kept_by, flipped_by = mi("P"), mi("Q")
     kept = mi("b") + kept_by
     flipped = paren(minus(mn("1"), mi("b"))) + flipped_by
-    given = mi("P") + paren(mtext(f"truly {label}") + mo("|") + mtext(f"sent {label}"))
+    truly, sent = gettext("truly %(label)s", label=label), gettext("sent %(label)s", label=label)
+    given = mi("P") + paren(mtext(truly) + mo("|") + mtext(sent))
     kept_numbers = times(mn(b, 9), mn(keep, 9))
     flipped_numbers = times(mn(others, 9), mn(other, 9))
     return mrow(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from survey_app import kinds
 from survey_app.lesson import words
 from survey_app.lesson.figures import formula, number, number_chebyshev, rerun_chart
-from survey_app.lesson.share_steps import slider
+from survey_app.lesson.share_steps import control_value, slider
 from survey_app.privacy import lesson, lesson_numbers
 from survey_app.results import rounding
 from survey_app.results.tables import QuestionResult
@@ -17,6 +17,7 @@ from survey_app.words import (
     format_epsilon,
     format_number,
     format_upper_bound,
+    grouped,
     numeric_places,
     percent,
     with_unit,
@@ -45,10 +46,29 @@ def coin_step(question: QuestionResult, survey: Survey) -> dict:
     }
 
 
+def _range_ends(question: QuestionResult, kind: str) -> tuple[float, float]:
+    """The range of ``kind`` ("live", else the narrowest fixed-size one), its ends rounded
+    outward in the unit's decimals, as the dashboard's (results.words.numeric_range_words)."""
+    estimate = question.numeric.estimate
+    step = 10.0 ** -numeric_places(estimate.lo, estimate.hi)
+    live = kind == "live" and estimate.live_low is not None
+    low = estimate.live_low if live else estimate.ci_low
+    high = estimate.live_high if live else estimate.ci_high
+    return rounding.down(low, step), rounding.up(high, step)
+
+
 def estimate_step(question: QuestionResult, headline: str, confidence: float) -> dict:
     """The average and its range, in the dashboard's words, and how often such ranges hold."""
-    average = numeric_words(question.numeric, headline)
-    return {"average": words.average_words(f"{question.n:,}", average, headline, confidence)}
+    _, places = _unit(question)
+    low, high = _range_ends(question, headline)
+    average = {
+        "said": {
+            "mean": numeric_words(question.numeric, headline)["said"]["mean"],
+            "high": with_unit(format_number(high, places), question.numeric.unit),
+        },
+        "low": format_number(low, places),
+    }
+    return {"average": words.average_words(grouped(question.n), average, headline, confidence)}
 
 
 def sure_step(question: QuestionResult, confidence: float) -> dict:
@@ -61,11 +81,13 @@ def sure_step(question: QuestionResult, confidence: float) -> dict:
     half = format_number(sure.half_width, places)
     variance, delta = number(sure.variance, sure.places), number(sure.delta, 6)
     bias = number(sure.bias, places + 2) if sure.bias else None
-    ranges = numeric_range_words(estimate)
+    bound = numeric_range_words(estimate)["bound"]
+    low, high = _range_ends(question, "exact")
+    live_low, live_high = _range_ends(question, "live")
     plus = f" + {bias}" if bias else ""
     return {
         "bound": words.number_bound(
-            f"{question.n:,}", percent(confidence), with_unit(half, question.numeric.unit)
+            grouped(question.n), percent(confidence), with_unit(half, question.numeric.unit)
         ),
         "formula": formula(
             number_chebyshev(question.n, variance, delta, bias, half),
@@ -74,11 +96,11 @@ def sure_step(question: QuestionResult, confidence: float) -> dict:
             words.NOTES_BOUND_TITLE,
         ),
         "ranges": words.number_ranges(
-            ranges["low"],
-            said(float(ranges["high"])),
-            ranges["bound"],
-            ranges["live_low"],
-            said(float(ranges["live_high"])),
+            format_number(low, places),
+            said(high),
+            bound,
+            format_number(live_low, places),
+            said(live_high),
         ),
     }
 
@@ -91,7 +113,7 @@ def reruns_step(question: QuestionResult) -> dict:
     low, high = runs.middle(RERUNS_MIDDLE)
     return {
         "supposed": words.number_supposed_class(runs.n, said(runs.value)),
-        "runs": f"{len(runs.estimates):,}",
+        "runs": grouped(len(runs.estimates)),
         "middle_share": percent(RERUNS_MIDDLE),
         "mean": said(runs.mean),
         "std": said(runs.std),
@@ -141,10 +163,10 @@ def trade_off_step(
     for row in rows:
         p, epsilon = format_number(row.flip_probability, 6), format_epsilon(row.epsilon)
         # A guaranteed range's half-width rounds up, as the dashboard's do.
-        half = rounding.text(rounding.up(row.half_width, 10.0**-places), places)
+        half = format_number(rounding.up(row.half_width, 10.0**-places), places)
         shown.append(
             {
-                "p": p,
+                "p": control_value(row.flip_probability),
                 "label": words.trade_off_label(p, row.is_current),
                 "epsilon": epsilon,
                 "exact": "±" + half,
@@ -157,10 +179,10 @@ def trade_off_step(
         )
     return {
         "rows": shown,
-        "intro": words.trade_off_intro(f"{question.n:,}", percent(confidence)),
+        "intro": words.trade_off_intro(grouped(question.n), percent(confidence)),
         "unit": numeric.unit,
         "picked": next(row for row in shown if row["is_picked"]),
-        "choices": [format_number(p, 6) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
+        "choices": [control_value(p) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
         "slider": slider(lesson.TRADE_OFF_FLIP_PROBABILITIES),
         "confidence": percent(confidence),
     }

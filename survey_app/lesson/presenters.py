@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from flask_babel import gettext
+
 from survey_app import kinds
 from survey_app.lesson import number_steps, words
 from survey_app.lesson.figures import (
@@ -30,21 +32,25 @@ from survey_app.lesson.figures import (
     theorem_5,
     theorem_5_options,
     times,
+    written,
     written_points,
     written_share,
 )
 from survey_app.lesson.share_steps import bayes_step, reruns_step, subject_of, trade_off_step
 from survey_app.lesson.words import STEPS
 from survey_app.privacy import lesson
+from survey_app.results import rounding
 from survey_app.results.tables import QuestionResult
 from survey_app.storage.models import Survey
+from survey_app.web.languages import is_english
 from survey_app.words import (
     format_epsilon,
     format_upper_bound,
+    grouped,
+    local_figure,
     percent,
     percent_high,
     percent_low,
-    precise_points,
 )
 
 #: ln, applied to what follows (MathML's invisible function application keeps "ln 3" apart).
@@ -60,6 +66,7 @@ COMPACT_ROWS = 6
 class Step:
     number: int
     key: str
+    #: Its title in the page's language (words.STEPS).
     title: str
     #: False: the step waits for answers; ``note`` says why.
     shown: bool = True
@@ -71,14 +78,26 @@ class Step:
 # --------------------------------------------------------------------------- step 1
 
 
-def _epsilon_tail(epsilon: float) -> tuple[str, str]:
-    """How a formula ends on epsilon (MathML, words): "≈ 1.10" where that is both epsilon to
-    the nearest hundredth and rounded up, as every page shows it; else "≈ 1.735 < 1.74"."""
+def fixed_figure(value: float, places: int) -> str:
+    """``value`` to the nearest of ``places`` decimals, each written: "1.730" ("1,730")."""
+    if is_english():
+        return f"{value:.{places}f}"
+    return local_figure(round(value, places), places, fixed=True)
+
+
+def _epsilon_tail(epsilon: float, chain: str) -> tuple[str, str]:
+    """How a formula ends on epsilon (MathML; and words, after the text alternative's
+    ``chain``): "≈ 1.10" where that is both epsilon to the nearest hundredth and rounded up,
+    as every page shows it; else "≈ 1.735 < 1.74"."""
     shown = format_epsilon(epsilon)
-    if f"{epsilon:.2f}" == shown:
-        return f"{mo('≈')}{mn(shown)}", f"about {shown}"
-    nearer = f"{epsilon:.3f}"
-    return f"{mo('≈')}{mn(nearer)}{mo('<')}{mn(shown)}", f"about {nearer} < {shown}"
+    if f"{epsilon:.2f}" == f"{rounding.up(epsilon, 0.01):.2f}":
+        words = gettext("%(formula)s, about %(epsilon)s", formula=chain, epsilon=shown)
+        return f"{mo('≈')}{mn(shown)}", words
+    nearer = fixed_figure(epsilon, 3)  # three decimals, a last 0 too: "1.730"
+    words = gettext(
+        "%(formula)s, about %(nearer)s < %(epsilon)s", formula=chain, nearer=nearer, epsilon=shown
+    )
+    return f"{mo('≈')}{mn(nearer)}{mo('<')}{mn(shown)}", words
 
 
 def coin_step(flip_probability: float, question_count: int) -> dict:
@@ -89,8 +108,9 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
     eps = format_epsilon(figures.epsilon)
     # (1 - p) / p to three decimals: "=" when that is all of it (3, 9), else "≈" (2.333).
     odds = number(figures.odds)
-    exact = abs(float(odds) - figures.odds) < 1e-12
-    tail, tail_words = _epsilon_tail(figures.epsilon)
+    exact = abs(written(figures.odds) - figures.odds) < 1e-12
+    chain = f"epsilon = ln({keep} / {p}) {'=' if exact else '≈'} ln {odds}"
+    tail, alternative = _epsilon_tail(figures.epsilon, chain)
     body = (
         f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep, 6), mn(p, 6))}"
         f"{mo('=' if exact else '≈')}{LN}{mn(odds)}{tail}"
@@ -105,11 +125,7 @@ def coin_step(flip_probability: float, question_count: int) -> dict:
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
         "question_count": question_count,
-        "formula": formula(
-            body,
-            f"epsilon = ln({keep} / {p}) {'=' if exact else '≈'} ln {odds}, {tail_words}",
-            "Epsilon",
-        ),
+        "formula": formula(body, alternative, gettext("Epsilon")),
     }
 
 
@@ -118,7 +134,7 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
     figures = lesson.choice_coin(flip_probability, options)
     keep, other = (number(each, figures.places) for each in figures.written)
     eps = format_epsilon(figures.epsilon)
-    tail, tail_words = _epsilon_tail(figures.epsilon)
+    tail, alternative = _epsilon_tail(figures.epsilon, f"epsilon = ln({keep} / {other})")
     body = f"{mi('ε')}{mo('=')}{LN}{frac(mn(keep, 9), mn(other, 9))}{tail}"
     return {
         "options": options,
@@ -127,7 +143,7 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
         "other_percent": percent(figures.other_probability),
         "epsilon": eps,
         "odds": format_upper_bound(figures.odds),
-        "formula": formula(body, f"epsilon = ln({keep} / {other}), {tail_words}", "Epsilon"),
+        "formula": formula(body, alternative, gettext("Epsilon")),
     }
 
 
@@ -137,14 +153,15 @@ def choice_coin_step(flip_probability: float, options: int, labels: list[str]) -
 def arrived_step(question: QuestionResult, is_open: bool = False) -> dict:
     """What arrived: n, the randomized counts and raw shares (as the dashboard's table); while
     the survey is open, the dashboard's last release of them."""
+    shown_label = kinds.kind_named(question.kind).shown_label
     return {
-        "received": words.received(f"{question.n:,}", is_open),
+        "received": words.received(grouped(question.n), is_open, question.n),
         "biased": words.biased(len(question.options)),
         "compact": len(question.options) > COMPACT_ROWS,
         "rows": [
             {
-                "label": option.label,
-                "count": f"{option.noisy_count:,}",
+                "label": shown_label(option.label),
+                "count": grouped(option.noisy_count),
                 "raw": percent(option.estimate.noisy_share),
             }
             for option in question.options
@@ -162,8 +179,9 @@ def estimate_step(question: QuestionResult, flip_probability: float, headline: s
     raw, pp = number(working.raw, working.places), number(working.flip_probability, 6)
     top, bottom = number(working.numerator, places), number(working.denominator, 6)
     result = written_share(yes.estimate)
+    raw_name = gettext("raw")  # the formulas' name for the raw share
     body = mrow(
-        frac(minus(mi("raw"), mi("p")), ONE_MINUS_TWO_P),
+        frac(minus(mi(raw_name), mi("p")), ONE_MINUS_TWO_P),
         mo("="),
         frac(minus(mn(raw, 9), mn(pp, 6)), minus(mn("1"), times(mn("2"), mn(pp, 6)))),
         mo("="),
@@ -173,7 +191,7 @@ def estimate_step(question: QuestionResult, flip_probability: float, headline: s
     )
     expectation = mrow(
         mi("E"),
-        paren(mi("raw")),
+        paren(mi(raw_name)),
         mo("="),
         mi("b") + paren(minus(mn("1"), mi("p"))),
         mo("+"),
@@ -192,13 +210,21 @@ def estimate_step(question: QuestionResult, flip_probability: float, headline: s
         ),
         "formula": formula(
             body,
-            f"(raw - p) / (1 - 2p) = ({raw} - {pp}) / (1 - 2 x {pp}) = {top} / {bottom} = {result}",
-            "The estimate, worked out",
+            gettext(
+                "(raw - p) / (1 - 2p) = (%(raw)s - %(p)s) / (1 - 2 x %(p)s) = %(top)s / %(bottom)s "
+                "= %(result)s",
+                raw=raw,
+                p=pp,
+                top=top,
+                bottom=bottom,
+                result=result,
+            ),
+            gettext("The estimate, worked out"),
         ),
         "expectation": formula(
             expectation,
-            "E[raw] = b (1 - p) + (1 - b) p = p + (1 - 2p) b, for the true share b",
-            "Why it is unbiased",
+            gettext("E[raw] = b (1 - p) + (1 - b) p = p + (1 - 2p) b, for the true share b"),
+            gettext("Why it is unbiased"),
         ),
     }
 
@@ -223,7 +249,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float, head
     )
     result = written_share(first.estimate.estimate)
     body = mrow(
-        frac(minus(mi("raw"), mi("Q")), minus(mi("P"), mi("Q"))),
+        frac(minus(mi(gettext("raw")), mi("Q")), minus(mi("P"), mi("Q"))),
         mo("="),
         frac(minus(mn(raw, 9), mn(other, 9)), minus(mn(keep, 9), mn(other, 9))),
         mo("="),
@@ -234,9 +260,18 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float, head
     return {
         "formula": formula(
             body,
-            f"(raw - Q) / (P - Q) = ({raw} - {other}) / ({keep} - {other}) = {top} / {bottom} "
-            f"= {result}, for {first.label}",
-            "The estimate, worked out for the first answer",
+            gettext(
+                "(raw - Q) / (P - Q) = (%(raw)s - %(other)s) / (%(keep)s - %(other)s) = %(top)s / "
+                "%(bottom)s = %(result)s, for %(label)s",
+                raw=raw,
+                other=other,
+                keep=keep,
+                top=top,
+                bottom=bottom,
+                result=result,
+                label=first.label,
+            ),
+            gettext("The estimate, worked out for the first answer"),
         ),
         "keep": keep,
         "other": other,
@@ -259,7 +294,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float, head
 
 def _range_words(ends: tuple[float, float]) -> str:
     """A range's ends, rounded outward as the dashboard rounds them: '0% to 45%'."""
-    return f"{signed(percent_low(ends[0]))} to {signed(percent_high(ends[1]))}"
+    return words.range_words(signed(percent_low(ends[0])), signed(percent_high(ends[1])))
 
 
 def _notes_figures(n: int, flip_probability: float, confidence: float, options: int) -> dict:
@@ -282,8 +317,8 @@ def _notes_figures(n: int, flip_probability: float, confidence: float, options: 
             f"(2 x ({keep} - {other}) x sqrt({n})) = {half}"
         )
     return {
-        "n": f"{n:,}",
-        "notes_points": written_points(half),
+        "n": grouped(n),
+        "notes_points": written_points(working.half_width),
         "says_nothing": words.bound_says_nothing(working.half_width),
         "formula": formula(body, alternative, words.NOTES_BOUND_TITLE),
     }
@@ -296,7 +331,7 @@ def sure_step(question: QuestionResult, flip_probability: float) -> dict:
     return {
         **_notes_figures(yes.n, flip_probability, sure.confidence, 2),
         "confidence": percent(sure.confidence),
-        "chebyshev_points": precise_points(sure.chebyshev_half_width, long=False),
+        "chebyshev_points": words.precise_points(sure.chebyshev_half_width, long=False),
         "exact_words": _range_words(sure.exact_range),
         "live_words": _range_words(sure.live_range),
         "chart": range_chart(sure),
@@ -342,7 +377,8 @@ def budgets_step(survey: Survey) -> dict:
     sum from epsilon as written (rounded up), so the reader's arithmetic gives the figures
     shown, each still at least the true loss."""
     eps = format_epsilon(survey.epsilon_per_question)
-    epsilons = [float(eps)] * len(survey.questions)
+    # Each term as written (rounded up to a hundredth), so that the sum adds up as shown.
+    epsilons = [rounding.up(survey.epsilon_per_question, 0.01)] * len(survey.questions)
     figures = lesson.budgets(epsilons)
     total = format_epsilon(figures.total)
     terms = (
@@ -350,7 +386,8 @@ def budgets_step(survey: Survey) -> dict:
         if len(epsilons) <= 6
         else (f"{mn(str(len(epsilons)))}{mo('×')}{mn(eps)}")
     )
-    body = f"{msub('ε', 'survey')}{mo('=')}{terms}{mo('=')}{mn(total)}"
+    of_the_survey = msub("ε", gettext("survey"))
+    body = f"{of_the_survey}{mo('=')}{terms}{mo('=')}{mn(total)}"
     return {
         "composition": words.composition(
             len(epsilons), eps, total, format_upper_bound(figures.total_odds)
@@ -358,13 +395,18 @@ def budgets_step(survey: Survey) -> dict:
         "epsilon": eps,
         "total": total,
         "groups": [
-            {"k": k, "question": format_epsilon(one), "survey": format_epsilon(whole)}
+            {"k": grouped(k), "question": format_epsilon(one), "survey": format_epsilon(whole)}
             for k, one, whole in figures.groups
         ],
         "formula": formula(
             body,
-            f"epsilon of the survey = {len(epsilons)} x {eps} = {total} (the sum)",
-            "The survey’s epsilon",
+            gettext(
+                "epsilon of the survey = %(count)s x %(epsilon)s = %(total)s (the sum)",
+                count=len(epsilons),
+                epsilon=eps,
+                total=total,
+            ),
+            gettext("The survey’s epsilon"),
         ),
     }
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask_babel import gettext
+
 from survey_app import kinds
 from survey_app.lesson import words
 from survey_app.lesson.figures import (
@@ -16,20 +18,22 @@ from survey_app.lesson.figures import (
     formula,
     number,
     rerun_chart,
+    share_written,
     signed,
+    written,
     written_share,
 )
 from survey_app.privacy import lesson
 from survey_app.privacy.lesson_written import CeilingWorking, ceiling_working
+from survey_app.results import rounding
 from survey_app.results.tables import OptionResult, QuestionResult
 from survey_app.words import (
     format_epsilon,
     format_number,
+    grouped,
     percent,
     percent_high,
     percent_low,
-    point_figure,
-    precise_points,
 )
 
 
@@ -40,10 +44,8 @@ class Subject:
 
     option: OptionResult
     options: int
-
-    @property
-    def label(self) -> str:
-        return self.option.label
+    #: The answer's label as the page says it ("Ja" for a yes/no question's "Yes" in German).
+    label: str
 
     @property
     def estimate(self) -> float:
@@ -57,8 +59,9 @@ class Subject:
 
 def subject_of(question: QuestionResult) -> Subject:
     """What steps 5 to 7 follow for a question of this kind."""
-    follows = kinds.kind_named(question.kind).lesson_follows or 0
-    return Subject(question.options[follows], len(question.options))
+    kind = kinds.kind_named(question.kind)
+    option = question.options[kind.lesson_follows or 0]
+    return Subject(option, len(question.options), kind.shown_label(option.label))
 
 
 #: The share of the re-runs whose spread the lesson quotes ("the middle 95% lay between ...").
@@ -73,7 +76,7 @@ def reruns_step(subject: Subject, flip_probability: float) -> dict:
     actual = signed(percent(estimate))
     return {
         "middle_share": percent(RERUNS_MIDDLE),
-        "runs": f"{len(runs.estimates):,}",
+        "runs": grouped(len(runs.estimates)),
         "supposed": words.supposed_class(
             runs.true_yes, runs.n, percent(runs.true_share), actual, subject.label
         ),
@@ -94,19 +97,23 @@ def bayes_step(subject: Subject, flip_probability: float) -> dict:
     prior is the estimate as every step writes it, P and Q as step 1 does."""
     b = written_share(subject.belief)
     if subject.options == 2:
-        keep, other = number(1.0 - flip_probability, 6), number(flip_probability, 6)
+        places, kept = 6, (1.0 - flip_probability, flip_probability)
     else:
         coin = lesson.choice_coin(flip_probability, subject.options)
-        keep, other = (number(each, coin.places) for each in coin.written)
+        places, kept = coin.places, coin.written
+    keep, other = (number(each, places) for each in kept)
+    # The figures as written, in every language: the reader's arithmetic works on them.
+    keep_value, other_value = (written(each, places) for each in kept)
     after = lesson.posterior(
-        float(b), flip_probability, subject.options, (float(keep), float(other))
+        share_written(subject.belief), flip_probability, subject.options, (keep_value, other_value)
     )
-    ceiling = ceiling_working(after.prior, float(keep), float(other))
+    ceiling = ceiling_working(after.prior, keep_value, other_value)
     others = number(1.0 - after.prior, 6)
     result = written_share(after.after_yes)
     return {
         "label": subject.label,
         "prior": percent(after.prior),
+        "scale": str(words.WHOLE_SCALE),
         "b": b,
         "keep": keep,
         "other": other,
@@ -125,7 +132,7 @@ def bayes_step(subject: Subject, flip_probability: float) -> dict:
             bayes_formula(subject.label, subject.options, b, keep, other, others, result),
             words.bayes_alternative(subject.label, subject.options, b, keep, other, others)
             + f" = {result}",
-            "Bayes’ rule",
+            gettext("Bayes’ rule"),
         ),
     }
 
@@ -154,29 +161,29 @@ def trade_off_step(
         p, epsilon = format_number(row.flip_probability, 6), format_epsilon(row.epsilon)
         shown.append(
             {
-                "p": p,
+                "p": control_value(row.flip_probability),
                 "label": words.trade_off_label(p, row.is_current),
                 "epsilon": epsilon,
-                "exact": "±" + point_figure(row.exact_half_width),
-                "chebyshev": "±" + point_figure(row.chebyshev_half_width),
+                "exact": "±" + words.point_figure(row.exact_half_width),
+                "chebyshev": "±" + words.point_figure(row.chebyshev_half_width),
                 "is_current": row.is_current,
                 "is_picked": row is picked,
                 "words": words.trade_off_row(
                     p,
                     epsilon,
                     n,
-                    precise_points(row.exact_half_width),
-                    precise_points(row.chebyshev_half_width, long=False),
+                    words.precise_points(row.exact_half_width),
+                    words.precise_points(row.chebyshev_half_width, long=False),
                 ),
             }
         )
     return {
         "rows": shown,
         "intro": words.trade_off_intro(
-            f"{n:,}", percent(confidence), percent(share), subject.label
+            grouped(n), percent(confidence), percent(share), subject.label
         ),
         "picked": next(row for row in shown if row["is_picked"]),
-        "choices": [format_number(p, 6) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
+        "choices": [control_value(p) for p in lesson.TRADE_OFF_FLIP_PROBABILITIES],
         "slider": slider(lesson.TRADE_OFF_FLIP_PROBABILITIES),
         # Chebyshev's ranges are the widest of the table.
         "says_nothing": words.range_says_nothing(max(row.chebyshev_half_width for row in rows)),
@@ -184,10 +191,16 @@ def trade_off_step(
     }
 
 
+def control_value(value: float) -> str:
+    """A flip probability as the control and the page's script read it, whatever the page's
+    language: '0.25' (a decimal point, as HTML's numbers have)."""
+    return rounding.text(rounding.nearest(value, 1e-6), 6)
+
+
 def slider(choices: tuple[float, ...]) -> dict:
     """The control's range: from the first flip probability to the last, a step apart."""
     return {
-        "min": format_number(choices[0], 6),
-        "max": format_number(choices[-1], 6),
-        "step": format_number(choices[1] - choices[0], 6),
+        "min": control_value(choices[0]),
+        "max": control_value(choices[-1]),
+        "step": control_value(choices[1] - choices[0]),
     }
