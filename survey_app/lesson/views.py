@@ -31,6 +31,7 @@ from survey_app.results.tables import DEFAULT_CONFIDENCE, survey_results
 from survey_app.results.words import headline_range_kind
 from survey_app.storage.models import Survey
 from survey_app.web.file_names import attachment
+from survey_app.web.languages import pin
 from survey_app.web.parsing import parse_whole_number
 from survey_app.web.security import never_cached
 
@@ -126,6 +127,7 @@ def step_url(slug: str, question: int, step: int, confidence: float, **extra) ->
 def lesson_page(slug: str):
     """One step of the lesson, in projector type; the keys and buttons lead to the others."""
     survey = owned_survey_or_404(current_user, slug)
+    pin(survey.language)  # the room is the class: it reads the survey's language
     number = _whole_number("step", 1, len(STEPS))
     context = lesson_context(survey, number)
     question = context["question"].number
@@ -150,6 +152,7 @@ def _inline_styles() -> str:
 def lesson_download(slug: str):
     """Every step in one self-contained HTML file, to post on a course page (no script)."""
     survey = owned_survey_or_404(current_user, slug)
+    pin(survey.language)  # posted for the class: in the survey's language
     context = lesson_context(survey)
     styles = _inline_styles()
     today = dt.date.today()

@@ -12,6 +12,7 @@ import pytest
 from flask_babel import force_locale
 
 from survey_app.lesson import words
+from tests.conftest import SAMPLE_DEFINITION
 from tests.numeric_helpers import submit_numbers
 from tests.unit.lesson.test_lesson_arithmetic import (
     CLASSES,
@@ -198,3 +199,22 @@ def test_a_count_takes_its_plural_form_in_german(app, count, answered):
             f"{count}</strong> zufällig veränderte Antwort{'en' if count > 1 else ''} erhalten."
         )
         assert words.precise_points(0.025, long=False) == "2,5 Punkte"
+
+
+def test_the_lesson_speaks_the_survey_s_language_whatever_the_browser(
+    app, client, make_survey, analyst, sign_in_as
+):
+    """The lesson is shown to the room, as the projector is: a survey's pinned language beats
+    the professor's browser, on the steps and in the download."""
+    slug, _ = make_survey({**SAMPLE_DEFINITION, "language": "de"})
+    submit_and_close(app, slug, ROWS)
+    sign_in_as(client, analyst)
+    english_browser = {"Accept-Language": "en-US,en;q=0.9"}
+    step = client.get(f"/analyst/surveys/{slug}/lesson?step=1", headers=english_browser).text
+    assert '<html lang="de"' in step and "Lektion, Schritt 1 von 8: Die Münze" in step
+    download = client.get(f"/analyst/surveys/{slug}/lesson.html", headers=english_browser).text
+    assert download.startswith('<!doctype html>\n<html lang="de">')
+    unpinned, _ = make_survey()
+    submit_and_close(app, unpinned, ROWS)
+    english = client.get(f"/analyst/surveys/{unpinned}/lesson?step=1", headers=english_browser)
+    assert '<html lang="en"' in english.text
