@@ -22,7 +22,8 @@ from survey_app.surveys.services import find_survey
 from survey_app.web import strictjson
 from survey_app.web.errors import json_error
 from survey_app.web.file_names import attachment
-from survey_app.web.parsing import parse_confidence, parse_survey_list
+from survey_app.web.languages import SHIPPED_LANGUAGES, is_shipped
+from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.web.security import never_cached
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -109,12 +110,25 @@ def pooled_results_json():
     return never_cached(jsonify(results_document(results)))
 
 
+def requested_labels() -> str | None:
+    """The ``labels`` query parameter: the shipped language the columns' names are asked in
+    ("de"), None when absent; else a QueryError (a 400 in its words)."""
+    raw = request.args.get("labels")
+    if raw is None or is_shipped(raw):
+        return raw
+    shipped = ", ".join(SHIPPED_LANGUAGES)
+    shown = raw if len(raw) <= 20 else raw[:20] + "…"  # a value may be thousands of characters
+    raise QueryError(
+        f"labels must be the code of a language the app speaks ({shipped}), got {shown!r}"
+    )
+
+
 @bp.get("/surveys/<slug>/results.csv")
 def survey_results_csv(slug: str):
-    """One CSV row a question option, with the estimate and its interval."""
+    """One CSV row a question option, with the estimate and its interval (and names: labels)."""
     survey = owned_survey_or_404(api_analyst(), slug)
     results = survey_results(survey, requested_confidence())
-    return csv_response(results_csv(results), survey, "results")
+    return csv_response(results_csv(results, requested_labels()), survey, "results")
 
 
 @bp.get("/surveys/<slug>/responses.csv")

@@ -7,6 +7,11 @@ Python's csv module does with ``encoding="utf-8-sig"``. One file for everyone ra
 Excel variant: the people who open a download in Excel are the ones who would not know to ask
 for one.
 
+results.csv's header row holds the columns' keys (``estimate``, ``exact_ci_low``...), the same
+in every language, so that a script reading them works whatever the file's language;
+``?labels=de`` (any shipped language) adds a second header row of the columns' names in that
+language, for a spreadsheet (pandas skips it with ``pd.read_csv(path, skiprows=[1])``).
+
 Questions are numbered 1..m in survey order, never by database id: "Q2" in ``responses.csv`` is
 ``question_number`` 2 in ``results.csv``, whatever survey (or copy of one) they come from.
 
@@ -23,10 +28,12 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 
+from flask_babel import force_locale, lazy_gettext
 from sqlalchemy import String, select, type_coerce
 
 from survey_app import privacy
@@ -88,6 +95,40 @@ RESULTS_HEADER = (
     "live_ci_low",
     "live_ci_high",
 )
+
+
+#: Each column's name for people, a catalog message (translated as every page's words are):
+#: ``?labels=de`` puts them in German in a second header row, under the keys, which stay the
+#: same in every language so that a script reading them works whatever the file's language.
+RESULTS_LABELS = {
+    "question_number": lazy_gettext("Question number"),
+    "question": lazy_gettext("Question’s text"),
+    "option_value": lazy_gettext("Answer’s value"),
+    "option": lazy_gettext("Answer in words"),
+    "n": lazy_gettext("People who answered"),
+    "noisy_count": lazy_gettext("Randomized answers counted"),
+    "estimate": lazy_gettext("Unbiased estimate"),
+    "headline": lazy_gettext("Figure the dashboard shows"),
+    "exact_ci_low": lazy_gettext("Exact range: low end"),
+    "exact_ci_high": lazy_gettext("Exact range: high end"),
+    "chebyshev_ci_low": lazy_gettext("Chebyshev range: low end"),
+    "chebyshev_ci_high": lazy_gettext("Chebyshev range: high end"),
+    "confidence": lazy_gettext("Confidence level"),
+    "epsilon": lazy_gettext("Privacy cost of each question (ε)"),
+    "bernstein_ci_low": lazy_gettext("Bernstein range: low end"),
+    "bernstein_ci_high": lazy_gettext("Bernstein range: high end"),
+    "simultaneous_ci_low": lazy_gettext("Range for all answers at once: low end"),
+    "simultaneous_ci_high": lazy_gettext("Range for all answers at once: high end"),
+    "live_ci_low": lazy_gettext("Live range: low end"),
+    "live_ci_high": lazy_gettext("Live range: high end"),
+}
+
+
+def results_labels(language: str) -> list[str]:
+    """The results' columns named for people in ``language`` (a shipped one), in the keys'
+    order: the second header row of ``results.csv?labels=de``."""
+    with force_locale(language):
+        return [safe_text(str(RESULTS_LABELS[key])) for key in RESULTS_HEADER]
 
 
 #: An option label that a spreadsheet turns into a date when it opens the file: "1-2", "3/4",
@@ -264,9 +305,11 @@ def _response_lines(
             )
 
 
-def results_csv(results: SurveyResults) -> Iterator[str]:
-    """One row for each row of what a question's counts tell (privacy.Row): an option, or a
-    number question's average and then each bar of its histogram.
+def results_csv(results: SurveyResults, labels: str | None = None) -> Iterator[str]:
+    """The keys' header row, then (when ``labels`` names a shipped language) the columns'
+    names for people in that language (results_labels), then one row for each row of what a
+    question's counts tell (privacy.Row): an option, or a number question's average and then
+    each bar of its histogram.
 
     An option's row has its noisy count, the unbiased estimate, the headline (the figure the
     dashboard gives: privacy.Estimate.headline) and its ranges: the exact range first,
@@ -307,7 +350,8 @@ def results_csv(results: SurveyResults) -> Iterator[str]:
                     *_range_cells(row.live),
                 )
 
-    return csv_lines(RESULTS_HEADER, rows())
+    labelled = [results_labels(labels)] if labels is not None else []
+    return csv_lines(RESULTS_HEADER, itertools.chain(labelled, rows()))
 
 
 def _headline(question: QuestionResult, row: privacy.Row, kind: str) -> float | None:

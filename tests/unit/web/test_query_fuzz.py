@@ -31,6 +31,7 @@ QUERY_PARAMETERS = {
     "code",
     "confidence",
     "flip_probability",
+    "labels",
     "margin",
     "next",
     "p",
