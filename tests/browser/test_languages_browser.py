@@ -354,3 +354,21 @@ def test_the_projector(
     # The corner at 1280 px; each answer's label in its chart (two and three), at both widths.
     assert check_the_sides(driver, language, "projector", tmp_path) >= 1 + 2 * 5
     check_at_every_width(driver, axe, height=720)
+    driver.set_window_size(1280, 720)
+    settle(driver)
+    assert driver.execute_script(CORNER_CLASHES) == [], "the corner's words clash at 1280x720"
+
+
+#: Where the projector's corner (how to join, the code, the QR code) overlaps the privacy
+#: sentence above it, or spills out of its own box: German and French words take a line more
+#: than English, and the QR code must make room for them.
+CORNER_CLASHES = """
+const corner = document.querySelector(".projector[data-layout=results] > .present-join");
+const above = document.querySelector(".present-privacy").getBoundingClientRect();
+const own = corner.getBoundingClientRect();
+const parts = [...corner.querySelectorAll(".present-how, .present-code, .present-qr")];
+return parts.filter((part) => part.getClientRects().length > 0).filter((part) => {
+  const box = part.getBoundingClientRect();
+  return box.top < above.bottom - 0.5 || box.top < own.top - 0.5 || box.bottom > own.bottom + 0.5;
+}).map((part) => part.className);
+"""
