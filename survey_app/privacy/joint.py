@@ -45,9 +45,13 @@ the margins ``alpha``, ``beta`` debiased from the reports (clipped to 0 and resc
 p-value is a **parametric bootstrap** under the null at the estimated margins
 (:data:`BOOTSTRAP_REPLICATES` classes of n reports drawn from ``lambda``, each with its own
 margins estimated, as the class's were). Its level is **approximate**, not guaranteed: measured
-between 3% and 6% at 5% for 60 to 200 answers, epsilon ln 3 and 2, margins as lopsided as
-0.1 and 0.9 (docs/joint-association.md). The bootstrap's random draws are seeded from the
-counts, so the same counts always give the same p-value.
+between 3.0% and 5.8% at 5% (2,000 classes a setting, standard error 0.5 points) for 60 to
+200 answers, epsilon ln 3 and 2, margins from 0.5 and 0.5 to as lopsided as 0.1 and 0.9, where
+a plain test of the reports rejects 23% to 76% (docs/joint-association.md). Its power at 100
+answers, epsilon 2, phi = 0.3, was 0.44. Berger and Boos's p-value (see References) would make
+the level guaranteed, at a cost per look too high for a results page. The bootstrap's random
+draws are seeded from the counts, so the same counts always give the same p-value; each draws
+a multinomial of 12 cells at most, so it costs a few ms at any n.
 
 The difference (a 2x2 table)
 ----------------------------
@@ -58,10 +62,9 @@ table of n people inside them, so it holds ``d`` at least as often.
 
 References
 ----------
-J. Berger and D. Boos, "P values maximised over a confidence set for the nuisance parameter",
-JASA 89 (1994), the guaranteed alternative to the bootstrap, at a cost per look too high for
-a results page. P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local differential
-privacy", NeurIPS 2014 (k-RR).
+R. L. Berger and D. D. Boos, "P values maximised over a confidence set for the nuisance
+parameter", JASA 89 (1994). P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local
+differential privacy", NeurIPS 2014 (k-RR).
 """
 
 from __future__ import annotations
