@@ -272,11 +272,17 @@ def _first_true(predicate, low: int, high: int, guess: int) -> int | None:
 
 
 def _normal_guess(count: int, n: int, keep: float, other: float, confidence: float):
-    """Where the interval's ends lie, roughly: the normal approximation, in people."""
+    """Where the interval's ends lie, roughly: the normal approximation, in people.
+
+    Only where the search starts (:func:`_first_true` finds the same ends from any guess);
+    the count's variance at the t it estimates, ``t P(1 - P) + (n - t) Q(1 - Q)``, puts the
+    guess within a few people of the ends, so the search takes a few tails, not dozens.
+    """
     z = _normal_upper_quantile((1.0 - confidence) / 2.0)
-    variance = max(keep * (1.0 - keep), other * (1.0 - other))
     centre = (count - n * other) / (keep - other)
-    spread = z * math.sqrt(n * variance) / (keep - other)
+    holders = min(float(n), max(0.0, centre))
+    variance = holders * keep * (1.0 - keep) + (n - holders) * other * (1.0 - other)
+    spread = z * math.sqrt(variance) / (keep - other)
     return round(centre - spread), round(centre + spread)
 
 
