@@ -218,10 +218,9 @@ def page(args, levels, powers, differences, costs, minutes: float) -> str:
     lines += [f"| {name} | {value:.1f} |" for name, value in costs.items()]
     lines += [
         "",
-        "A first look at new counts is dominated by the cells' simultaneous ranges: a choice "
-        "question of 12 options costs the same (its exact intervals at 1 - 0.05 / 12 come from "
-        "the exact law at this n, as the Berry-Esseen bound is too loose there); they are cached, "
-        "so the same counts again cost little.",
+        "A first look at new counts is mostly the cells' simultaneous ranges, as for a choice "
+        "question of 12 options (at 1 - 0.05 / 12 the Berry-Esseen bound is too loose at this n, "
+        "so they come from the exact law); they are cached, so the same counts again cost little.",
         "",
     ]
     return "\n".join(lines)

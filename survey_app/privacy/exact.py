@@ -65,8 +65,8 @@ today's intervals; at 200 answers they are 2-4% wider than the ordered ones.
 
 The tails are sums of the exact probabilities of C, the convolution of the two binomial laws,
 each kept where it is not negligible: within ``12 sd + 60`` of its mean, beyond which Bernstein's
-inequality leaves less than ``e^-70`` of probability. A search costs a few dozen such tails,
-each ``O(sqrt(n) log n)``.
+inequality leaves less than ``e^-70`` of probability. A search, started where the normal
+law corrected for skewness puts each end, costs a handful of such tails, each ``O(sqrt(n) log n)``.
 
 Many answers: a proven bound
 ----------------------------
