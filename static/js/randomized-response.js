@@ -95,6 +95,29 @@ export function randomizeChoice(index, k, p) {
   return other >= index ? other + 1 : other;
 }
 
+/** The most cells a paired question may have (k1 k2 <= 12, as survey_app/privacy/joint.py). */
+export const MAX_PAIR_CELLS = 12;
+
+/**
+ * Report the answers (a, b) of a paired question whose questions have k1 and k2 options as ONE
+ * answer: k-option randomized response over the k = k1 k2 cells at the epsilon of flip
+ * probability p (randomizeChoice of the cell a k2 + b, with its exact thresholds), so the pair
+ * spends the survey's epsilon once. Returns the reported cell's index, a' k2 + b'.
+ */
+export function randomizePair(a, b, k1, k2, p) {
+  checkOptionCount(k1);
+  checkOptionCount(k2);
+  if (k1 * k2 > MAX_PAIR_CELLS) fail(`k1 * k2 must be at most ${MAX_PAIR_CELLS}, got ${k1 * k2}`);
+  checkFlipProbability(p);
+  if (!Number.isInteger(a) || a < 0 || a >= k1) {
+    fail(`a must be an integer in 0 .. ${k1 - 1}, got ${String(a)}`);
+  }
+  if (!Number.isInteger(b) || b < 0 || b >= k2) {
+    fail(`b must be an integer in 0 .. ${k2 - 1}, got ${String(b)}`);
+  }
+  return randomizeChoice(a * k2 + b, k1 * k2, p);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Numeric questions (issue 14). survey_app/privacy/ (numeric_grid.py, laplace.py, hybrid.py,
 // one_bit.py) holds the math and computes every integer parameter below (browser_parameters()),

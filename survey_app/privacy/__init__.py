@@ -11,7 +11,9 @@ What callers use is small (this module's ``__all__``):
   (estimates with exact, simultaneous and live ranges); ``half_width(n)`` and
   ``respondents_for(margin)`` plan. :class:`RandomizedResponse` (yes/no, k options) and each
   numeric mechanism (:class:`GridLaplace`, :class:`HybridNumeric`, :class:`OneBitNumeric`,
-  chosen by :func:`numeric_mechanism`) implement it;
+  chosen by :func:`numeric_mechanism`) implement it, and so does a paired question's
+  :class:`JointRandomizedResponse` (two questions randomized as one answer, whose counts tell
+  :class:`JointShares`: cells, each question's shares and their :class:`Association`);
 - :mod:`~survey_app.privacy.parameters`: p, epsilon, deniability and the browser's integer
   thresholds;
 - planning a survey: :func:`suggest_flip_probability`; a numeric question's bounds
@@ -66,6 +68,7 @@ from survey_app.privacy.interface import (
     Shares,
     Told,
 )
+from survey_app.privacy.joint import Association, JointRandomizedResponse, JointShares
 from survey_app.privacy.mechanisms import (
     MAX_PLANNED_RESPONDENTS,
     MAX_SUGGESTED_FLIP_PROBABILITY,
@@ -103,7 +106,9 @@ __all__ = [
     "HISTOGRAM_BARS",
     "Average",
     "Counts",
+    "Association",
     "Estimate",
+    "JointShares",
     "Mechanism",
     "NumericEstimate",
     "NumericHistogram",
@@ -117,6 +122,7 @@ __all__ = [
     "PLANNED_RESPONDENTS",
     "GridLaplace",
     "HybridNumeric",
+    "JointRandomizedResponse",
     "NumericMechanism",
     "OneBitNumeric",
     "RandomizedResponse",

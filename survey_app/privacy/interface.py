@@ -4,10 +4,12 @@ Every mechanism a question's answers can go through is a :class:`Mechanism`:
 :class:`~survey_app.privacy.mechanisms.RandomizedResponse` (yes/no, k options) and each numeric
 one (:class:`~survey_app.privacy.laplace.GridLaplace`,
 :class:`~survey_app.privacy.hybrid.HybridNumeric`,
-:class:`~survey_app.privacy.one_bit.OneBitNumeric`). Callers hold a ``Mechanism`` and never
-ask which kind it is::
+:class:`~survey_app.privacy.one_bit.OneBitNumeric`), and a paired question's
+:class:`~survey_app.privacy.joint.JointRandomizedResponse` (two answers randomized as one).
+Callers hold a ``Mechanism`` and never ask which kind it is::
 
-    mechanism.name                  "randomized_response", "laplace", "hybrid" or "one_bit"
+    mechanism.name                  "randomized_response", "laplace", "hybrid", "one_bit"
+                                    or "joint_randomized_response"
     mechanism.epsilon               the stated epsilon a report costs
     mechanism.report_range          (smallest, largest) integer report a browser may send
     mechanism.report_value(r)       what one report r says of its respondent's answer
@@ -26,14 +28,17 @@ never came may be left out), which suits every mechanism, or a list by report fr
 yes/no or choice question's are kept: ``[no, yes]``).
 
 What counts tell (:data:`Told`) is :class:`Shares` (one estimate per option) or
-:class:`Average` (a mean and, where the reports carry it, a histogram). Both have::
+:class:`Average` (a mean and, where the reports carry it, a histogram); a paired question's
+:class:`~survey_app.privacy.joint.JointRandomizedResponse` tells
+:class:`~survey_app.privacy.joint.JointShares` (summary "joint": its cells as a choice
+question's options, and more). All have::
 
     told.n                               how many answers the counts hold
     told.estimates                       each option's Estimate, whose ``headline(low,
                                          high)`` is its figure for people (none for an
                                          average: its mean is ``told.estimate``)
     told.consistent_with_randomization   False when no randomized answers could give them
-    told.summary                         "shares" (one per option) or "average"
+    told.summary                         "shares" (one per option), "average" or "joint"
     told.live_sums                       what each live range proved, as (n, low, high) of
                                          its running count (a share's) or sum (an average's):
                                          the next look's ``carried``

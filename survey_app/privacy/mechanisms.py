@@ -177,28 +177,7 @@ class RandomizedResponse:
             raise ValueError(f"carried must have {self.options} entries, got {len(carried)}")
         level = check_confidence(confidence)
         keep, other = self.probabilities
-        n = sum(counts)
-        # Bonferroni: each of k ranges at 1 - alpha / k, so all k hold at once with 1 - alpha.
-        # Two options need none: one's range is the other's, mirrored.
-        all_at_once = level if self.options == 2 else 1.0 - (1.0 - level) / self.options
-        estimates = []
-        for value, count in enumerate(counts):
-            estimate = debias(count, n, keep, other, level, self.browser_epsilon)
-            if n > 0:
-                interval = exact_interval(count, n, keep, other, level)
-                estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
-                low, high = exact_interval(count, n, keep, other, all_at_once)
-                earlier = carried[value] if carried else None
-                live_low, live_high = carried_share_interval(count, n, keep, other, level, earlier)
-                estimate = dataclasses.replace(
-                    estimate,
-                    simultaneous_low=low,
-                    simultaneous_high=high,
-                    live_low=live_low,
-                    live_high=live_high,
-                )
-            estimates.append(estimate)
-        return estimates
+        return option_estimates(counts, keep, other, level, self.browser_epsilon, carried)
 
     def live_sums(
         self, noisy_counts: Counts, confidence: float = 0.95, carried: Sequence[Look] = ()
@@ -315,6 +294,42 @@ class RandomizedResponse:
         return smallest_n(
             self._variance, keep - other, check_margin(margin), check_confidence(confidence)
         )
+
+
+def option_estimates(
+    counts: Sequence[int],
+    keep: float,
+    other: float,
+    level: float,
+    epsilon: float,
+    carried: Sequence[Look] = (),
+) -> list[Estimate]:
+    """Each option's debiased share with its Chebyshev, exact, simultaneous and live ranges,
+    from checked counts of reports whose law is k-option randomized response at ``(P, Q)`` =
+    ``(keep, other)``, k = ``len(counts)`` (see :meth:`RandomizedResponse.estimate`; a paired
+    question's margins use it at their own P and Q)."""
+    n = sum(counts)
+    # Bonferroni: each of k ranges at 1 - alpha / k, so all k hold at once with 1 - alpha.
+    # Two options need none: one's range is the other's, mirrored.
+    all_at_once = level if len(counts) == 2 else 1.0 - (1.0 - level) / len(counts)
+    estimates = []
+    for value, count in enumerate(counts):
+        estimate = debias(count, n, keep, other, level, epsilon)
+        if n > 0:
+            interval = exact_interval(count, n, keep, other, level)
+            estimate = estimate.with_exact(interval, uses_exact_law(n, keep, other, level))
+            low, high = exact_interval(count, n, keep, other, all_at_once)
+            earlier = carried[value] if carried else None
+            live_low, live_high = carried_share_interval(count, n, keep, other, level, earlier)
+            estimate = dataclasses.replace(
+                estimate,
+                simultaneous_low=low,
+                simultaneous_high=high,
+                live_low=live_low,
+                live_high=live_high,
+            )
+        estimates.append(estimate)
+    return estimates
 
 
 def suggest_flip_probability(
