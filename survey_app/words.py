@@ -13,8 +13,8 @@ from decimal import Decimal
 
 from babel.dates import format_date
 from babel.numbers import format_decimal, format_percent
-from flask_babel import gettext, ngettext
-from markupsafe import Markup
+from flask_babel import gettext, lazy_gettext, ngettext
+from markupsafe import Markup, escape
 
 from survey_app import privacy
 from survey_app.results import rounding
@@ -292,22 +292,34 @@ def closed_words(survey) -> str | None:
     )
 
 
+#: A survey's status as its badge names it, by the status's value.
+STATUS_NAMES = {
+    "draft": lazy_gettext("draft"),
+    "open": lazy_gettext("open"),
+    "closed": lazy_gettext("closed"),
+}
+
+
 def survey_status_words(survey) -> dict:
     """What the dashboard's status panel says of a survey: ``state`` ("draft", "open" or
-    "closed"), the sentence that says it, how to reopen it once closed, and the words before
-    its link, and what the projector view shows of it. Only an open survey gets the words on
-    how to join (the page places them)."""
+    "closed") and its badge's ``name``, the sentence that says it, how to reopen it once
+    closed, and the words before its link, and what the projector view shows of it. Only an
+    open survey gets the words on how to join (the page places them)."""
+    name = str(STATUS_NAMES[survey.status.value])
     if survey.is_draft:
         return {
             "state": "draft",
+            "name": name,
             "said": Markup(
-                "This survey is a <strong>draft</strong>: it is not open yet, and only you can "
-                "see it. Preview it, edit it, and open it when it is ready. Once open, its "
-                "questions and privacy level can no longer change."
+                gettext(
+                    "This survey is a <strong>draft</strong>: it is not open yet, and only you "
+                    "can see it. Preview it, edit it, and open it when it is ready. Once open, "
+                    "its questions and privacy level can no longer change."
+                )
             ),
             "reopen": None,
             "link_intro": None,
-            "projector": (
+            "projector": gettext(
                 "Once the survey is open, the projector view shows, in large type, how to join "
                 "(the address, the code and the QR code), how many have answered and the results "
                 "as they come in, updating itself. It shows nothing private: no email, no buttons."
@@ -316,30 +328,49 @@ def survey_status_words(survey) -> dict:
     if survey.is_open:
         return {
             "state": "open",
-            "said": Markup("This survey is <strong>open</strong>."),
+            "name": name,
+            "said": Markup(gettext("This survey is <strong>open</strong>.")),
             "reopen": None,
-            "link_intro": "Or send them this link (by email or on the course page):",
-            "projector": (
+            "link_intro": gettext("Or send them this link (by email or on the course page):"),
+            "projector": gettext(
                 "The projector view shows, in large type, how to join (the address, the code "
                 "and the QR code), how many have answered and the results as they come in, "
                 "updating itself. It shows nothing private: no email, no buttons."
             ),
         }
-    day = closed_on(survey.closed_at)
     return {
         "state": "closed",
-        "said": Markup(
-            "This survey {} <strong>closed</strong>{}: it takes no more answers, and its "
-            "results stay here."
-        ).format("has been" if day else "is", f" since {day}" if day else ""),
-        "reopen": (
+        "name": name,
+        "said": closed_status_said(survey),
+        "reopen": gettext(
             "To collect more answers, press Reopen below: the survey takes answers again at "
             "the same link, with a join code to give the class, and keeps every answer "
             "already in."
         ),
-        "link_intro": "The survey’s link (until you reopen it, it says the survey is closed):",
-        "projector": (
+        "link_intro": gettext(
+            "The survey’s link (until you reopen it, it says the survey is closed):"
+        ),
+        "projector": gettext(
             "The projector view shows, in large type, that the survey is closed, how many "
             "answered and the results. It shows nothing private: no email, no buttons."
         ),
     }
+
+
+def closed_status_said(survey) -> Markup:
+    """What the dashboard's status panel says of a closed survey: since when, if known."""
+    day = closed_on(survey.closed_at)
+    if day:
+        return Markup(
+            gettext(
+                "This survey has been <strong>closed</strong> since %(day)s: it takes no more "
+                "answers, and its results stay here.",
+                day=escape(day),
+            )
+        )
+    return Markup(
+        gettext(
+            "This survey is <strong>closed</strong>: it takes no more answers, and its results "
+            "stay here."
+        )
+    )

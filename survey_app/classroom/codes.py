@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from flask_babel import gettext
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
@@ -36,6 +37,7 @@ from survey_app.storage.models import (
 )
 from survey_app.surveys.services import SurveyStateError, unused_join_code
 from survey_app.surveys.typed_numbers import typed_count
+from survey_app.words import grouped
 
 CODE_LENGTH = 10
 #: How many characters the survey page's code field takes: the code with room for the spaces or
@@ -155,14 +157,15 @@ def codes_missing(survey: Survey, counts: dict[str, int] | None = None) -> str |
         return None
     counts = counts if counts is not None else code_counts(survey)
     if counts["issued"] == 0:
-        return (
+        return gettext(
             "This survey requires a one-time code from every respondent, and none has been "
             "issued yet: nobody can answer until codes are issued."
         )
     if counts["used"] >= counts["issued"]:
-        return (
-            f"Every one-time code issued ({counts['issued']:,}) has been used: nobody else "
-            "can answer until more are issued."
+        return gettext(
+            "Every one-time code issued (%(count)s) has been used: nobody else can answer until "
+            "more are issued.",
+            count=grouped(counts["issued"]),
         )
     return None
 

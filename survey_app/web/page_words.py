@@ -70,6 +70,9 @@ PAGE_WORDS = {
     # The projector (static/js/projector.js).
     "question_in_full": lazy_gettext("Question %(number)s in full: scroll to read it"),
     "projector_signed_out": lazy_gettext("Signed out: reload this page to sign in again."),
+    # The dashboard (static/js/dashboard.js).
+    "link_copied": lazy_gettext("Link copied."),
+    "copy_selected_link": lazy_gettext("Press Ctrl+C (or ⌘C) to copy the selected link."),
 }
 
 
