@@ -29,8 +29,7 @@ JOIN_OR_SCAN = lazy_gettext(
 #: code too where it has one.
 SLIP_JOIN = lazy_gettext("Go to <strong>%(address)s</strong>, then this code when asked:")
 SLIP_JOIN_WITH_CODE = lazy_gettext(
-    "Go to <strong>%(address)s</strong>, type <strong>%(code)s</strong>, then this code when "
-    "asked:"
+    "Go to <strong>%(address)s</strong>, type <strong>%(code)s</strong>, then this code when asked:"
 )
 
 #: What a question on the projector says before it shows results (an average, or shares): the

@@ -55,7 +55,9 @@ def confidence_choice() -> tuple[float, str | None]:
     try:
         return parse_confidence(request.args.get("confidence"), CONFIDENCE_LEVELS), None
     except QueryError as error:
-        return DEFAULT_CONFIDENCE, confidence_refused_words(str(error), DEFAULT_CONFIDENCE)
+        asked = request.args.get("confidence")
+        said = confidence_refused_words(str(error), DEFAULT_CONFIDENCE, asked, CONFIDENCE_LEVELS)
+        return DEFAULT_CONFIDENCE, said
 
 
 def chosen_confidence() -> float:

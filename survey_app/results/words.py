@@ -12,6 +12,7 @@ by survey_app.words (percentages rounded outward, counts and their nouns); the r
 
 from __future__ import annotations
 
+from babel.lists import format_list
 from flask_babel import gettext, lazy_gettext, ngettext
 from markupsafe import Markup
 
@@ -24,7 +25,7 @@ from survey_app.results.mechanism_words import (
 )
 from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_at
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
-from survey_app.web.languages import is_english
+from survey_app.web.languages import current_locale, is_english
 from survey_app.words import (
     format_number,
     grouped,
@@ -119,10 +120,21 @@ RESPONSES_ONCE_CLOSED_AND_RELEASED = lazy_gettext(
 )
 
 
-def confidence_refused_words(error: str, default: float) -> str:
-    """Why the confidence a page was asked for is not used (``error``: the query's words), and
-    the one the results are at instead."""
-    return str(CONFIDENCE_REFUSED) % {"error": error, "default": percent(default)}
+def confidence_refused_words(
+    error: str, default: float, asked: str | None = None, offered: tuple = ()
+) -> str:
+    """Why the confidence a page was asked for is not used (``error``: the query's words, the
+    API's in English; in another language, the confidence ``asked`` and those ``offered``),
+    and the one the results are at instead."""
+    if is_english() or asked is None:
+        return str(CONFIDENCE_REFUSED) % {"error": error, "default": percent(default)}
+    return gettext(
+        "The confidence asked for, “%(asked)s”, can’t be used: this page offers %(offered)s. "
+        "The results are at %(default)s.",
+        asked=asked,
+        offered=format_list([percent(level) for level in offered], locale=current_locale()),
+        default=percent(default),
+    )
 
 
 def exact_range_words(berry_esseen: bool) -> str:
