@@ -10,13 +10,20 @@ privacy section, and the survey page's, whose sentences survey_app.respondents.w
 
 from __future__ import annotations
 
-from flask_babel import lazy_gettext
+from flask_babel import gettext, lazy_gettext, ngettext
 
 from survey_app import kinds, privacy
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import BUILDER_FLIP_PROBABILITIES, is_builder_flip_probability
 from survey_app.web.languages import is_english
-from survey_app.words import counted, format_epsilon, join_words, local_percent, percent_figure
+from survey_app.words import (
+    counted,
+    format_epsilon,
+    grouped,
+    join_words,
+    local_percent,
+    percent_figure,
+)
 
 #: The flip probabilities the builder takes, the one way every part of it says them: the
 #: field's hint, the refusal on saving and the readout's.
@@ -131,33 +138,6 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
     }
 
 
-#: The confirmation's heading and button, with the answers that go too where there are any.
-DELETE_HEADING = "Delete “{title}”?"
-DELETE_HEADING_AND_ANSWERS = "Delete “{title}” and its {answers}?"
-DELETE_BUTTON = "Delete the survey"
-DELETE_BUTTON_AND_ANSWERS = "Delete the survey and its {answers}"
-
-#: What deleting takes away: the answers (or that there are none), and the one-time codes
-#: where any were issued.
-TAKES_AWAY = {
-    (True, True): (
-        "Deleting takes away the survey, its questions, its {answers} and the results drawn "
-        "from them, and its {codes}."
-    ),
-    (True, False): (
-        "Deleting takes away the survey, its questions, its {answers} and the results drawn "
-        "from them."
-    ),
-    (False, True): (
-        "Deleting takes away the survey, its questions (no one has answered it), and its {codes}."
-    ),
-    (False, False): "Deleting takes away the survey, its questions (no one has answered it).",
-}
-
-#: What the survey list says once a survey is deleted: its answers only where it had some.
-DELETED = "“{title}” was deleted."
-DELETED_AND_ANSWERS = "“{title}” and its answers were deleted."
-
 #: What archiving does, and why an open survey is not archived.
 ARCHIVE = lazy_gettext("Archive: off your survey list; the results stay.")
 ARCHIVE_OPEN = lazy_gettext("Archive: close the survey first; an archived survey takes no answers.")
@@ -167,24 +147,68 @@ def delete_words(title: str, answers: int, codes_issued: int) -> dict:
     """The confirmation of deleting a survey in words: its heading, what deleting takes away
     and its button (``answers``: the survey's respondents; ``codes_issued``: its one-time
     codes)."""
-    answers_said = counted(answers, "answer")
-    codes_said = counted(codes_issued, "one-time code")
+    said = {"title": title, "count": grouped(answers)}
+    said["codes"] = ngettext(
+        "%(count)s one-time code",
+        "%(count)s one-time codes",
+        codes_issued,
+        count=grouped(codes_issued),
+    )
+    if not answers:
+        return {
+            "heading": gettext("Delete “%(title)s”?", **said),
+            "takes_away": gettext(
+                "Deleting takes away the survey, its questions (no one has answered it), and "
+                "its %(codes)s.",
+                **said,
+            )
+            if codes_issued
+            else gettext("Deleting takes away the survey, its questions (no one has answered it)."),
+            "button": gettext("Delete the survey"),
+        }
     return {
-        "heading": (DELETE_HEADING_AND_ANSWERS if answers else DELETE_HEADING).format(
-            title=title, answers=answers_said
+        "heading": ngettext(
+            "Delete “%(title)s” and its %(count)s answer?",
+            "Delete “%(title)s” and its %(count)s answers?",
+            answers,
+            **said,
         ),
-        "takes_away": TAKES_AWAY[bool(answers), bool(codes_issued)].format(
-            answers=answers_said, codes=codes_said
-        ),
-        "button": (DELETE_BUTTON_AND_ANSWERS if answers else DELETE_BUTTON).format(
-            answers=answers_said
+        "takes_away": takes_away_words(answers, codes_issued, said),
+        "button": ngettext(
+            "Delete the survey and its %(count)s answer",
+            "Delete the survey and its %(count)s answers",
+            answers,
+            **said,
         ),
     }
 
 
+def takes_away_words(answers: int, codes_issued: int, said: dict) -> str:
+    """What deleting a survey that has ``answers`` takes away, its codes where any."""
+    if codes_issued:
+        return ngettext(
+            "Deleting takes away the survey, its questions, its %(count)s answer and the "
+            "results drawn from them, and its %(codes)s.",
+            "Deleting takes away the survey, its questions, its %(count)s answers and the "
+            "results drawn from them, and its %(codes)s.",
+            answers,
+            **said,
+        )
+    return ngettext(
+        "Deleting takes away the survey, its questions, its %(count)s answer and the results "
+        "drawn from them.",
+        "Deleting takes away the survey, its questions, its %(count)s answers and the results "
+        "drawn from them.",
+        answers,
+        **said,
+    )
+
+
 def deleted_words(title: str, answers: int) -> str:
     """What the survey list says of a survey just deleted (``answers``: its respondents)."""
-    return (DELETED_AND_ANSWERS if answers else DELETED).format(title=title)
+    if answers:
+        return gettext("“%(title)s” and its answers were deleted.", title=title)
+    return gettext("“%(title)s” was deleted.", title=title)
 
 
 def archive_words(is_open: bool) -> str:

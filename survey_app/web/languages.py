@@ -65,7 +65,9 @@ AREA_NAMES = {
 #: The areas whose pages are translated (every visible word, numbers the language's way): the
 #: others speak English whatever the account or the browser asks for. The lesson joins only with
 #: its formulas' digits (privacy/lesson_written.py), which add up its figures as written.
-TRANSLATED_AREAS = frozenset({STUDENTS_PAGES, ERROR_PAGES, "sign_in", "projector", "dashboard"})
+TRANSLATED_AREAS = frozenset(
+    {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "projector", "dashboard", "manage"}
+)
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"
 

@@ -16,7 +16,7 @@ from survey_app.classroom.codes import issue_codes
 from survey_app.extensions import db
 from survey_app.storage.models import OneTimeCode
 from survey_app.surveys.services import close_survey, find_survey, open_survey
-from tests.analyst_helpers import ROWS, submit
+from tests.analyst_helpers import ROWS, csrf_token, submit
 from tests.unit.respondents.test_pseudo_locale import (
     ANSWERED,
     GREEK,
@@ -197,3 +197,53 @@ def test_results_held_back_after_a_reopening_speak_the_language(
     assert 'id="release-note"' in page
     for shown in (page, panel):
         assert leaks(shown, pseudo_app, slug) == []
+
+
+# --------------------------------------------------------------------------- the manage pages
+
+
+def posted(client, path: str, **fields):
+    """A form of the manage pages sent in the pseudo-language, its token from the dashboard,
+    followed to where it leads."""
+    slug = path.split("/")[3]
+    token = csrf_token(client.get(f"/analyst/surveys/{slug}", headers=SPEAKING).text)
+    return client.post(
+        path, data={"csrf_token": token, **fields}, headers=SPEAKING, follow_redirects=True
+    )
+
+
+@pytest.mark.parametrize("answered", [False, True])
+def test_the_manage_pages_speak_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey, answered
+):
+    """Confirming a close and a delete (with answers and codes, or none), the archived list
+    (empty, then with a survey), and what opening, closing, archiving and putting back say."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK, status="draft")
+    empty = client.get("/analyst/archived", headers=SPEAKING)
+    with pseudo_app.app_context():
+        find_survey(slug).requires_codes = not answered  # opened without codes: said so
+        db.session.commit()
+    pages = {"empty archive": empty, "opened": posted(client, f"/analyst/surveys/{slug}/open")}
+    if answered:
+        submit(pseudo_app, slug, ANSWERED)
+    else:  # deleting says that its codes go too
+        with pseudo_app.app_context():
+            issue_codes(find_survey(slug), 2)
+            db.session.commit()
+    pages["confirm close"] = client.get(f"/analyst/surveys/{slug}/close", headers=SPEAKING)
+    pages["confirm delete (open)"] = client.get(f"/analyst/surveys/{slug}/delete", headers=SPEAKING)
+    pages["closed"] = posted(client, f"/analyst/surveys/{slug}/close", confirmed="yes")
+    pages["closed again"] = client.get(
+        f"/analyst/surveys/{slug}/close", headers=SPEAKING, follow_redirects=True
+    )
+    pages["refused setting"] = posted(client, f"/analyst/surveys/{slug}/class-results")
+    pages["class results"] = posted(client, f"/analyst/surveys/{slug}/class-results", show="0")
+    pages["archived"] = posted(client, f"/analyst/surveys/{slug}/archive")
+    pages["archive list"] = client.get("/analyst/archived", headers=SPEAKING)
+    pages["confirm delete"] = client.get(f"/analyst/surveys/{slug}/delete", headers=SPEAKING)
+    pages["put back"] = posted(client, f"/analyst/surveys/{slug}/unarchive")
+    assert pages["refused setting"].status_code == 400
+    for name, page in pages.items():
+        assert page.status_code in (200, 400), name
+        assert leaks(page.text, pseudo_app, slug) == [], name
