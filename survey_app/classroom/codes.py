@@ -98,8 +98,10 @@ def require_codes(survey: Survey, required: bool = True) -> None:
         return
     if not survey.is_draft:
         raise SurveyStateError(
-            "Codes can be required or dropped only while the survey is a draft: every answer "
-            "to one survey must come in the same way. Duplicate it for a new round."
+            gettext(
+                "Codes can be required or dropped only while the survey is a draft: every "
+                "answer to one survey must come in the same way. Duplicate it for a new round."
+            )
         )
     survey.requires_codes = required
     db.session.flush()
@@ -114,8 +116,10 @@ def issue_codes(survey: Survey, count: int) -> list[str]:
     if not survey.requires_codes:
         if not survey.is_draft:
             raise SurveyStateError(
-                "This survey opened without one-time codes, so it cannot take them now. "
-                "Duplicate it and issue codes for the copy."
+                gettext(
+                    "This survey opened without one-time codes, so it cannot take them now. "
+                    "Duplicate it and issue codes for the copy."
+                )
             )
         require_codes(survey)
     held = code_counts(survey)["issued"]

@@ -66,7 +66,7 @@ AREA_NAMES = {
 #: others speak English whatever the account or the browser asks for. The lesson joins only with
 #: its formulas' digits (privacy/lesson_written.py), which add up its figures as written.
 TRANSLATED_AREAS = frozenset(
-    {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "projector", "dashboard", "manage"}
+    {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "projector", "dashboard", "manage", "codes"}
 )
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"

@@ -247,3 +247,32 @@ def test_the_manage_pages_speak_the_language(
     for name, page in pages.items():
         assert page.status_code in (200, 400), name
         assert leaks(page.text, pseudo_app, slug) == [], name
+
+
+# --------------------------------------------------------------------------- the code slips
+
+
+def test_the_code_slips_and_their_refusals_speak_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey
+):
+    """Requiring codes and dropping them, a page of slips, a count refused three ways, the
+    same form sent twice, and a survey opened without codes asked for some."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK, status="draft")
+    without, _ = make_survey(GREEK)
+    codes = f"/analyst/surveys/{slug}/codes"
+    pages = {
+        "required": posted(client, f"{codes}/required", required="1"),
+        "dropped": posted(client, f"{codes}/required", required="0"),
+        "refused (opened)": posted(
+            client, f"/analyst/surveys/{without}/codes/required", required="1"
+        ),
+        "slips": posted(client, codes, count="3", batch="first", format="slips"),
+        "sent again": posted(client, codes, count="3", batch="first", format="slips"),
+    }
+    for typed in ("abc", "0", "99999"):
+        pages[f"refused {typed}"] = posted(client, codes, count=typed, batch=typed)
+        assert pages[f"refused {typed}"].status_code == 400
+    assert 'class="slip"' in pages["slips"].text
+    for name, page in pages.items():
+        assert leaks(page.text, pseudo_app, slug, without, quoted=("abc",)) == [], name
