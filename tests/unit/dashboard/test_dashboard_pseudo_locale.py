@@ -276,3 +276,17 @@ def test_the_code_slips_and_their_refusals_speak_the_language(
     assert 'class="slip"' in pages["slips"].text
     for name, page in pages.items():
         assert leaks(page.text, pseudo_app, slug, without, quoted=("abc",)) == [], name
+
+
+@pytest.mark.parametrize("answered", [[(0,)] * 10, [(1,)] * 10, [(1,)] * 100])
+def test_lopsided_answers_are_said_in_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey, answered
+):
+    """An estimate outside 0–100% (close to an end, or anywhere in a range), and answers the
+    randomization cannot explain (no range: the notice, the table and the chart say so)."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey({**GREEK, "questions": GREEK["questions"][:1]})
+    submit(pseudo_app, slug, answered)
+    close_now(pseudo_app, slug)
+    for shown in dashboard(client, slug, ranges="together"):
+        assert leaks(shown, pseudo_app, slug) == []
