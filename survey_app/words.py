@@ -12,6 +12,7 @@ import math
 from decimal import Decimal
 
 from babel.dates import format_date
+from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 from flask_babel import gettext, lazy_gettext, ngettext
 from markupsafe import Markup, escape
@@ -53,6 +54,14 @@ def join_words(parts, last: str = "and") -> str:
     """ "a", "a and b", "a, b and c" (or, with ``last="or"``, "a, b or c")."""
     parts = list(parts)
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {last} {parts[-1]}"
+
+
+def either_of(figures: list[str]) -> str:
+    """ "30%, 50% or 70%", as the page's language lists alternatives (CLDR's; English's own
+    way, join_words)."""
+    if is_english():
+        return join_words(figures, last="or")
+    return format_list(figures, style="or", locale=current_locale())
 
 
 def counted(count: int | float | str, noun: str, nouns: str | None = None) -> str:

@@ -16,7 +16,7 @@ from survey_app.classroom.qr_codes import qr_code_svg
 from survey_app.classroom.words import join_instructions
 from survey_app.extensions import db
 from survey_app.planning import shares as planning
-from survey_app.planning.words import margin_meaning, plan_words
+from survey_app.planning.words import plan_words
 from survey_app.results.panel import answered_words, pooled_words, question_views
 from survey_app.results.releases import release_batch
 from survey_app.results.tables import (
@@ -180,7 +180,7 @@ def render_dashboard(
         confidence_levels=CONFIDENCE_LEVELS,
         plan=plan,
         plan_words=plan_words(plan),
-        margin_meaning=margin_meaning(shown["confidence"]),
+        margin_meaning=planning.margin_meaning(shown["confidence"]),
         explanation=explanation,
         status=survey_status_words(survey),
         status_names=STATUS_NAMES,

@@ -21,6 +21,7 @@ from functools import lru_cache
 from flask_babel import gettext
 
 from survey_app import privacy
+from survey_app.planning.margin_words import margin_meaning_words
 from survey_app.planning.numbers import (
     NEXT_TO_NOTHING,
     SAYS_NEXT_TO_NOTHING,
@@ -232,10 +233,8 @@ def _says_next_to_nothing(margin: float) -> str:
 
 
 def margin_meaning(confidence: float) -> str:
-    """What a margin on the dashboard's table is, in words (planning.words.margin_meaning)."""
-    from survey_app.planning.words import margin_meaning as worded
-
-    return worded(confidence)
+    """What a margin on the dashboard's table is, from the figures planning uses."""
+    return margin_meaning_words(confidence, NEXT_TO_NOTHING)
 
 
 def builder_margin_meaning(example_share: float = 0.4) -> str:

@@ -9,20 +9,16 @@ them (templates/dashboard/dashboard.html).
 
 from __future__ import annotations
 
-from babel.lists import format_list
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import lazy_gettext, ngettext
 from markupsafe import Markup
 
-from survey_app import privacy
-from survey_app.planning import shares
 from survey_app.planning.shares import MARGIN_STEP_POINTS, MAX_MARGIN_POINTS, MIN_MARGIN_POINTS
 from survey_app.results import rounding
-from survey_app.web.languages import current_locale, is_english
+from survey_app.web.languages import is_english
 from survey_app.words import (
     format_count,
     format_number,
     grouped,
-    join_words,
     local_percent,
     percent,
     points,
@@ -222,27 +218,3 @@ def number_trade_off_words(plan, first) -> str:
         "unit": first.number.unit,
         "margin": first.margin_words,
     }
-
-
-def either_of(figures: list[str]) -> str:
-    """ "30%, 50% or 70%", as the page's language lists alternatives (CLDR's, but English's
-    own way)."""
-    if is_english():
-        return join_words(figures, last="or")
-    return format_list(figures, style="or", locale=current_locale())
-
-
-def margin_meaning(confidence: float) -> str:
-    """What a margin on the dashboard's table is, from the figures planning uses: the true
-    shares it is planned at, the confidence, and the width past which it says next to nothing."""
-    return gettext(
-        "A margin is how far the range the results give reaches on either side of the "
-        "estimate, on average (at a true share of %(shares)s, whichever is widest); the range "
-        "holds the true share at least %(confidence)s of the time. Chebyshev’s bound with the "
-        "exact variance gives the same guarantee with far wider ranges. A margin of "
-        "%(margin)s or more says next to nothing. Fewer flips (a lower flip probability) "
-        "sharpen the results but protect each student less.",
-        shares=either_of([percent(share) for share in privacy.PLANNING_SHARES]),
-        confidence=percent(confidence),
-        margin=points(shares.NEXT_TO_NOTHING, long=True),
-    )
