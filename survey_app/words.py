@@ -12,9 +12,10 @@ import math
 from decimal import Decimal
 
 from babel.dates import format_date
+from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
-from flask_babel import gettext, ngettext
-from markupsafe import Markup
+from flask_babel import gettext, lazy_gettext, ngettext
+from markupsafe import Markup, escape
 
 from survey_app import privacy
 from survey_app.results import rounding
@@ -53,6 +54,14 @@ def join_words(parts, last: str = "and") -> str:
     """ "a", "a and b", "a, b and c" (or, with ``last="or"``, "a, b or c")."""
     parts = list(parts)
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} {last} {parts[-1]}"
+
+
+def either_of(figures: list[str]) -> str:
+    """ "30%, 50% or 70%", as the page's language lists alternatives (CLDR's; English's own
+    way, join_words)."""
+    if is_english():
+        return join_words(figures, last="or")
+    return format_list(figures, style="or", locale=current_locale())
 
 
 def counted(count: int | float | str, noun: str, nouns: str | None = None) -> str:
@@ -292,22 +301,34 @@ def closed_words(survey) -> str | None:
     )
 
 
+#: A survey's status as its badge names it, by the status's value.
+STATUS_NAMES = {
+    "draft": lazy_gettext("draft"),
+    "open": lazy_gettext("open"),
+    "closed": lazy_gettext("closed"),
+}
+
+
 def survey_status_words(survey) -> dict:
     """What the dashboard's status panel says of a survey: ``state`` ("draft", "open" or
-    "closed"), the sentence that says it, how to reopen it once closed, and the words before
-    its link, and what the projector view shows of it. Only an open survey gets the words on
-    how to join (the page places them)."""
+    "closed") and its badge's ``name``, the sentence that says it, how to reopen it once
+    closed, and the words before its link, and what the projector view shows of it. Only an
+    open survey gets the words on how to join (the page places them)."""
+    name = str(STATUS_NAMES[survey.status.value])
     if survey.is_draft:
         return {
             "state": "draft",
+            "name": name,
             "said": Markup(
-                "This survey is a <strong>draft</strong>: it is not open yet, and only you can "
-                "see it. Preview it, edit it, and open it when it is ready. Once open, its "
-                "questions and privacy level can no longer change."
+                gettext(
+                    "This survey is a <strong>draft</strong>: it is not open yet, and only you "
+                    "can see it. Preview it, edit it, and open it when it is ready. Once open, "
+                    "its questions and privacy level can no longer change."
+                )
             ),
             "reopen": None,
             "link_intro": None,
-            "projector": (
+            "projector": gettext(
                 "Once the survey is open, the projector view shows, in large type, how to join "
                 "(the address, the code and the QR code), how many have answered and the results "
                 "as they come in, updating itself. It shows nothing private: no email, no buttons."
@@ -316,30 +337,49 @@ def survey_status_words(survey) -> dict:
     if survey.is_open:
         return {
             "state": "open",
-            "said": Markup("This survey is <strong>open</strong>."),
+            "name": name,
+            "said": Markup(gettext("This survey is <strong>open</strong>.")),
             "reopen": None,
-            "link_intro": "Or send them this link (by email or on the course page):",
-            "projector": (
+            "link_intro": gettext("Or send them this link (by email or on the course page):"),
+            "projector": gettext(
                 "The projector view shows, in large type, how to join (the address, the code "
                 "and the QR code), how many have answered and the results as they come in, "
                 "updating itself. It shows nothing private: no email, no buttons."
             ),
         }
-    day = closed_on(survey.closed_at)
     return {
         "state": "closed",
-        "said": Markup(
-            "This survey {} <strong>closed</strong>{}: it takes no more answers, and its "
-            "results stay here."
-        ).format("has been" if day else "is", f" since {day}" if day else ""),
-        "reopen": (
+        "name": name,
+        "said": closed_status_said(survey),
+        "reopen": gettext(
             "To collect more answers, press Reopen below: the survey takes answers again at "
             "the same link, with a join code to give the class, and keeps every answer "
             "already in."
         ),
-        "link_intro": "The survey’s link (until you reopen it, it says the survey is closed):",
-        "projector": (
+        "link_intro": gettext(
+            "The survey’s link (until you reopen it, it says the survey is closed):"
+        ),
+        "projector": gettext(
             "The projector view shows, in large type, that the survey is closed, how many "
             "answered and the results. It shows nothing private: no email, no buttons."
         ),
     }
+
+
+def closed_status_said(survey) -> Markup:
+    """What the dashboard's status panel says of a closed survey: since when, if known."""
+    day = closed_on(survey.closed_at)
+    if day:
+        return Markup(
+            gettext(
+                "This survey has been <strong>closed</strong> since %(day)s: it takes no more "
+                "answers, and its results stay here.",
+                day=escape(day),
+            )
+        )
+    return Markup(
+        gettext(
+            "This survey is <strong>closed</strong>: it takes no more answers, and its results "
+            "stay here."
+        )
+    )

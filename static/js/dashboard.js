@@ -1,8 +1,10 @@
 // The dashboard: copying the respondent link, issuing one-time codes once per press, and, while
 // the survey is open, its results keeping themselves current (live-updates.js: asked every few
-// seconds, redrawn only when they changed). Every figure and word comes from the server.
+// seconds, redrawn only when they changed). Every figure and word comes from the server (its
+// sentences from the page's catalog: page-words.js).
 
 import { keepCurrent } from "./live-updates.js";
+import { say } from "./page-words.js";
 
 function setupCopyLink() {
   const button = document.getElementById("copy-link");
@@ -13,10 +15,10 @@ function setupCopyLink() {
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(field.value);
-      status.textContent = "Link copied.";
+      status.textContent = say("link_copied");
     } catch {
       field.select(); // no clipboard access (plain HTTP): select it for Ctrl+C
-      status.textContent = "Press Ctrl+C (or ⌘C) to copy the selected link.";
+      status.textContent = say("copy_selected_link");
     }
   });
 }

@@ -20,11 +20,15 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext
 from flask_login import current_user, login_required
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.codes import (
+    MAX_CODES_AT_ONCE,
+    MAX_CODES_PER_SURVEY,
     CodeRequestError,
+    code_counts,
     format_code,
     issue_codes,
     parse_code_count,
@@ -35,9 +39,12 @@ from survey_app.classroom.words import slip_join, slips_heading
 from survey_app.dashboard.rendering import render_dashboard
 from survey_app.extensions import db
 from survey_app.surveys.services import SurveyStateError
+from survey_app.surveys.typed_numbers import typed_count
 from survey_app.web.file_names import attachment
+from survey_app.web.languages import is_english
 from survey_app.web.links import external_url, is_absolute
 from survey_app.web.security import never_cached
+from survey_app.words import grouped
 
 bp = Blueprint("codes", __name__, url_prefix="/analyst")
 
@@ -64,12 +71,36 @@ def set_required(slug: str):
     else:
         db.session.commit()
         flash(
-            "Each respondent will need a one-time code. Issue the codes below."
+            gettext("Each respondent will need a one-time code. Issue the codes below.")
             if required
-            else "Respondents will not need a code.",
+            else gettext("Respondents will not need a code."),
             "success",
         )
     return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
+
+
+def refused_count_words(message: str, typed: str, survey) -> str:
+    """Why the number of codes asked for is refused, as a sentence (``message``: the rule's
+    words, which English says as they are)."""
+    if is_english():
+        return message[0].upper() + message[1:] + "."
+    text = str(typed).strip()
+    count = typed_count(text)
+    if count is None:
+        return gettext(
+            "The number of codes must be a whole number, not “%(typed)s”.", typed=text[:20]
+        )
+    if not 1 <= count <= MAX_CODES_AT_ONCE:
+        return gettext(
+            "The number of codes must be from 1 to %(most)s, not %(count)s.",
+            most=grouped(MAX_CODES_AT_ONCE),
+            count=grouped(count),
+        )
+    return gettext(
+        "A survey holds at most %(most)s codes; this one has %(held)s.",
+        most=grouped(MAX_CODES_PER_SURVEY),
+        held=grouped(code_counts(survey)["issued"]),
+    )
 
 
 def codes_csv(codes: list[str]) -> str:
@@ -149,9 +180,11 @@ def issue(slug: str):
         # first request the browser drops, is stopped on the page: analyst.js.) The dashboard's
         # top, where the message is.
         flash(
-            "Those codes were issued when the form was first sent, and codes are shown only "
-            "once. If you did not print or save them, issue new ones under “One answer per "
-            "student”.",
+            gettext(
+                "Those codes were issued when the form was first sent, and codes are shown "
+                "only once. If you did not print or save them, issue new ones under “One answer "
+                "per student”."
+            ),
             "error",
         )
         return redirect(url_for("dashboard.dashboard", slug=slug))
@@ -162,10 +195,8 @@ def issue(slug: str):
         # The dashboard again, with what was typed and why next to the field: a redirect would
         # put the field back to its default and the words at the top of the page.
         db.session.rollback()
-        message = str(error)
-        return render_dashboard(
-            survey, code_count=typed[:64], code_count_error=message[0].upper() + message[1:] + "."
-        ), 400
+        said = refused_count_words(str(error), typed, survey)
+        return render_dashboard(survey, code_count=typed[:64], code_count_error=said), 400
     except SurveyStateError as error:
         db.session.rollback()
         flash(str(error), "error")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from flask_babel import gettext
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
@@ -36,6 +37,7 @@ from survey_app.storage.models import (
 )
 from survey_app.surveys.services import SurveyStateError, unused_join_code
 from survey_app.surveys.typed_numbers import typed_count
+from survey_app.words import grouped
 
 CODE_LENGTH = 10
 #: How many characters the survey page's code field takes: the code with room for the spaces or
@@ -96,8 +98,10 @@ def require_codes(survey: Survey, required: bool = True) -> None:
         return
     if not survey.is_draft:
         raise SurveyStateError(
-            "Codes can be required or dropped only while the survey is a draft: every answer "
-            "to one survey must come in the same way. Duplicate it for a new round."
+            gettext(
+                "Codes can be required or dropped only while the survey is a draft: every "
+                "answer to one survey must come in the same way. Duplicate it for a new round."
+            )
         )
     survey.requires_codes = required
     db.session.flush()
@@ -112,8 +116,10 @@ def issue_codes(survey: Survey, count: int) -> list[str]:
     if not survey.requires_codes:
         if not survey.is_draft:
             raise SurveyStateError(
-                "This survey opened without one-time codes, so it cannot take them now. "
-                "Duplicate it and issue codes for the copy."
+                gettext(
+                    "This survey opened without one-time codes, so it cannot take them now. "
+                    "Duplicate it and issue codes for the copy."
+                )
             )
         require_codes(survey)
     held = code_counts(survey)["issued"]
@@ -155,14 +161,15 @@ def codes_missing(survey: Survey, counts: dict[str, int] | None = None) -> str |
         return None
     counts = counts if counts is not None else code_counts(survey)
     if counts["issued"] == 0:
-        return (
+        return gettext(
             "This survey requires a one-time code from every respondent, and none has been "
             "issued yet: nobody can answer until codes are issued."
         )
     if counts["used"] >= counts["issued"]:
-        return (
-            f"Every one-time code issued ({counts['issued']:,}) has been used: nobody else "
-            "can answer until more are issued."
+        return gettext(
+            "Every one-time code issued (%(count)s) has been used: nobody else can answer until "
+            "more are issued.",
+            count=grouped(counts["issued"]),
         )
     return None
 

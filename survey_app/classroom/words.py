@@ -7,30 +7,29 @@ another whole one is chosen, so that a translation wraps each as it stands. The 
 
 from __future__ import annotations
 
-from flask_babel import lazy_gettext
+from flask_babel import lazy_gettext, ngettext
 from markupsafe import Markup
 
-from survey_app.words import counted, percent
+from survey_app.words import grouped, percent
 
 #: How students join, on the dashboard: the address and the code, and the QR code beside them
 #: when the page can show one (a known public address).
-JOIN = Markup(
-    "Students go to <strong>{address}</strong> and type the code "
-    '<strong class="join-code" id="join-code">{code}</strong>. The projector view shows both in '
-    "large type."
+JOIN = lazy_gettext(
+    "Students go to <strong>%(address)s</strong> and type the code "
+    '<strong class="join-code" id="join-code">%(code)s</strong>. The projector view shows both '
+    "in large type."
 )
-JOIN_OR_SCAN = Markup(
-    "Students go to <strong>{address}</strong> and type the code "
-    '<strong class="join-code" id="join-code">{code}</strong>, or scan the QR code with a '
+JOIN_OR_SCAN = lazy_gettext(
+    "Students go to <strong>%(address)s</strong> and type the code "
+    '<strong class="join-code" id="join-code">%(code)s</strong>, or scan the QR code with a '
     "phone’s camera. The projector view shows both in large type."
 )
 
 #: The heading of a page of slips, and what each slip says before its code: the survey's join
 #: code too where it has one.
-SLIPS_HEADING = "{codes} for “{title}”"
-SLIP_JOIN = Markup("Go to <strong>{address}</strong>, then this code when asked:")
-SLIP_JOIN_WITH_CODE = Markup(
-    "Go to <strong>{address}</strong>, type <strong>{code}</strong>, then this code when asked:"
+SLIP_JOIN = lazy_gettext("Go to <strong>%(address)s</strong>, then this code when asked:")
+SLIP_JOIN_WITH_CODE = lazy_gettext(
+    "Go to <strong>%(address)s</strong>, type <strong>%(code)s</strong>, then this code when asked:"
 )
 
 #: What a question on the projector says before it shows results (an average, or shares): the
@@ -55,20 +54,26 @@ SCOPE_LIVE = lazy_gettext(
 def join_instructions(address: str, code: str, has_qr: bool) -> Markup:
     """How students join an open survey, as the dashboard says it (``has_qr``: with its QR
     code beside the words)."""
-    return (JOIN_OR_SCAN if has_qr else JOIN).format(address=address, code=code)
+    return Markup(str(JOIN_OR_SCAN if has_qr else JOIN)) % {"address": address, "code": code}
 
 
 def slips_heading(count: int, title: str) -> str:
     """The heading of a page of slips: "40 one-time codes for “Survey”"."""
-    return SLIPS_HEADING.format(codes=counted(count, "one-time code"), title=title)
+    return ngettext(
+        "%(count)s one-time code for “%(title)s”",
+        "%(count)s one-time codes for “%(title)s”",
+        count,
+        count=grouped(count),
+        title=title,
+    )
 
 
 def slip_join(address: str, join_code: str | None) -> Markup:
     """What each slip says before its one-time code: where to go, and the survey's join code
     where it has one."""
     if join_code:
-        return SLIP_JOIN_WITH_CODE.format(address=address, code=join_code)
-    return SLIP_JOIN.format(address=address)
+        return Markup(str(SLIP_JOIN_WITH_CODE)) % {"address": address, "code": join_code}
+    return Markup(str(SLIP_JOIN)) % {"address": address}
 
 
 def too_early_words(numeric: bool) -> str:

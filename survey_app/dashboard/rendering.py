@@ -42,7 +42,7 @@ from survey_app.surveys.words import (
 from survey_app.web.forms import ActionForm
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
-from survey_app.words import counted, plural, survey_status_words
+from survey_app.words import STATUS_NAMES, survey_status_words
 
 #: How often an open survey's dashboard fetches its results panel again (the page's script
 #: reads it from the panel's data-refresh-seconds).
@@ -55,7 +55,9 @@ def confidence_choice() -> tuple[float, str | None]:
     try:
         return parse_confidence(request.args.get("confidence"), CONFIDENCE_LEVELS), None
     except QueryError as error:
-        return DEFAULT_CONFIDENCE, confidence_refused_words(str(error), DEFAULT_CONFIDENCE)
+        asked = request.args.get("confidence")
+        said = confidence_refused_words(str(error), DEFAULT_CONFIDENCE, asked, CONFIDENCE_LEVELS)
+        return DEFAULT_CONFIDENCE, said
 
 
 def chosen_confidence() -> float:
@@ -123,7 +125,6 @@ def pool_choices(survey: Survey) -> dict:
     )
     return {
         "pool_others": len(others),
-        "pool_others_words": counted(len(others), "other survey"),
         "pool_candidates": [other for other in others if can_pool(survey, other)],
     }
 
@@ -182,6 +183,7 @@ def render_dashboard(
         margin_meaning=planning.margin_meaning(shown["confidence"]),
         explanation=explanation,
         status=survey_status_words(survey),
+        status_names=STATUS_NAMES,
         form=ActionForm(),
         respondent_url=respondent_url,
         **joining(survey),
@@ -196,7 +198,6 @@ def render_dashboard(
         # Without a known public address the link is a path: the page says how to fix that.
         respondent_link_is_path=not has_public_url() and not is_absolute(respondent_url),
         codes=counts,
-        codes_noun=plural(counts["issued"], "code"),
         codes_missing=codes_missing(survey, counts),
         code_count=code_count,
         code_count_error=code_count_error,

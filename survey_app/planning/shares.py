@@ -18,7 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from flask_babel import gettext
+
 from survey_app import privacy
+from survey_app.planning.margin_words import margin_meaning_words
 from survey_app.planning.numbers import (
     NEXT_TO_NOTHING,
     SAYS_NEXT_TO_NOTHING,
@@ -41,6 +44,7 @@ from survey_app.surveys.words import privacy_readout
 from survey_app.words import (
     counted,
     format_count,
+    format_number,
     format_points,
     join_words,
     percent,
@@ -143,11 +147,15 @@ def parse_margin(raw: str | None) -> tuple[float | None, str | None]:
         return None, None
     points = typed_number(text)  # the one rule for typed numbers ("12,5" is 12.5)
     if points is None:
-        return None, f"The margin must be a number of percentage points, like 10, not “{text}”."
+        return None, gettext(
+            "The margin must be a number of percentage points, like 10, not “%(text)s”.",
+            text=text,
+        )
     if not MIN_MARGIN_POINTS <= points <= MAX_MARGIN_POINTS:
-        return None, (
-            f"The margin must be between {MIN_MARGIN_POINTS:g} and {MAX_MARGIN_POINTS:g} "
-            "percentage points."
+        return None, gettext(
+            "The margin must be between %(low)s and %(high)s percentage points.",
+            low=format_number(MIN_MARGIN_POINTS),
+            high=format_number(MAX_MARGIN_POINTS),
         )
     return points / 100.0, None
 
@@ -225,17 +233,8 @@ def _says_next_to_nothing(margin: float) -> str:
 
 
 def margin_meaning(confidence: float) -> str:
-    """What a margin on the dashboard's table is, from the figures planning uses: the true
-    shares it is planned at, the confidence, and the width past which it says next to nothing."""
-    shares = join_words([percent(share) for share in privacy.PLANNING_SHARES], last="or")
-    return (
-        "A margin is how far the range the results give reaches on either side of the "
-        f"estimate, on average (at a true share of {shares}, whichever is widest); the range "
-        f"holds the true share at least {percent(confidence)} of the time. Chebyshev’s bound "
-        "with the exact variance gives the same guarantee with far wider ranges. A margin of "
-        f"{points(NEXT_TO_NOTHING, long=True)} or more says next to nothing. Fewer flips (a "
-        "lower flip probability) sharpen the results but protect each student less."
-    )
+    """What a margin on the dashboard's table is, from the figures planning uses."""
+    return margin_meaning_words(confidence, NEXT_TO_NOTHING)
 
 
 def builder_margin_meaning(example_share: float = 0.4) -> str:

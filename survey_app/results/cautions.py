@@ -11,7 +11,6 @@ from flask_babel import ngettext
 from survey_app import privacy
 from survey_app.results.words import TOO_WIDE, widest_shown_half_width
 from survey_app.words import (
-    counted,
     format_number,
     grouped,
     numeric_places,
@@ -23,36 +22,85 @@ from survey_app.words import (
 #: however often they are read, which makes them wider) and whether the question has more than
 #: two options (the randomization spreads each answer over them all); ``margin`` the widest.
 TOO_WIDE_WHY = {
-    (True, False): (
-        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+    (True, False): lambda n, **figures: ngettext(
+        "These ranges are too wide to say much yet (up to %(margin)s): they hold however often "
         "the results are read, which makes them wider than a range read once, and with "
-        "{respondents} the randomization that protects each answer still hides most of what "
-        "they tell."
-    ),
-    (True, True): (
-        "These ranges are too wide to say much yet (up to {margin}): they hold however often "
+        "%(respondents)s respondent the randomization that protects each answer still hides "
+        "most of what they tell.",
+        "These ranges are too wide to say much yet (up to %(margin)s): they hold however often "
         "the results are read, which makes them wider than a range read once, and with "
-        "{respondents} the randomization that protects each answer, spread over {options} "
-        "options, still hides most of what they tell."
+        "%(respondents)s respondents the randomization that protects each answer still hides "
+        "most of what they tell.",
+        n,
+        **figures,
     ),
-    (False, False): (
-        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
-        "randomization that protects each answer still hides most of what they tell."
+    (True, True): lambda n, **figures: ngettext(
+        "These ranges are too wide to say much yet (up to %(margin)s): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "%(respondents)s respondent the randomization that protects each answer, spread over "
+        "%(options)s options, still hides most of what they tell.",
+        "These ranges are too wide to say much yet (up to %(margin)s): they hold however often "
+        "the results are read, which makes them wider than a range read once, and with "
+        "%(respondents)s respondents the randomization that protects each answer, spread over "
+        "%(options)s options, still hides most of what they tell.",
+        n,
+        **figures,
     ),
-    (False, True): (
-        "These ranges are too wide to say much yet (up to {margin}): with {respondents}, the "
-        "randomization that protects each answer, spread over {options} options, still hides "
-        "most of what they tell."
+    (False, False): lambda n, **figures: ngettext(
+        "These ranges are too wide to say much yet (up to %(margin)s): with %(respondents)s "
+        "respondent, the randomization that protects each answer still hides most of what they "
+        "tell.",
+        "These ranges are too wide to say much yet (up to %(margin)s): with %(respondents)s "
+        "respondents, the randomization that protects each answer still hides most of what "
+        "they tell.",
+        n,
+        **figures,
+    ),
+    (False, True): lambda n, **figures: ngettext(
+        "These ranges are too wide to say much yet (up to %(margin)s): with %(respondents)s "
+        "respondent, the randomization that protects each answer, spread over %(options)s "
+        "options, still hides most of what they tell.",
+        "These ranges are too wide to say much yet (up to %(margin)s): with %(respondents)s "
+        "respondents, the randomization that protects each answer, spread over %(options)s "
+        "options, still hides most of what they tell.",
+        n,
+        **figures,
     ),
 }
+
+
 #: How many answers would bring them to :data:`TOO_WIDE` (``needed``, the planner's figure): more
 #: than have answered, more than it plans for, or no more than have (these answers left them
 #: wider by chance).
-TOO_WIDE_NEEDED = "About {needed} would bring them to {margin}."
-TOO_WIDE_NEEDED_OVER = "It would take more than {needed} to bring them to {margin}."
-TOO_WIDE_NEEDED_FEWER = (
-    "Classes of {needed} usually bring them to {margin}: these answers left them wider by chance."
-)
+def too_wide_needed_sentence(n, **figures):
+    return ngettext(
+        "About %(needed)s respondent would bring them to %(margin)s.",
+        "About %(needed)s respondents would bring them to %(margin)s.",
+        n,
+        **figures,
+    )
+
+
+def too_wide_needed_over_sentence(n, **figures):
+    return ngettext(
+        "It would take more than %(needed)s respondent to bring them to %(margin)s.",
+        "It would take more than %(needed)s respondents to bring them to %(margin)s.",
+        n,
+        **figures,
+    )
+
+
+def too_wide_needed_fewer_sentence(n, **figures):
+    return ngettext(
+        "Classes of %(needed)s respondent usually bring them to %(margin)s: these answers left "
+        "them wider by chance.",
+        "Classes of %(needed)s respondents usually bring them to %(margin)s: these answers left "
+        "them wider by chance.",
+        n,
+        **figures,
+    )
+
+
 #: The cases of the same said in one sentence (too_wide_brief), as the projector's room reads it
 #: from afar (its line under the bars already says that they hold however often the screen
 #: redraws). One short line, by whether the ranges are live: a projector fits a 3-question survey's
@@ -69,23 +117,24 @@ def too_wide_caution(
     ``brief``: the projector's one sentence, where the room reads it from afar."""
     over = needed >= privacy.MAX_PLANNED_RESPONDENTS
     fewer = not over and needed <= respondents
-    figures = {
-        "margin": points(TOO_WIDE),
-        "needed": counted(
-            min(needed, privacy.MAX_PLANNED_RESPONDENTS), "answer" if brief else "respondent"
-        ),
-        "options": f"{options:,}",
-    }
     if brief:
         case = "over" if over else "fewer" if fewer else "live" if kind == "live" else "exact"
         return too_wide_brief(case, needed)
-    reason = TOO_WIDE_WHY[kind == "live", options > 2].format(
+    count = min(needed, privacy.MAX_PLANNED_RESPONDENTS)
+    reason = TOO_WIDE_WHY[kind == "live", options > 2](
+        respondents,
         margin=points(widest, long=True),
-        respondents=counted(respondents, "respondent"),
-        options=figures["options"],
+        respondents=grouped(respondents),
+        options=grouped(options),
     )
-    enough = TOO_WIDE_NEEDED_OVER if over else TOO_WIDE_NEEDED_FEWER if fewer else TOO_WIDE_NEEDED
-    return f"{reason} {enough.format(**figures)}"
+    enough = (
+        too_wide_needed_over_sentence
+        if over
+        else too_wide_needed_fewer_sentence
+        if fewer
+        else too_wide_needed_sentence
+    )
+    return f"{reason} {enough(count, needed=grouped(count), margin=points(TOO_WIDE))}"
 
 
 def too_wide_brief(case: str, needed: int) -> str:
@@ -128,19 +177,47 @@ def too_wide_brief(case: str, needed: int) -> str:
 #: Why a number question's range is too wide to say much yet, by whether it is live;
 #: ``margin`` its half-width, ``low`` and ``high`` the scale's ends, with their unit.
 TOO_WIDE_AVERAGE_WHY = {
-    True: (
-        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): it "
-        "holds however often the results are read, which makes it wider than a range read "
-        "once, and with {respondents} the noise that protects them still outweighs what they "
-        "tell."
+    True: lambda n, **figures: ngettext(
+        "This range is too wide to say much yet (±%(margin)s on a scale of %(low)s to %(high)s): "
+        "it holds however often the results are read, which makes it wider than a range read "
+        "once, and with %(respondents)s respondent the noise that protects them still outweighs "
+        "what they tell.",
+        "This range is too wide to say much yet (±%(margin)s on a scale of %(low)s to %(high)s): "
+        "it holds however often the results are read, which makes it wider than a range read "
+        "once, and with %(respondents)s respondents the noise that protects them still "
+        "outweighs what they tell.",
+        n,
+        **figures,
     ),
-    False: (
-        "This range is too wide to say much yet (±{margin} on a scale of {low} to {high}): "
-        "with {respondents}, the noise that protects them still outweighs what they tell."
+    False: lambda n, **figures: ngettext(
+        "This range is too wide to say much yet (±%(margin)s on a scale of %(low)s to %(high)s): "
+        "with %(respondents)s respondent, the noise that protects them still outweighs what "
+        "they tell.",
+        "This range is too wide to say much yet (±%(margin)s on a scale of %(low)s to %(high)s): "
+        "with %(respondents)s respondents, the noise that protects them still outweighs what "
+        "they tell.",
+        n,
+        **figures,
     ),
 }
-TOO_WIDE_AVERAGE_NEEDED = "About {needed} would bring it to {margin}."
-TOO_WIDE_AVERAGE_NEEDED_OVER = "It would take more than {needed} to bring it to {margin}."
+
+
+def too_wide_average_needed_sentence(n, **figures):
+    return ngettext(
+        "About %(needed)s respondent would bring it to %(margin)s.",
+        "About %(needed)s respondents would bring it to %(margin)s.",
+        n,
+        **figures,
+    )
+
+
+def too_wide_average_needed_over_sentence(n, **figures):
+    return ngettext(
+        "It would take more than %(needed)s respondent to bring it to %(margin)s.",
+        "It would take more than %(needed)s respondents to bring it to %(margin)s.",
+        n,
+        **figures,
+    )
 
 
 def too_wide_average_caution(
@@ -153,18 +230,18 @@ def too_wide_average_caution(
     number has no room for it."""
     said, (lo, hi) = words["said"], scale
     figure = format_number(TOO_WIDE * (hi - lo), numeric_places(lo, hi))
-    reason = TOO_WIDE_AVERAGE_WHY[kind == "live"].format(
+    reason = TOO_WIDE_AVERAGE_WHY[kind == "live"](
+        respondents,
         margin=said["shown_half_width"],
         low=words["min"],
         high=said["max"],
-        respondents=counted(respondents, "respondent"),
+        respondents=grouped(respondents),
     )
     over = needed >= privacy.MAX_PLANNED_RESPONDENTS
-    enough = TOO_WIDE_AVERAGE_NEEDED_OVER if over else TOO_WIDE_AVERAGE_NEEDED
-    return f"{reason} " + enough.format(
-        margin="±" + with_unit(figure, words["unit"].strip() or None),
-        needed=counted(min(needed, privacy.MAX_PLANNED_RESPONDENTS), "respondent"),
-    )
+    enough = too_wide_average_needed_over_sentence if over else too_wide_average_needed_sentence
+    count = min(needed, privacy.MAX_PLANNED_RESPONDENTS)
+    margin = "±" + with_unit(figure, words["unit"].strip() or None)
+    return f"{reason} {enough(count, needed=grouped(count), margin=margin)}"
 
 
 def too_wide_half_width(question, kind: str) -> float | None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from flask_babel import lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext
+from markupsafe import Markup
 
 from survey_app import kinds, privacy
 from survey_app.planning.shares import respondents_needed
@@ -39,8 +40,9 @@ from survey_app.results.words import (
     table_estimate_words,
     too_few_words,
 )
+from survey_app.web.languages import is_english
 from survey_app.words import (
-    counted,
+    format_count,
     grouped,
     percent,
     percent_high,
@@ -118,14 +120,35 @@ RANGE_NAMES = {
 
 
 def have_answered(count: int) -> str:
-    """ "person has answered" or "people have answered", after the count."""
+    """ "person has answered" or "people have answered", after the count (English)."""
     return plural(count, "person has", "people have") + " answered"
 
 
-def answered_words(results: SurveyResults) -> str:
-    """How many have answered, after the count: "people have answered so far", or "in all"
-    where the results pool several surveys."""
-    return have_answered(results.answered) + (" in all" if results.pooled else " so far")
+def answered_words(results: SurveyResults) -> Markup:
+    """How many have answered, the count marked for the page's script: "<strong
+    id="respondent-count">12</strong> people have answered so far", or "in all" where the
+    results pool several surveys; each case one whole sentence."""
+    count = results.answered
+    figures = {
+        "count": Markup('<strong id="respondent-count">{}</strong>').format(
+            count if is_english() else grouped(count)
+        )
+    }
+    if results.pooled:
+        said = ngettext(
+            "%(count)s\n  person has answered in all.",
+            "%(count)s\n  people have answered in all.",
+            count,
+            **figures,
+        )
+    else:
+        said = ngettext(
+            "%(count)s\n  person has answered so far.",
+            "%(count)s\n  people have answered so far.",
+            count,
+            **figures,
+        )
+    return Markup(said)
 
 
 def pooled_words(results: SurveyResults, survey_id: int) -> str:
@@ -133,14 +156,27 @@ def pooled_words(results: SurveyResults, survey_id: int) -> str:
     this survey: 40 answered); “B” (created 2026-03-09: 38 answered)."
     """
     answered = results.answered_by_survey or {}
-    return (
-        "; ".join(
-            f"“{each.title}” (created {each.created_at.strftime('%Y-%m-%d')}"
-            f"{', this survey' if each.id == survey_id else ''}: {answered[each.id]} answered)"
+    return gettext(
+        "%(surveys)s.",
+        surveys="; ".join(
+            pooled_survey_words(each, answered[each.id], each.id == survey_id)
             for each in results.surveys
-        )
-        + "."
+        ),
     )
+
+
+def pooled_survey_words(survey, answered: int, is_this_one: bool) -> str:
+    """One survey pooled: “A” (created 2026-03-02, this survey: 40 answered)."""
+    figures = {
+        "title": survey.title,
+        "created": survey.created_at.strftime("%Y-%m-%d"),
+        "count": answered if is_english() else grouped(answered),
+    }
+    if is_this_one:
+        return gettext(
+            "“%(title)s” (created %(created)s, this survey: %(count)s answered)", **figures
+        )
+    return gettext("“%(title)s” (created %(created)s: %(count)s answered)", **figures)
 
 
 def worded_options(question) -> list:
@@ -214,19 +250,22 @@ def scope_words(question, kind: str) -> str:
     # Every option worded (a choice question's): their shares are all shown; what they add up to.
     choice = words_every_option(question)
     words = shares_total(question, kind) + " " if choice else ""
-    words += (
-        f"These ranges cover the {counted(question.n, 'person', 'people')} who answered, not "
-        "the whole class: "
-        "those who did not answer may differ."
+    words += ngettext(
+        "These ranges cover the %(count)s person who answered, not the whole class: those who "
+        "did not answer may differ.",
+        "These ranges cover the %(count)s people who answered, not the whole class: those who "
+        "did not answer may differ.",
+        question.n,
+        count=format_count(question.n),
     )
     if kind == "live":
-        words += (
-            " While the survey is open they are live ranges: they stay right however often "
+        words += " " + gettext(
+            "While the survey is open they are live ranges: they stay right however often "
             "you look, so reading them again and again as answers arrive is safe."
         )
     elif choice and kind == "exact":
-        words += (
-            " Each answer’s range holds on its own; for ranges that hold for all the answers "
+        words += " " + gettext(
+            "Each answer’s range holds on its own; for ranges that hold for all the answers "
             "at once, choose “all at once” above the results."
         )
     return words
@@ -401,7 +440,9 @@ def numeric_view(result: NumericResult, kind: str, confidence: float, n: int = 0
         # The dashboard's alone: the projector's card for a number has no room for it where a
         # 3-question survey's results keep one page at 1280x720.
         "too_wide_words": too_wide,
-        "counted_people": counted(n, "person", "people"),
+        # The answers counted, for the sentence whose plural form they choose.
+        "answered": n,
+        "answered_said": format_count(n),
         "clipped_bound": words[clipped_bound],
         "clipped_bound_said": said[clipped_bound],
         "clipped_than": "less" if words["clipped"] == "below" else "more",
@@ -461,6 +502,8 @@ def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) 
             for option in worded
         ],
         "scope": scope_words(question, kind),
+        # The table's label of each option, as the page says it ("Ja" for "Yes" in German).
+        "labels": [shown_label(option.label) for option in question.options],
         # The table's "Estimate" of each option, by value: the share shown, and beside it the
         # unbiased estimate where that lies outside 0–100%.
         "estimates": [

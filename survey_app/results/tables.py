@@ -13,9 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from flask_babel import gettext
+
 from survey_app import privacy
 from survey_app.results.releases import Counts, ShownCounts, shown_counts, shows_results
 from survey_app.storage.models import Question, Survey
+from survey_app.web.languages import is_english
+from survey_app.words import format_number
 
 #: The confidence levels offered on the dashboard.
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
@@ -204,15 +208,34 @@ def check_poolable(surveys: Sequence[Survey]) -> None:
     for other in surveys[1:]:
         if other.flip_probability != first.flip_probability:
             raise PoolingError(
-                f"“{other.title}” randomizes with another flip probability "
-                f"({other.flip_probability} instead of {first.flip_probability})"
+                gettext(
+                    "“%(title)s” randomizes with another flip probability (%(other)s instead of "
+                    "%(first)s)",
+                    title=other.title,
+                    other=flip_figure(other.flip_probability),
+                    first=flip_figure(first.flip_probability),
+                )
             )
         if pooling_key(other) != pooling_key(first):
             bounded = any(question.minimum is not None for question in first.questions)
+            if bounded:
+                raise PoolingError(
+                    gettext(
+                        "“%(title)s” does not ask the same questions and options (for a number: "
+                        "the same bounds, unit and mechanism)",
+                        title=other.title,
+                    )
+                )
             raise PoolingError(
-                f"“{other.title}” does not ask the same questions and options"
-                + (" (for a number: the same bounds, unit and mechanism)" if bounded else "")
+                gettext(
+                    "“%(title)s” does not ask the same questions and options", title=other.title
+                )
             )
+
+
+def flip_figure(flip_probability: float) -> str:
+    """A flip probability as a reason for not pooling says it: "0.25" ("0,25" in German)."""
+    return str(flip_probability) if is_english() else format_number(flip_probability)
 
 
 def question_result(

@@ -12,141 +12,175 @@ by survey_app.words (percentages rounded outward, counts and their nouns); the r
 
 from __future__ import annotations
 
+from babel.lists import format_list
 from flask_babel import gettext, lazy_gettext, ngettext
 from markupsafe import Markup
 
 from survey_app import privacy
 from survey_app.results import rounding
+from survey_app.results.mechanism_words import (
+    BOUND_WORDS,
+    MECHANISM_WORDS,
+    translated_mechanism_reason,
+)
+from survey_app.results.release_words import held_words, included_words
 from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_at
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
+from survey_app.web.languages import current_locale, is_english
 from survey_app.words import (
-    counted,
     format_number,
     grouped,
+    local_figure,
     numeric_places,
     percent,
     percent_high,
     percent_low,
-    plural,
     with_unit,
 )
 
 #: Why the confidence asked for is not used, and the one the results are at instead.
-CONFIDENCE_REFUSED = (
-    "The confidence asked for can’t be used ({error}): the results are at {default}."
+CONFIDENCE_REFUSED = lazy_gettext(
+    "The confidence asked for can’t be used (%(error)s): the results are at %(default)s."
 )
 
 #: How a question's exact ranges were worked out: from the precise law of the randomization,
 #: or, with many answers, from a proven bound on it (privacy.Estimate.exact_method).
-EXACT_RANGE = (
+EXACT_RANGE = lazy_gettext(
     "Exact range: every share under which these counts are not unusual, from the precise law "
     "of the randomization."
 )
-EXACT_RANGE_BERRY_ESSEEN = (
+EXACT_RANGE_BERRY_ESSEEN = lazy_gettext(
     "Exact range: every share under which these counts are not unusual, from the precise law "
     "of the randomization (with this many answers, from a proven bound on that law, the "
     "Berry–Esseen theorem)."
 )
+
+
 #: What the ranges shown "all at once" are, for a question of that many answers.
-ALL_AT_ONCE = "All at once: the exact ranges of all {count} answers hold together."
+def all_at_once_sentence(n, **figures):
+    return ngettext(
+        "All at once: the exact ranges of all %(count)s answer hold together.",
+        "All at once: the exact ranges of all %(count)s answers hold together.",
+        n,
+        **figures,
+    )
+
 
 #: What a number question's bars are: with the step an answer is counted at, where the bars
 #: count answers at a step (privacy.Histogram.answer_step).
-BARS = (
+BARS = lazy_gettext(
     "Each bar is the estimated share of the class whose answer is among the answers it names, "
     "with the known randomization removed."
 )
-BARS_OF_WHOLE_NUMBERS = (
+BARS_OF_WHOLE_NUMBERS = lazy_gettext(
     "Each bar is the estimated share of the class whose answer is among the answers it names "
     "(an answer counts in the bar of its nearest whole number: 4.6 counts as 5), with the known "
     "randomization removed."
 )
-BARS_OF_STEPS = (
+BARS_OF_STEPS = lazy_gettext(
     "Each bar is the estimated share of the class whose answer is among the answers it names "
-    "(an answer counts in the bar of its nearest multiple of {step}), with the known "
+    "(an answer counts in the bar of its nearest multiple of %(step)s), with the known "
     "randomization removed."
 )
 #: A number question's live range, where it has one.
-LIVE_RANGE = "Live range, which holds however often the results were read: {low} to {high}."
+LIVE_RANGE = lazy_gettext(
+    "Live range, which holds however often the results were read: %(low)s to %(high)s."
+)
 
 #: The dashboard's choice of ranges that hold for all of a question's answers together: an
 #: open survey shows its live ranges until it closes.
-TOGETHER_LABEL = "all at once: ranges that hold for all of a question’s answers together"
-TOGETHER_LABEL_OPEN = (
+TOGETHER_LABEL = lazy_gettext(
+    "all at once: ranges that hold for all of a question’s answers together"
+)
+TOGETHER_LABEL_OPEN = lazy_gettext(
     "all at once: ranges that hold for all of a question’s answers together (once the survey "
     "closes: while it is open the live ranges show)"
 )
 
 #: What the results' CSV holds (a link to it, ``href``), with the rows of number questions
 #: where the survey asks one.
-RESULTS_CSV = Markup(
-    '<a href="{href}" id="download-results">Results (CSV)</a>: a row per answer option, with '
+RESULTS_CSV = lazy_gettext(
+    '<a href="%(href)s" id="download-results">Results (CSV)</a>: a row per answer option, with '
     "the estimate and its interval."
 )
-RESULTS_CSV_WITH_NUMBERS = Markup(
-    '<a href="{href}" id="download-results">Results (CSV)</a>: a row per answer option, with '
+RESULTS_CSV_WITH_NUMBERS = lazy_gettext(
+    '<a href="%(href)s" id="download-results">Results (CSV)</a>: a row per answer option, with '
     "the estimate and its interval; for a number question, its average with its range, then a "
     "row per bar of its spread."
 )
 #: When the randomized responses can be downloaded, while they cannot yet: once the survey
 #: closes, and, while its results are held back, with a batch of new answers.
-RESPONSES_ONCE_CLOSED = (
+RESPONSES_ONCE_CLOSED = lazy_gettext(
     "Randomized responses (CSV), a row per submission: available once the survey closes, so "
     "that nobody’s answers can be picked out by when they arrived."
 )
-RESPONSES_ONCE_CLOSED_AND_RELEASED = (
+RESPONSES_ONCE_CLOSED_AND_RELEASED = lazy_gettext(
     "Randomized responses (CSV), a row per submission: available once the survey closes with "
     "at least a batch of new answers (see the results above), so that nobody’s answers can be "
     "picked out by when they arrived."
 )
 
 
-def confidence_refused_words(error: str, default: float) -> str:
-    """Why the confidence a page was asked for is not used (``error``: the query's words), and
-    the one the results are at instead."""
-    return CONFIDENCE_REFUSED.format(error=error, default=percent(default))
+def confidence_refused_words(
+    error: str, default: float, asked: str | None = None, offered: tuple = ()
+) -> str:
+    """Why the confidence a page was asked for is not used (``error``: the query's words, the
+    API's in English; in another language, the confidence ``asked`` and those ``offered``),
+    and the one the results are at instead."""
+    if is_english() or asked is None:
+        return str(CONFIDENCE_REFUSED) % {"error": error, "default": percent(default)}
+    return gettext(
+        "The confidence asked for, “%(asked)s”, can’t be used: this page offers %(offered)s. "
+        "The results are at %(default)s.",
+        asked=asked,
+        offered=format_list([percent(level) for level in offered], locale=current_locale()),
+        default=percent(default),
+    )
 
 
 def exact_range_words(berry_esseen: bool) -> str:
     """How the exact ranges were worked out (``berry_esseen``: from the Berry–Esseen bound)."""
-    return EXACT_RANGE_BERRY_ESSEEN if berry_esseen else EXACT_RANGE
+    return str(EXACT_RANGE_BERRY_ESSEEN if berry_esseen else EXACT_RANGE)
 
 
 def all_at_once_words(kind: str, option_count: int) -> str:
     """What the ranges shown all at once are, when they are the ones shown (``kind``
     "together"); else nothing."""
-    return ALL_AT_ONCE.format(count=option_count) if kind == "together" else ""
+    if kind != "together":
+        return ""
+    return all_at_once_sentence(option_count, count=grouped(option_count))
 
 
 def bars_words(answer_step: str | None) -> str:
     """What a number question's bars are, and the step its answers are counted at (worded:
     "1", "0.5"; None when the bars do not count answers at a step)."""
     if answer_step is None:
-        return BARS
-    return BARS_OF_WHOLE_NUMBERS if answer_step == "1" else BARS_OF_STEPS.format(step=answer_step)
+        return str(BARS)
+    if answer_step == "1":
+        return str(BARS_OF_WHOLE_NUMBERS)
+    return str(BARS_OF_STEPS) % {"step": answer_step}
 
 
 def live_range_words(low: str | None, high: str | None) -> str:
     """A number question's live range in words (its ends worded, the upper with its unit);
     nothing without one."""
-    return "" if low is None else LIVE_RANGE.format(low=low, high=high)
+    return "" if low is None else str(LIVE_RANGE) % {"low": low, "high": high}
 
 
 def together_label(is_open: bool) -> str:
     """The label of the dashboard's choice of ranges that hold all at once."""
-    return TOGETHER_LABEL_OPEN if is_open else TOGETHER_LABEL
+    return str(TOGETHER_LABEL_OPEN if is_open else TOGETHER_LABEL)
 
 
 def export_words(results_href: str, has_numeric: bool, results_held: bool) -> dict:
     """What the dashboard's exports hold: the results' CSV (linked at ``results_href``), and
     when the randomized responses can be downloaded while they cannot yet."""
     return {
-        "results": (RESULTS_CSV_WITH_NUMBERS if has_numeric else RESULTS_CSV).format(
-            href=results_href
+        "results": Markup(str(RESULTS_CSV_WITH_NUMBERS if has_numeric else RESULTS_CSV))
+        % {"href": results_href},
+        "responses_later": str(
+            RESPONSES_ONCE_CLOSED_AND_RELEASED if results_held else RESPONSES_ONCE_CLOSED
         ),
-        "responses_later": RESPONSES_ONCE_CLOSED_AND_RELEASED
-        if results_held
-        else RESPONSES_ONCE_CLOSED,
     }
 
 
@@ -197,20 +231,20 @@ CLOSE_POINTS = 5.0
 
 #: Why an option's unbiased estimate lies outside 0–100% and what its range says instead: the
 #: range is close to an end (CLOSE_POINTS), too wide to say much (TOO_WIDE), or neither.
-OUTSIDE_CLOSE = (
-    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
-    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
-    "range allows, and the range says the true share is close to {end}."
+OUTSIDE_CLOSE = lazy_gettext(
+    "The unbiased estimate is %(raw)s, outside 0–100%%: the randomization noise pushed it "
+    "there, which is normal with few respondents. The share shown, %(shown)s, is the nearest "
+    "share its range allows, and the range says the true share is close to %(end)s."
 )
-OUTSIDE_TOO_WIDE = (
-    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
-    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
-    "range allows; the range is too wide to say much yet."
+OUTSIDE_TOO_WIDE = lazy_gettext(
+    "The unbiased estimate is %(raw)s, outside 0–100%%: the randomization noise pushed it "
+    "there, which is normal with few respondents. The share shown, %(shown)s, is the nearest "
+    "share its range allows; the range is too wide to say much yet."
 )
-OUTSIDE_WITHIN = (
-    "The unbiased estimate is {raw}, outside 0–100%: the randomization noise pushed it there, "
-    "which is normal with few respondents. The share shown, {shown}, is the nearest share its "
-    "range allows; the true share may be anywhere from {low} to {high}."
+OUTSIDE_WITHIN = lazy_gettext(
+    "The unbiased estimate is %(raw)s, outside 0–100%%: the randomization noise pushed it "
+    "there, which is normal with few respondents. The share shown, %(shown)s, is the nearest "
+    "share its range allows; the true share may be anywhere from %(low)s to %(high)s."
 )
 #: What a choice question's shares add up to: 100%, or more once an estimate below 0% was
 #: kept at 0% (each share is its own answer's estimate: privacy.Estimate.headline).
@@ -220,9 +254,9 @@ SHARES_ADD_UP_TO = lazy_gettext(
     "0–100%% where the randomization noise pushed it outside."
 )
 #: The same on the projector, said only where the shares add up to more than 100%.
-SHARES_ADD_UP_BRIEF = "These add up to {total}: each share is kept within 0–100%."
+SHARES_ADD_UP_BRIEF = lazy_gettext("These add up to %(total)s: each share is kept within 0–100%%.")
 #: The dashboard table's "Estimate" where the unbiased estimate differs from the share shown.
-TABLE_ESTIMATE_UNBIASED = "{shown} (unbiased: {raw})"
+TABLE_ESTIMATE_UNBIASED = lazy_gettext("%(shown)s (unbiased: %(raw)s)")
 
 
 def close_to(low: float, high: float) -> str | None:
@@ -230,9 +264,9 @@ def close_to(low: float, high: float) -> str | None:
     end reads at most CLOSE_POINTS, "100%" when its lower end reads at least 100 minus that;
     else None."""
     if rounding.up(high * 100, 0.1) <= CLOSE_POINTS:
-        return "0%"
+        return percent(0.0)
     if rounding.down(low * 100, 0.1) >= 100 - CLOSE_POINTS:
-        return "100%"
+        return percent(1.0)
     return None
 
 
@@ -245,10 +279,11 @@ def outside_words(estimate: privacy.Estimate, shown: float, low: float, high: fl
     raw, said = percent(estimate.estimate), percent(shown)
     end = close_to(low, high)
     if end is not None:
-        return OUTSIDE_CLOSE.format(raw=raw, shown=said, end=end)
+        return str(OUTSIDE_CLOSE) % {"raw": raw, "shown": said, "end": end}
     if (high - low) / 2.0 > TOO_WIDE:
-        return OUTSIDE_TOO_WIDE.format(raw=raw, shown=said)
-    return OUTSIDE_WITHIN.format(raw=raw, shown=said, low=percent_low(low), high=percent_high(high))
+        return str(OUTSIDE_TOO_WIDE) % {"raw": raw, "shown": said}
+    figures = {"raw": raw, "shown": said, "low": percent_low(low), "high": percent_high(high)}
+    return str(OUTSIDE_WITHIN) % figures
 
 
 def table_estimate_words(shown: float | None, unbiased: float | None) -> str:
@@ -256,7 +291,7 @@ def table_estimate_words(shown: float | None, unbiased: float | None) -> str:
     give it, with the unbiased estimate beside it where the two differ as shown ("0%
     (unbiased: -12.5%)")."""
     said, raw = percent(shown), percent(unbiased)
-    return said if said == raw else TABLE_ESTIMATE_UNBIASED.format(shown=said, raw=raw)
+    return said if said == raw else str(TABLE_ESTIMATE_UNBIASED) % {"shown": said, "raw": raw}
 
 
 def shares_total_words(shares: list[float | None]) -> str:
@@ -270,7 +305,7 @@ def shares_total_brief(shares: list[float | None]) -> str | None:
     """The projector's line when a choice question's shares shown add up to more than 100%
     (SHARES_ADD_UP_BRIEF); None when they add up to 100%, as the room expects."""
     said = shares_sum_said(shares)
-    return None if said == percent(1.0) else SHARES_ADD_UP_BRIEF.format(total=said)
+    return None if said == percent(1.0) else str(SHARES_ADD_UP_BRIEF) % {"total": said}
 
 
 def shares_sum_said(shares: list[float | None]) -> str:
@@ -279,9 +314,6 @@ def shares_sum_said(shares: list[float | None]) -> str:
 
 
 # --------------------------------------------------------------------------- releases
-
-#: Why results change in releases, as the dashboard says it.
-RELEASE_REASON = "so that nobody’s answers can be picked out by watching them arrive"
 
 
 def release_words(results: SurveyResults, batch: int, brief: bool = False) -> str | None:
@@ -294,13 +326,7 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
     ``brief``: for the projector, where the room reads it from afar.
     """
     if results.held:
-        return (
-            f"You reopened this survey and closed it again before {counted(batch, 'new answer')} "
-            f"came in: {RELEASE_REASON}, the results still show the "
-            f"{counted(results.respondents, 'person', 'people')} "
-            f"who had answered before. The newer answers show once at least {batch:,} "
-            f"{plural(batch, 'has', 'have')} come in: reopen the survey to collect them."
-        )
+        return held_words(results.respondents, batch)
     if not any(each.is_open for each in results.surveys):
         return None if results.shows_results else too_few_words(brief)
     if not results.shows_results:
@@ -308,17 +334,7 @@ def release_words(results: SurveyResults, batch: int, brief: bool = False) -> st
     held, answered = results.respondents, results.answered
     if brief:
         return brief_release_words(held, answered, batch)
-    every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
-    why = "" if batch == 1 else f", {RELEASE_REASON}"
-    included = (
-        f"{held:,} of the {counted(answered, 'person who has', 'people who have')} answered"
-        if held < answered
-        else "everyone who has answered"
-    )
-    return (
-        f"The results below include {included}; they update with {every}{why}, and show "
-        "everyone when you close the survey."
-    )
+    return included_words(held, answered, batch)
 
 
 def brief_release_words(held: int, answered: int, batch: int) -> str:
@@ -360,11 +376,25 @@ def results_appear_words(count: int, batch: int, brief: bool = False) -> str:
             count,
             count=grouped(count),
         )
-    every = "every new answer" if batch == 1 else f"every {batch:,} new answers"
-    why = "" if batch == 1 else f", {RELEASE_REASON}"
-    return (
-        f"The first results appear once {counted(count, 'person has', 'people have')} "
-        f"answered, then change with {every}{why}."
+    figures = {"count": grouped(count), "batch": grouped(batch)}
+    if batch == 1:
+        return ngettext(
+            "The first results appear once %(count)s person has answered, then change with "
+            "every new answer.",
+            "The first results appear once %(count)s people have answered, then change with "
+            "every new answer.",
+            count,
+            **figures,
+        )
+    return ngettext(
+        "The first results appear once %(count)s person has answered, then change with every "
+        "%(batch)s new answers, so that nobody’s answers can be picked out by watching them "
+        "arrive.",
+        "The first results appear once %(count)s people have answered, then change with every "
+        "%(batch)s new answers, so that nobody’s answers can be picked out by watching them "
+        "arrive.",
+        count,
+        **figures,
     )
 
 
@@ -377,46 +407,23 @@ def too_few_words(brief: bool = False) -> str:
             MIN_ANSWERS_FOR_SHARES,
             count=grouped(MIN_ANSWERS_FOR_SHARES),
         )
-    count = counted(MIN_ANSWERS_FOR_SHARES, "person has", "people have")
-    return (
-        f"Too few answered for results: they show once {count} answered. Reopen the survey "
-        "to collect more answers."
+    return ngettext(
+        "Too few answered for results: they show once %(count)s person has answered. Reopen "
+        "the survey to collect more answers.",
+        "Too few answered for results: they show once %(count)s people have answered. Reopen "
+        "the survey to collect more answers.",
+        MIN_ANSWERS_FOR_SHARES,
+        count=grouped(MIN_ANSWERS_FOR_SHARES),
     )
 
 
 # --------------------------------------------------------------------------- numbers
 
-#: Where a numeric average's fixed-size range comes from, by NumericEstimate.bound.
-BOUND_WORDS = {
-    "exact": "the exact law of the noise the browsers added (it does not depend on the answers)",
-    "chernoff": "a Chernoff bound on the exact law of the randomized numbers",
-    "binomial": "the exact tails of a count of independent bits (Hoeffding, 1956)",
-    "bernstein": "Bernstein’s inequality, which uses that randomized numbers are bounded",
-    "chebyshev": "Chebyshev’s inequality, which uses only their variance",
-}
-
-#: What each numeric mechanism does to a number, for the dashboard.
-MECHANISM_WORDS = {
-    "hybrid": (
-        "The hybrid mechanism (Wang et al., 2019) randomized each number: the browser either "
-        "reported a value near the number’s place on the scale more often than any other, or "
-        "one of two extreme values, the higher one more often the higher the number."
-    ),
-    "one_bit": (
-        "The one-bit mechanism (Duchi et al., 2018) randomized each number: the browser sent "
-        "a single “high” or “low”, “high” more often the higher the number on the scale."
-    ),
-    "laplace": (
-        "The Laplace mechanism randomized each number: the browser added random noise of "
-        "typical size (max − min) / ε, drawn exactly in whole steps of the scale."
-    ),
-}
-
 
 def bar_label(first: float, last: float) -> str:
     """The answers a histogram bar holds: "3" for one, "0 to 4" for several."""
     low, high = format_number(first), format_number(last)
-    return low if low == high else f"{low} to {high}"
+    return low if low == high else gettext("%(low)s to %(high)s", low=low, high=high)
 
 
 def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") -> dict:
@@ -427,10 +434,10 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
     step = 10.0**-places
 
     def down(value: float | None) -> str | None:
-        return None if value is None else rounding.text(rounding.down(value, step), places)
+        return None if value is None else figure_text(rounding.down(value, step), places)
 
     def up(value: float | None) -> str | None:
-        return None if value is None else rounding.text(rounding.up(value, step), places)
+        return None if value is None else figure_text(rounding.up(value, step), places)
 
     live = kind == "live"
     shown_half_width = (
@@ -448,7 +455,7 @@ def numeric_range_words(estimate: privacy.NumericEstimate, kind: str = "exact") 
         "shown_half_width": up(shown_half_width),
         "chebyshev": up(estimate.chebyshev_half_width),
         "bernstein": up(estimate.bernstein_half_width),
-        "bound": BOUND_WORDS.get(estimate.bound or "", ""),
+        "bound": str(BOUND_WORDS.get(estimate.bound or "", "")),
         # Ranges wider than a fifth of the scale say little yet: the one shown is judged.
         "too_wide": shown_half_width is not None
         and shown_half_width > TOO_WIDE * (estimate.hi - estimate.lo),
@@ -504,7 +511,7 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
         "answer_step": None
         if histogram is None or histogram.answer_step is None
         else format_number(histogram.answer_step),
-        "mechanism": MECHANISM_WORDS[result.mechanism.name],
+        "mechanism": str(MECHANISM_WORDS[result.mechanism.name]),
         "reason": mechanism_reason(result),
     }
     # Each figure with its unit, as the figure wants it: "6.5 hours", "1 hour" (words.with_unit).
@@ -516,14 +523,23 @@ def numeric_words(result: NumericResult, kind: str = "exact") -> dict:
     return words
 
 
+def figure_text(value: float, places: int) -> str:
+    """A figure rounded to ``places`` decimals, without needless ones, as the page's language
+    writes it: "23.4" ("23,4" in German and French)."""
+    return rounding.text(value, places) if is_english() else local_figure(value, places)
+
+
 def mechanism_reason(result: NumericResult) -> str:
-    """Which mechanism and why, comparing the ranges at the answers counted so far."""
+    """Which mechanism and why, comparing the ranges at the answers counted so far
+    (privacy.mechanism_choice_reason's reasons, in the page's language)."""
     estimate = result.estimate
-    return privacy.mechanism_choice_reason(
-        result.mechanism,
-        result.named,
-        estimate.n,
-        estimate.confidence,
-        result.planned,
-        result.chosen_earlier,
-    )
+    if is_english():
+        return privacy.mechanism_choice_reason(
+            result.mechanism,
+            result.named,
+            estimate.n,
+            estimate.confidence,
+            result.planned,
+            result.chosen_earlier,
+        )
+    return translated_mechanism_reason(result)

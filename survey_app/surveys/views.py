@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -34,6 +35,7 @@ from survey_app.surveys.words import (
 )
 from survey_app.web.forms import ActionForm
 from survey_app.web.security import never_cached
+from survey_app.words import STATUS_NAMES
 
 bp = Blueprint("manage", __name__, url_prefix="/analyst")
 
@@ -78,11 +80,14 @@ def _to_dashboard(slug: str):
 def open_survey_view(slug: str):
     """Open the survey to respondents (or reopen a closed one)."""
     survey = owned_survey_or_404(current_user, slug)
-    if _apply(survey, open_survey, "The survey is open: share the link below.") and (
+    if _apply(survey, open_survey, gettext("The survey is open: share the link below.")) and (
         missing := codes_missing(survey)
     ):
         # Open all the same: codes can be issued now, and the dashboard keeps saying so.
-        flash(f"{missing} Issue them under “One answer per student” below.", "error")
+        said = gettext(
+            "%(missing)s Issue them under “One answer per student” below.", missing=missing
+        )
+        flash(said, "error")
     return _to_dashboard(slug)
 
 
@@ -92,15 +97,15 @@ def close_survey_view(slug: str):
     """Close the survey once the professor confirms: no more answers; results stay."""
     survey = owned_survey_or_404(current_user, slug)
     if _confirmed():
-        _apply(survey, close_survey, "The survey is closed; its results stay here.")
+        _apply(survey, close_survey, gettext("The survey is closed; its results stay here."))
         return _to_dashboard(slug)
     if request.method == "POST":  # the dashboard's button, without JavaScript: ask first
         return redirect(url_for("manage.close_survey_view", slug=slug), 303)
     if not survey.is_open:
         flash(
-            "This survey is a draft: it has not opened, so it cannot close."
+            gettext("This survey is a draft: it has not opened, so it cannot close.")
             if survey.is_draft
-            else "This survey is already closed.",
+            else gettext("This survey is already closed."),
             "error",
         )
         return _to_dashboard(slug)
@@ -121,7 +126,7 @@ def set_class_results(slug: str):
     show = SHOW_CLASS_RESULTS.get(request.form.get("show", ""))
     if show is None:
         # Refused in words on the dashboard itself, the setting as it was.
-        flash("Say whether to show the class’s results: show=1 or show=0.", "error")
+        flash(gettext("Say whether to show the class’s results: show=1 or show=0."), "error")
         return render_dashboard(survey), 400
     survey.show_results_after_close = show
     db.session.commit()
@@ -139,11 +144,12 @@ def duplicate(slug: str):
     original = owned_survey_or_404(current_user, slug)
     copy = duplicate_survey(original)
     db.session.commit()
-    flash(
-        f"This is a new draft, a copy of “{original.title}” with its questions and privacy "
-        "level, without its answers or codes. Rename it for the next section, then save it.",
-        "success",
+    said = gettext(
+        "This is a new draft, a copy of “%(title)s” with its questions and privacy level, "
+        "without its answers or codes. Rename it for the next section, then save it.",
+        title=original.title,
     )
+    flash(said, "success")
     return redirect(url_for("builder.edit_survey", slug=copy.slug))
 
 
@@ -155,8 +161,10 @@ def archive(slug: str):
     _apply(
         survey,
         archive_survey,
-        "Archived: the survey is off your survey list, under “Archived surveys”. "
-        "Its results and exports stay here.",
+        gettext(
+            "Archived: the survey is off your survey list, under “Archived surveys”. "
+            "Its results and exports stay here."
+        ),
     )
     return _to_dashboard(slug)
 
@@ -169,7 +177,7 @@ def unarchive(slug: str):
     _apply(
         survey,
         lambda each: archive_survey(each, archived=False),
-        "The survey is back on your survey list.",
+        gettext("The survey is back on your survey list."),
     )
     if request.form.get("back") == "archived":  # pressed on the list of archived surveys
         return redirect(url_for("manage.archived_surveys"))
@@ -185,7 +193,12 @@ def archived_surveys():
         .where(Survey.owner_id == current_user.id, Survey.archived.is_(True))
         .order_by(Survey.created_at.desc(), Survey.id.desc())
     ).scalars()
-    return render_template("surveys/archived.html", surveys=list(archived), form=ActionForm())
+    return render_template(
+        "surveys/archived.html",
+        surveys=list(archived),
+        form=ActionForm(),
+        status_names=STATUS_NAMES,
+    )
 
 
 # --------------------------------------------------------------------------- delete

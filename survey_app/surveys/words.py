@@ -10,10 +10,20 @@ privacy section, and the survey page's, whose sentences survey_app.respondents.w
 
 from __future__ import annotations
 
+from flask_babel import gettext, lazy_gettext, ngettext
+
 from survey_app import kinds, privacy
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import BUILDER_FLIP_PROBABILITIES, is_builder_flip_probability
-from survey_app.words import counted, format_epsilon, join_words, percent_figure
+from survey_app.web.languages import is_english
+from survey_app.words import (
+    counted,
+    format_epsilon,
+    grouped,
+    join_words,
+    local_percent,
+    percent_figure,
+)
 
 #: The flip probabilities the builder takes, the one way every part of it says them: the
 #: field's hint, the refusal on saving and the readout's.
@@ -54,12 +64,52 @@ def privacy_how(questions, flip_percent: str) -> str:
     a yes/no answer 25% of the time and adds random noise to each number before sending it,
     all at the same strength"."""
     asked = {question.kind for question in questions}
-    # In the registry's order (yes/no first), each kind asked once.
-    ways = [kind.way(flip_percent) for name, kind in kinds.KINDS.items() if name in asked]
-    how = f"Each respondent’s browser {join_words(ways)} before sending it"
-    if "yes_no" not in asked:
-        return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
-    return f"{how}, all at the same strength" if len(ways) > 1 else how
+    if is_english():
+        # In the registry's order (yes/no first), each kind asked once.
+        ways = [kind.way(flip_percent) for name, kind in kinds.KINDS.items() if name in asked]
+        how = f"Each respondent’s browser {join_words(ways)} before sending it"
+        if "yes_no" not in asked:
+            return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
+        return f"{how}, all at the same strength" if len(ways) > 1 else how
+    said = PRIVACY_HOW[tuple(name for name in kinds.KINDS if name in asked)]
+    return str(said) % {"flip": local_percent(float(flip_percent.replace(",", ".")))}
+
+
+#: What each kind of question asked gets, in one sentence, by the kinds asked (in the
+#: registry's order); ``flip`` the flip probability as a percentage. English words it from each
+#: kind's way (kinds.*.way), which these say whole.
+PRIVACY_HOW = {
+    ("yes_no",): lazy_gettext(
+        "Each respondent’s browser flips a yes/no answer %(flip)s of the time before sending it"
+    ),
+    ("choice",): lazy_gettext(
+        "Each respondent’s browser swaps a multiple-choice answer for another option at random "
+        "before sending it (as much protection as a %(flip)s flip of a yes/no answer)"
+    ),
+    ("numeric",): lazy_gettext(
+        "Each respondent’s browser adds random noise to each number before sending it (as much "
+        "protection as a %(flip)s flip of a yes/no answer)"
+    ),
+    ("yes_no", "choice"): lazy_gettext(
+        "Each respondent’s browser flips a yes/no answer %(flip)s of the time and swaps a "
+        "multiple-choice answer for another option at random before sending it, all at the same "
+        "strength"
+    ),
+    ("yes_no", "numeric"): lazy_gettext(
+        "Each respondent’s browser flips a yes/no answer %(flip)s of the time and adds random "
+        "noise to each number before sending it, all at the same strength"
+    ),
+    ("choice", "numeric"): lazy_gettext(
+        "Each respondent’s browser swaps a multiple-choice answer for another option at random "
+        "and adds random noise to each number before sending it (as much protection as a "
+        "%(flip)s flip of a yes/no answer)"
+    ),
+    ("yes_no", "choice", "numeric"): lazy_gettext(
+        "Each respondent’s browser flips a yes/no answer %(flip)s of the time, swaps a "
+        "multiple-choice answer for another option at random and adds random noise to each "
+        "number before sending it, all at the same strength"
+    ),
+}
 
 
 def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
@@ -88,88 +138,107 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
     }
 
 
-#: The confirmation's heading and button, with the answers that go too where there are any.
-DELETE_HEADING = "Delete “{title}”?"
-DELETE_HEADING_AND_ANSWERS = "Delete “{title}” and its {answers}?"
-DELETE_BUTTON = "Delete the survey"
-DELETE_BUTTON_AND_ANSWERS = "Delete the survey and its {answers}"
-
-#: What deleting takes away: the answers (or that there are none), and the one-time codes
-#: where any were issued.
-TAKES_AWAY = {
-    (True, True): (
-        "Deleting takes away the survey, its questions, its {answers} and the results drawn "
-        "from them, and its {codes}."
-    ),
-    (True, False): (
-        "Deleting takes away the survey, its questions, its {answers} and the results drawn "
-        "from them."
-    ),
-    (False, True): (
-        "Deleting takes away the survey, its questions (no one has answered it), and its {codes}."
-    ),
-    (False, False): "Deleting takes away the survey, its questions (no one has answered it).",
-}
-
-#: What the survey list says once a survey is deleted: its answers only where it had some.
-DELETED = "“{title}” was deleted."
-DELETED_AND_ANSWERS = "“{title}” and its answers were deleted."
-
 #: What archiving does, and why an open survey is not archived.
-ARCHIVE = "Archive: off your survey list; the results stay."
-ARCHIVE_OPEN = "Archive: close the survey first; an archived survey takes no answers."
+ARCHIVE = lazy_gettext("Archive: off your survey list; the results stay.")
+ARCHIVE_OPEN = lazy_gettext("Archive: close the survey first; an archived survey takes no answers.")
 
 
 def delete_words(title: str, answers: int, codes_issued: int) -> dict:
     """The confirmation of deleting a survey in words: its heading, what deleting takes away
     and its button (``answers``: the survey's respondents; ``codes_issued``: its one-time
     codes)."""
-    answers_said = counted(answers, "answer")
-    codes_said = counted(codes_issued, "one-time code")
+    said = {"title": title, "count": grouped(answers)}
+    said["codes"] = ngettext(
+        "%(count)s one-time code",
+        "%(count)s one-time codes",
+        codes_issued,
+        count=grouped(codes_issued),
+    )
+    if not answers:
+        return {
+            "heading": gettext("Delete “%(title)s”?", **said),
+            "takes_away": gettext(
+                "Deleting takes away the survey, its questions (no one has answered it), and "
+                "its %(codes)s.",
+                **said,
+            )
+            if codes_issued
+            else gettext("Deleting takes away the survey, its questions (no one has answered it)."),
+            "button": gettext("Delete the survey"),
+        }
     return {
-        "heading": (DELETE_HEADING_AND_ANSWERS if answers else DELETE_HEADING).format(
-            title=title, answers=answers_said
+        "heading": ngettext(
+            "Delete “%(title)s” and its %(count)s answer?",
+            "Delete “%(title)s” and its %(count)s answers?",
+            answers,
+            **said,
         ),
-        "takes_away": TAKES_AWAY[bool(answers), bool(codes_issued)].format(
-            answers=answers_said, codes=codes_said
-        ),
-        "button": (DELETE_BUTTON_AND_ANSWERS if answers else DELETE_BUTTON).format(
-            answers=answers_said
+        "takes_away": takes_away_words(answers, codes_issued, said),
+        "button": ngettext(
+            "Delete the survey and its %(count)s answer",
+            "Delete the survey and its %(count)s answers",
+            answers,
+            **said,
         ),
     }
 
 
+def takes_away_words(answers: int, codes_issued: int, said: dict) -> str:
+    """What deleting a survey that has ``answers`` takes away, its codes where any."""
+    if codes_issued:
+        return ngettext(
+            "Deleting takes away the survey, its questions, its %(count)s answer and the "
+            "results drawn from them, and its %(codes)s.",
+            "Deleting takes away the survey, its questions, its %(count)s answers and the "
+            "results drawn from them, and its %(codes)s.",
+            answers,
+            **said,
+        )
+    return ngettext(
+        "Deleting takes away the survey, its questions, its %(count)s answer and the results "
+        "drawn from them.",
+        "Deleting takes away the survey, its questions, its %(count)s answers and the results "
+        "drawn from them.",
+        answers,
+        **said,
+    )
+
+
 def deleted_words(title: str, answers: int) -> str:
     """What the survey list says of a survey just deleted (``answers``: its respondents)."""
-    return (DELETED_AND_ANSWERS if answers else DELETED).format(title=title)
+    if answers:
+        return gettext("“%(title)s” and its answers were deleted.", title=title)
+    return gettext("“%(title)s” was deleted.", title=title)
 
 
 def archive_words(is_open: bool) -> str:
     """What archiving a survey does, or, while it is open, that it must be closed first."""
-    return ARCHIVE_OPEN if is_open else ARCHIVE
+    return str(ARCHIVE_OPEN if is_open else ARCHIVE)
 
 
 #: Whether respondents see the class's results (the survey's "show the class's results to
 #: respondents after it closes"), as the dashboard says it now, by (setting on, closed).
 CLASS_RESULTS_STATE = {
-    (True, True): (
+    (True, True): lazy_gettext(
         "Respondents see the class’s results on the survey’s page now: each question’s "
         "estimate and range, as your dashboard words them. Nothing per person."
     ),
-    (True, False): (
+    (True, False): lazy_gettext(
         "Once you close the survey, respondents see the class’s results on its page: each "
         "question’s estimate and range, as your dashboard words them. Nothing per person, "
         "nothing while it is open."
     ),
-    (False, True): "Respondents do not see the class’s results.",
-    (False, False): "Respondents will not see the class’s results once the survey closes.",
+    (False, True): lazy_gettext("Respondents do not see the class’s results."),
+    (False, False): lazy_gettext(
+        "Respondents will not see the class’s results once the survey closes."
+    ),
 }
 #: The button that turns the setting the other way, by (setting on, closed).
 CLASS_RESULTS_BUTTON = {
-    (True, True): "Stop showing the class’s results to respondents",
-    (True, False): "Do not show the class’s results to respondents",
-    (False, True): "Show the class’s results to respondents now",
-    (False, False): "Show the class’s results to respondents after it closes",
+    (True, True): lazy_gettext("Stop showing the class’s results to respondents"),
+    (True, False): lazy_gettext("Do not show the class’s results to respondents"),
+    (False, True): lazy_gettext("Show the class’s results to respondents now"),
+    (False, False): lazy_gettext("Show the class’s results to respondents after it closes"),
 }
 
 
@@ -177,4 +246,4 @@ def class_results_setting_words(survey: Survey) -> dict:
     """Whether respondents see the class's results, said as it stands now (``state``), and
     the button that changes it (``button``); settable in every state of the survey."""
     key = (bool(survey.show_results_after_close), survey.is_closed)
-    return {"state": CLASS_RESULTS_STATE[key], "button": CLASS_RESULTS_BUTTON[key]}
+    return {"state": str(CLASS_RESULTS_STATE[key]), "button": str(CLASS_RESULTS_BUTTON[key])}

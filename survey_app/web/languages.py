@@ -65,7 +65,8 @@ AREA_NAMES = {
 #: The areas whose pages are translated (every visible word, numbers the language's way): the
 #: others speak English whatever the account or the browser asks for.
 TRANSLATED_AREAS = frozenset(
-    {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "projector", "builder", "lesson"}
+    {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "manage", "dashboard", "projector", "codes"}
+    | {"builder", "lesson"}
 )
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"

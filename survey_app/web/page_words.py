@@ -72,6 +72,9 @@ PAGE_WORDS = {
     "projector_signed_out": lazy_gettext("Signed out: reload this page to sign in again."),
     # The builder (static/js/builder.js): the button that applies the flip probability suggested.
     "use_flip_probability": lazy_gettext("Use %(value)s"),
+    # The dashboard (static/js/dashboard.js).
+    "link_copied": lazy_gettext("Link copied."),
+    "copy_selected_link": lazy_gettext("Press Ctrl+C (or ⌘C) to copy the selected link."),
 }
 
 

@@ -187,8 +187,8 @@ def test_the_account_page_says_which_pages_follow_the_chosen_language(
     assert 'aria-describedby="language-reach"' in page
     assert (
         "It is followed by the students' pages, the error pages, the sign-in and account pages, "
-        "and the projector. Still in English until they are translated: the survey lists, the "
-        "dashboard, the code slips, the builder, and the lesson."
+        "the survey lists, the dashboard, the projector, and the code slips. Still in English "
+        "until they are translated: the builder and the lesson."
     ) in page
     monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset(languages.AREA_NAMES))
     assert 'id="language-reach"' not in client.get("/analyst/account").text

@@ -28,7 +28,7 @@ QUOTED = ("prof@example.edu", "survey-app list-tokens", "survey-app revoke-token
 #: The languages' names in the account page's select, each in itself (not English).
 LANGUAGE_NAMES = (("option", "language-name"),)
 #: The professor areas whose pages this file renders.
-COVERED = {"sign_in", "projector", "builder", "lesson"}
+COVERED = {"sign_in", "projector", "builder", "lesson", "dashboard", "manage", "codes"}
 
 __all__ = ["pseudo_app"]  # the fixture, used by name
 

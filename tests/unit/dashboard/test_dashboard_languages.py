@@ -1,0 +1,72 @@
+"""The dashboard speaks the professor's language (the account's, else the browser's): its key
+sentences in German and French, numbers with a decimal comma and the language's grouping, and
+plural forms at one and at two."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from tests.analyst_helpers import submit
+from tests.unit.respondents.test_pseudo_locale import ANSWERED, GREEK
+
+GERMAN = {"Accept-Language": "de-DE,de;q=0.9"}
+FRENCH = {"Accept-Language": "fr-FR,fr;q=0.9"}
+
+
+def page_of(client, slug: str, headers: dict, **query) -> str:
+    response = client.get(f"/analyst/surveys/{slug}", query_string=query, headers=headers)
+    assert response.status_code == 200
+    # Runs of ASCII white space only: a no-break space is part of a number's writing.
+    return re.sub(r"[ \t\r\n]+", " ", html.unescape(response.text))
+
+
+def test_the_dashboard_reads_right_in_german(app, client, analyst, sign_in_as, make_survey, close):
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK)
+    submit(app, slug, ANSWERED)
+    close(slug)
+    page = page_of(client, slug, GERMAN)
+    assert '<html lang="de"' in page
+    assert "Diese Umfrage ist seit " in page and " <strong>geschlossen</strong>: " in page
+    assert '<strong id="respondent-count">12</strong> Personen haben bisher geantwortet.' in page
+    assert "Wie diese Bereiche berechnet wurden" in page
+    # A share and its range with a decimal comma and the German percent sign.
+    share = page.split("würden wahrheitsgemäß „Ja“ antworten", 1)[0].rsplit("<strong>", 1)[1]
+    assert share.strip().endswith("\u00a0%</strong>") and "," in share
+    # The plan's figures grouped the German way: "3.001", never "3,001".
+    assert "Tschebyscheffs Schranke mit der exakten Varianz würde 3.001 verlangen." in page
+    assert "30\u00a0%, 50\u00a0% oder 70\u00a0%" in page
+    for english in ("How these ranges", "people have answered", "Planning: how many"):
+        assert english not in page
+
+
+def test_counts_take_their_plural_form_at_one_and_at_two(
+    app, client, analyst, sign_in_as, make_survey
+):
+    sign_in_as(client, analyst)
+    one, _ = make_survey(GREEK)
+    two, _ = make_survey(GREEK)
+    submit(app, one, ANSWERED[:1])
+    submit(app, two, ANSWERED[:2])
+    german = [page_of(client, slug, GERMAN) for slug in (one, two)]
+    assert "1</strong> Person hat bisher geantwortet." in german[0]
+    assert "2</strong> Personen haben bisher geantwortet." in german[1]
+    assert "Mit der 1 Person bisher ist jeder Anteil" in german[0]
+    assert "Mit den 2 Personen bisher ist jeder Anteil" in german[1]
+    french = [page_of(client, slug, FRENCH) for slug in (one, two)]
+    assert "1</strong> personne a répondu jusqu’ici." in french[0]
+    assert "2</strong> personnes ont répondu jusqu’ici." in french[1]
+
+
+def test_french_writes_its_numbers_its_own_way(app, client, analyst, sign_in_as, make_survey):
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK)
+    submit(app, slug, ANSWERED)
+    page = page_of(client, slug, FRENCH, margin="2,5")
+    assert '<html lang="fr"' in page
+    # A margin typed "2,5" read as 2.5 points and said back with a decimal comma.
+    assert "<strong>±2,5 points de pourcentage</strong>" in page
+    # Thousands grouped with a narrow no-break space, as CLDR's French does.
+    assert "\u202f" in page.split("Pour connaître chaque part", 1)[1].split("</p>", 1)[0]
+    assert "Ce sondage est <strong>ouvert</strong>." in page
