@@ -41,10 +41,10 @@ def needed_sentence(n, **figures):
 def needed_more_than_yes_no_sentence(n, **figures):
     return ngettext(
         "To know each share within <strong>%(wanted)s</strong> at %(confidence)s confidence, this "
-        "survey needs about <strong>%(needed)s</strong> respondent (%(yes_no)s for its yes/no "
+        "survey needs about <strong>%(needed)s</strong> respondent (%(for_yes_no)s for its yes/no "
         "questions alone).",
         "To know each share within <strong>%(wanted)s</strong> at %(confidence)s confidence, this "
-        "survey needs about <strong>%(needed)s</strong> respondents (%(yes_no)s for its yes/no "
+        "survey needs about <strong>%(needed)s</strong> respondents (%(for_yes_no)s for its yes/no "
         "questions alone).",
         n,
         **figures,
@@ -187,7 +187,7 @@ def needed_words(plan) -> Markup:
         "wanted": points(plan.margin, long=True),
         "confidence": confidence,
         "needed": format_count(plan.needed_worst),
-        "yes_no": format_count(plan.needed_yes_no),
+        "for_yes_no": format_count(plan.needed_yes_no),
     }
     return Markup(sentence(plan.needed_worst, **figures))
 
