@@ -89,6 +89,8 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.web.ratelimits", 1),
     ("survey_app.web.errors", 1),
     ("survey_app.*.words", 2),
+    # Words apart from their package's words module: release, margin and mechanism words.
+    ("survey_app.*.*_words", 2),
     ("survey_app.results.cautions", 2),
     ("survey_app.results.question_words", 2),
     ("survey_app.results.documents", 2),

@@ -180,18 +180,19 @@ def test_the_account_page_says_which_pages_follow_the_chosen_language(
     client, analyst, sign_in_as, monkeypatch
 ):
     sign_in_as(client, analyst)
-    # The sentence for a given set of translated areas, whichever areas have joined since.
+    # Every area is translated: the account page has nothing to say of it.
+    assert languages.TRANSLATED_AREAS == frozenset(languages.AREA_NAMES)
+    assert 'id="language-reach"' not in client.get("/analyst/account").text
+    # The sentence for a given set of translated areas, were some not.
     followed = frozenset({"respondent", "errors", "sign_in", "projector"})
     monkeypatch.setattr(languages, "TRANSLATED_AREAS", followed)
     page = html.unescape(client.get("/analyst/account").text)
     assert 'aria-describedby="language-reach"' in page
     assert (
         "It is followed by the students' pages, the error pages, the sign-in and account pages, "
-        "the survey lists, the dashboard, the projector, and the code slips. Still in English "
-        "until they are translated: the builder and the lesson."
+        "and the projector. Still in English until they are translated: the survey lists, the "
+        "dashboard, the code slips, the builder, and the lesson."
     ) in page
-    monkeypatch.setattr(languages, "TRANSLATED_AREAS", frozenset(languages.AREA_NAMES))
-    assert 'id="language-reach"' not in client.get("/analyst/account").text
 
 
 @pytest.mark.parametrize(("locale", "direction"), [("en", "ltr"), ("de", "ltr"), ("he", "rtl")])
