@@ -52,7 +52,7 @@ MAX_QUESTIONS = 50
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
 #: The flip probabilities the builder takes: its hint, its check on saving and its readout say
-#: them one way (surveys.words.FLIP_PROBABILITY_LIMITS). A definition file may go closer to 0
+#: them one way (surveys.words.flip_probability_limits). A definition file may go closer to 0
 #: and 0.5; nearer 0.5 than 0.49 a class learns next to nothing, and a number question needs
 #: 0.4975 at most (kinds.numeric).
 BUILDER_FLIP_PROBABILITIES = (0.01, 0.49)
