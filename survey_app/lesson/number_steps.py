@@ -10,8 +10,9 @@ from survey_app.lesson.figures import formula, number, number_chebyshev, rerun_c
 from survey_app.lesson.share_steps import control_value, slider
 from survey_app.privacy import lesson, lesson_numbers
 from survey_app.results import rounding
+from survey_app.results.mechanism_words import MECHANISM_WORDS
 from survey_app.results.tables import QuestionResult
-from survey_app.results.words import MECHANISM_WORDS, numeric_range_words, numeric_words
+from survey_app.results.words import numeric_range_words, numeric_words
 from survey_app.storage.models import Survey
 from survey_app.words import (
     format_epsilon,
