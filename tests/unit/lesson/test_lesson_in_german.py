@@ -122,6 +122,12 @@ def test_a_number_question_adds_up_in_german(app, client, hours, analyst, sign_i
     bound = text_of(pages[4], "lesson-notes-bound")
     result = alternatives(pages[4])[0].rsplit("= ", 1)[1]
     assert bound == f"±{result} hours" and "," in result
+    # Step 3: the average's range and its guarantee, one whole sentence of the catalog.
+    assert re.search(
+        r"Aus 40 zufällig veränderten Zahlen ergibt sich ein Durchschnitt von etwa \d+,\d hours ?: "
+        r"zwischen \S+ und \d+,\d hours ?, garantiert in mindestens 95\s% der Fälle\.",
+        plain(pages[3]),
+    ), plain(pages[3])
 
 
 def test_the_checks_read_german_digits():
