@@ -14,7 +14,11 @@ from flask_babel import gettext, lazy_gettext, ngettext
 
 from survey_app import kinds, privacy
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import BUILDER_FLIP_PROBABILITIES, is_builder_flip_probability
+from survey_app.surveys.services import (
+    BUILDER_FLIP_PROBABILITIES,
+    SurveyStateError,
+    is_builder_flip_probability,
+)
 from survey_app.web.languages import is_english
 from survey_app.words import (
     counted,
@@ -174,6 +178,29 @@ def readout_summary(p: float, epsilon: float, epsilon_total: float, question_cou
         count=grouped(question_count),
         sure=sure,
     )
+
+
+#: Why a survey's status refused a change, by the refusal's reason (SurveyStateError.reason),
+#: as the pages flash it.
+STATE_REFUSALS = {
+    "archived": lazy_gettext(
+        "An archived survey cannot open: put it back on your survey list first."
+    ),
+    "no_questions": lazy_gettext("A survey needs at least one question to open."),
+    "opened_meanwhile": lazy_gettext("The survey was opened or changed a moment ago; reload."),
+    "draft": lazy_gettext("A draft has not opened, so it cannot close."),
+    "open": lazy_gettext("This survey is still taking answers: close it first, then archive it."),
+}
+
+
+def state_refusal(error: SurveyStateError) -> str:
+    """Why the survey's status refused a change, as a page says it: one whole sentence of the
+    catalog; a refusal without one, as the command line says it, made a sentence."""
+    said = STATE_REFUSALS.get(error.reason or "")
+    if said is not None:
+        return str(said)
+    message = str(error)
+    return message[0].upper() + message[1:] + "."
 
 
 #: What archiving does, and why an open survey is not archived.
