@@ -22,7 +22,7 @@ from survey_app.surveys.services import (
     parse_definition,
     parse_question,
 )
-from survey_app.surveys.words import FLIP_PROBABILITY_REFUSED
+from survey_app.surveys.words import flip_probability_refused
 from survey_app.web.languages import is_english
 from survey_app.words import format_number, grouped
 
@@ -90,7 +90,7 @@ def builder_errors(definition: dict, class_size_error: str | None = None) -> lis
         # The builder's own limits, within the definition's: one refusal, in their words.
         worded = [error for error in worded if error.field_id != "flip_probability"]
         above = sum(error.field_id in ("title", "intro") for error in worded)
-        worded.insert(above, BuilderError("flip_probability", FLIP_PROBABILITY_REFUSED))
+        worded.insert(above, BuilderError("flip_probability", flip_probability_refused()))
     if class_size_error is not None:
         above = sum(error.field_id in _ABOVE_CLASS_SIZE for error in worded)
         worded.insert(above, BuilderError("class_size", class_size_error))
@@ -160,7 +160,7 @@ def sentence(key: str, subject: str, number: int | None, values: dict) -> str:
     if said is not None:
         return said(number, values)
     if key in ("not_probability", "probability_limits"):
-        return FLIP_PROBABILITY_REFUSED
+        return flip_probability_refused()
     if key == "probability_for_kind":
         return flip_limit_sentence(values)
     if key == "empty":

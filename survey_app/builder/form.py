@@ -25,7 +25,7 @@ from survey_app.surveys.services import (
     MAX_TITLE_LENGTH,
 )
 from survey_app.surveys.typed_numbers import typed_number
-from survey_app.surveys.words import FLIP_PROBABILITY_HINT
+from survey_app.surveys.words import flip_probability_hint
 from survey_app.web.languages import is_english
 from survey_app.words import format_number
 
@@ -48,7 +48,7 @@ def field_limits() -> dict:
         "title_length": MAX_TITLE_LENGTH,
         "intro_length": MAX_INTRO_LENGTH,
         "question_length": MAX_QUESTION_LENGTH,
-        "flip_hint": FLIP_PROBABILITY_HINT,
+        "flip_hint": flip_probability_hint(),
         "warner_hint": str(WARNER_HINT) % warner,
     }
 

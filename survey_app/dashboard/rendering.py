@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 
 from flask import render_template, request, url_for
+from flask_babel import gettext
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -40,6 +41,7 @@ from survey_app.surveys.words import (
     privacy_explanation,
 )
 from survey_app.web.forms import ActionForm
+from survey_app.web.languages import is_english
 from survey_app.web.links import external_url, has_public_url, is_absolute
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
 from survey_app.words import STATUS_NAMES, survey_status_words
@@ -72,10 +74,23 @@ def pool_choice(survey: Survey) -> tuple[list[Survey], str | None]:
     try:
         slugs = parse_survey_list(request.args.getlist("pool"), "pool", required=False)
     except QueryError as error:
-        return [survey], str(error)
+        return [survey], pool_refused_words(error)
     # Naming this survey itself adds nothing: it is always first.
     others = [slug for slug in slugs if slug != survey.slug]
     return [survey, *owned_surveys_or_404(current_user, others)], None
+
+
+def pool_refused_words(error: QueryError) -> str:
+    """Why ``?pool=`` cannot be read, as the dashboard's "These surveys can’t be combined: ..."
+    says it: the API's words in English, the page's language's otherwise."""
+    if is_english():
+        return str(error)
+    if error.reason == "repeated_survey":
+        return gettext("%(parameter)s names a survey more than once", parameter="pool")
+    return gettext(
+        "%(parameter)s must name your surveys, separated by commas: ?%(parameter)s=slug1,slug2",
+        parameter="pool",
+    )
 
 
 def shown_results(survey: Survey) -> dict:

@@ -13,7 +13,6 @@ from flask_babel import LazyString, gettext, lazy_gettext, ngettext
 from markupsafe import Markup, escape
 
 from survey_app.results import rounding
-from survey_app.results.words import range_guarantee
 from survey_app.web.languages import is_english
 from survey_app.words import format_number, grouped, local_figure, percent, plural_number
 
@@ -212,17 +211,34 @@ def average_words(n: str, words: dict, headline: str, confidence: float) -> Mark
     headline kind, each figure with its unit as the figure wants it (``words``:
     results.words.numeric_words)."""
     return _sentence(
-        gettext(
-            'From %(n)s randomized numbers, the average is about <strong id="lesson-mean">'
-            "%(mean)s</strong>: between <strong>%(low)s</strong> and <strong>%(high)s</strong>, "
-            "%(guarantee)s."
-        ),
+        AVERAGE_SENTENCES.get(headline, AVERAGE_SENTENCES["exact"])(),
         n=n,
         mean=words["said"]["mean"],
         low=words["low"],
         high=words["said"]["high"],
-        guarantee=range_guarantee(headline, confidence),
+        confidence=percent(confidence),
     )
+
+
+#: The average and its range, by the kind of range the dashboard leads with (its guarantee:
+#: fixed, live "however often you look", or for all the answers at once).
+AVERAGE_SENTENCES = {
+    "exact": lambda: gettext(
+        'From %(n)s randomized numbers, the average is about <strong id="lesson-mean">'
+        "%(mean)s</strong>: between <strong>%(low)s</strong> and <strong>%(high)s</strong>, "
+        "guaranteed at least %(confidence)s of the time."
+    ),
+    "live": lambda: gettext(
+        'From %(n)s randomized numbers, the average is about <strong id="lesson-mean">'
+        "%(mean)s</strong>: between <strong>%(low)s</strong> and <strong>%(high)s</strong>, "
+        "guaranteed at least %(confidence)s of the time, however often you look."
+    ),
+    "together": lambda: gettext(
+        'From %(n)s randomized numbers, the average is about <strong id="lesson-mean">'
+        "%(mean)s</strong>: between <strong>%(low)s</strong> and <strong>%(high)s</strong>, "
+        "guaranteed at least %(confidence)s of the time for all the answers at once."
+    ),
+}
 
 
 # --------------------------------------------------------------------------- step 4

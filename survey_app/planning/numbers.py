@@ -11,12 +11,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from babel.lists import format_list
+from flask_babel import gettext, ngettext
+
 from survey_app import kinds, privacy
 from survey_app.kinds.numeric import MAX_FLIP_PROBABILITY_WITH_NUMBERS
 from survey_app.results import rounding
 from survey_app.storage.models import Survey
 from survey_app.surveys.definition_checks import SurveyDefinitionError
-from survey_app.words import counted, join_words, numeric_places, with_unit
+from survey_app.web.languages import current_locale, is_english
+from survey_app.words import (
+    counted,
+    grouped,
+    join_words,
+    local_figure,
+    numeric_places,
+    with_unit,
+)
 
 #: A margin this wide says next to nothing: a share of 50% could be anything from 10% to 90%,
 #: an average anywhere in the middle four fifths of its range. A share of the scale (0.4 is
@@ -34,10 +45,10 @@ def question_name(text: str, number: int) -> str:
     """How the readout names a question: its text in quotes, shortened, or its number."""
     text = " ".join(text.split())
     if not text:
-        return f"question {number}"
+        return gettext("question %(number)s", number=number)
     if len(text) > NAME_LENGTH:
         text = text[: NAME_LENGTH - 1].rstrip() + "…"
-    return f"“{text}”"
+    return gettext("“%(text)s”", text=text)
 
 
 #: What the readout leaves out until it is complete, each kind of question in its own words.
@@ -49,6 +60,8 @@ LEFT_OUT = " ({questions} yet left out.)"
 def left_out_words(choices: int, numbers: int = 0) -> str:
     """The questions the readout cannot plan yet, each named by its own kind: " (1
     multiple-choice question without 2 to 12 options yet left out.)"; "" when there are none."""
+    if not is_english():
+        return left_out_said(choices, numbers)
     parts = []
     if choices:
         count = counted(choices, "multiple-choice question")
@@ -56,6 +69,41 @@ def left_out_words(choices: int, numbers: int = 0) -> str:
     if numbers:
         parts.append(LEFT_OUT_NUMBERS.format(count=counted(numbers, "number question")))
     return LEFT_OUT.format(questions=join_words(parts)) if parts else ""
+
+
+def left_out_said(choices: int, numbers: int) -> str:
+    """left_out_words in the page's language, each kind's part a whole message of the
+    catalog."""
+    parts = []
+    if choices:
+        parts.append(
+            ngettext(
+                "%(count)s multiple-choice question without 2 to %(high)s options",
+                "%(count)s multiple-choice questions without 2 to %(high)s options",
+                choices,
+                count=grouped(choices),
+                high=privacy.MAX_OPTIONS,
+            )
+        )
+    if numbers:
+        parts.append(
+            ngettext(
+                "%(count)s number question without a usable smallest and largest answer",
+                "%(count)s number questions without a usable smallest and largest answer",
+                numbers,
+                count=grouped(numbers),
+            )
+        )
+    if not parts:
+        return ""
+    return " " + gettext("(%(questions)s yet left out.)", questions=all_of(parts))
+
+
+def all_of(parts: list[str]) -> str:
+    """ "a, b and c", as the page's language lists them (CLDR's; English's own, join_words)."""
+    if is_english():
+        return join_words(parts)
+    return format_list(parts, locale=current_locale())
 
 
 @dataclass(frozen=True)
@@ -72,7 +120,10 @@ class PlannedNumber:
         """A margin in the question's unit: "4.1 hours", "1 hour" (3 significant digits of the
         range)."""
         places = numeric_places(self.lo, self.hi)
-        return with_unit(rounding.text(rounding.up(value, 10.0**-places), places), self.unit)
+        figure = rounding.up(value, 10.0**-places)
+        if not is_english():
+            return with_unit(local_figure(figure, places), self.unit)
+        return with_unit(rounding.text(figure, places), self.unit)
 
 
 def numeric_questions(questions: Sequence[dict]) -> tuple[list[PlannedNumber], int]:
@@ -131,20 +182,19 @@ def numbers_readout(
 ) -> dict:
     """What a class will learn of each numeric question's average, in its unit."""
     if flip_probability > MAX_FLIP_PROBABILITY_WITH_NUMBERS:
+        highest = f"{MAX_FLIP_PROBABILITY_WITH_NUMBERS:g}"
         return {
             "ok": False,
-            "error": f"A survey with a numeric question needs a flip probability of at most "
-            f"{MAX_FLIP_PROBABILITY_WITH_NUMBERS:g}.",
+            "error": gettext(
+                "A survey with a numeric question needs a flip probability of at most %(p)s.",
+                p=highest if is_english() else local_figure(MAX_FLIP_PROBABILITY_WITH_NUMBERS, 6),
+            ),
         }
     figures = [
         (number, numeric_half_width(number, flip_probability, class_size, confidence))
         for number in numbers
     ]
-    parts = [
-        f"the average of {n.name} within ±{n.amount(h)}"
-        + (SAYS_NEXT_TO_NOTHING if h >= NEXT_TO_NOTHING * (n.hi - n.lo) else "")
-        for n, h in figures
-    ]
+    parts = [average_within(n, h) for n, h in figures]
     return {
         "ok": True,
         "class_size": class_size,
@@ -154,8 +204,25 @@ def numbers_readout(
             {"label": n.name, "unit": n.unit, "half_width": h, "margin": n.amount(h)}
             for n, h in figures
         ],
-        "text": f"With {counted(class_size, 'student')}, {join_words(parts)} (guaranteed ranges).",
+        "text": ngettext(
+            "With %(count)s student, %(averages)s (guaranteed ranges).",
+            "With %(count)s students, %(averages)s (guaranteed ranges).",
+            class_size,
+            count=grouped(class_size),
+            averages=all_of(parts),
+        ),
     }
+
+
+def average_within(number: PlannedNumber, half_width: float) -> str:
+    """What a class will learn of one number's average: "the average of “Hours?” within ±4.1
+    hours", and that this says next to nothing where it does."""
+    said = {"name": number.name, "margin": number.amount(half_width)}
+    if half_width >= NEXT_TO_NOTHING * (number.hi - number.lo):
+        return gettext(
+            "the average of %(name)s within ±%(margin)s, which says next to nothing", **said
+        )
+    return gettext("the average of %(name)s within ±%(margin)s", **said)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from functools import lru_cache
 from flask_babel import gettext
 
 from survey_app import privacy
+from survey_app.planning import readout_words
 from survey_app.planning.margin_words import margin_meaning_words
 from survey_app.planning.numbers import (
     NEXT_TO_NOTHING,
-    SAYS_NEXT_TO_NOTHING,
     NumberTradeOffRow,
     NumericPlan,
     PlannedNumber,
@@ -35,20 +35,13 @@ from survey_app.planning.numbers import (
     plan_numbers,
     question_name,
 )
-from survey_app.results import rounding
 from survey_app.results.tables import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import MAX_QUESTIONS
 from survey_app.surveys.typed_numbers import typed_count, typed_number
 from survey_app.surveys.words import privacy_readout
 from survey_app.words import (
-    counted,
-    format_count,
     format_number,
-    format_points,
-    join_words,
-    percent,
-    plural,
     points,
 )
 
@@ -172,11 +165,9 @@ def parse_class_size(raw: str | None) -> tuple[int | None, str | None]:
         return DEFAULT_CLASS_SIZE, None
     size = typed_count(text)
     if size is None:
-        return None, "The class size must be a whole number of students, like 40."
+        return None, readout_words.class_size_not_whole()
     if not MIN_CLASS_SIZE <= size <= MAX_CLASS_SIZE:
-        return None, (
-            f"The class size must be between {MIN_CLASS_SIZE} and {MAX_CLASS_SIZE:,} students."
-        )
+        return None, readout_words.class_size_outside(MIN_CLASS_SIZE, MAX_CLASS_SIZE)
     return size, None
 
 
@@ -194,13 +185,7 @@ class PlannedQuestions:
     @property
     def label(self) -> str:
         """How the readout names them: "a yes/no question", "“How often?” (3 options)"."""
-        if self.is_yes_no:
-            return "a yes/no question"
-        if len(self.names) == 1:
-            return f"{self.names[0]} ({self.options} options)"
-        if len(self.names) <= 3:
-            return f"{', '.join(self.names[:-1])} and {self.names[-1]} ({self.options} options)"
-        return f"the {len(self.names)} questions with {self.options} options"
+        return readout_words.group_label(self.is_yes_no, self.options, self.names)
 
 
 def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], int]:
@@ -228,10 +213,6 @@ def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], 
     return groups, left_out
 
 
-def _says_next_to_nothing(margin: float) -> str:
-    return SAYS_NEXT_TO_NOTHING if margin >= NEXT_TO_NOTHING else ""
-
-
 def margin_meaning(confidence: float) -> str:
     """What a margin on the dashboard's table is, from the figures planning uses."""
     return margin_meaning_words(confidence, NEXT_TO_NOTHING)
@@ -240,15 +221,7 @@ def margin_meaning(confidence: float) -> str:
 def builder_margin_meaning(example_share: float = 0.4) -> str:
     """What the builder's margins mean, at the confidence it plans at, with an example of
     the default margin around ``example_share``."""
-    times = rounding.text(rounding.nearest(DEFAULT_CONFIDENCE * 100, 0.1), 1)
-    return (
-        f"Margins are at {percent(DEFAULT_CONFIDENCE)} confidence: the range the dashboard "
-        f"gives holds the true share at least {times} times in 100, and is about this wide on "
-        f"average ({points(DEFAULT_MARGIN, long=True)} around {percent(example_share)} means "
-        f"{percent(example_share - DEFAULT_MARGIN)} to {percent(example_share + DEFAULT_MARGIN)})."
-        " A higher flip probability gives each student more privacy, but needs more students "
-        "for the same margin."
-    )
+    return readout_words.margin_meaning_sentence(DEFAULT_CONFIDENCE, DEFAULT_MARGIN, example_share)
 
 
 def share_figures(
@@ -270,17 +243,12 @@ def shares_text(
     figures: Sequence[tuple[PlannedQuestions, float, float]], class_size: int, left_out: int = 0
 ) -> str:
     """What a class will learn of each group's shares, with Chebyshev's figures beside."""
-    (first, margin, _), rest = figures[0], figures[1:]
     parts = [
-        f"{first.label} will be known within about {points(margin, long=True)}"
-        + _says_next_to_nothing(margin)
+        readout_words.known_within(group.label, m, index == 0, m >= NEXT_TO_NOTHING)
+        for index, (group, m, _) in enumerate(figures)
     ]
-    parts += [f"{group.label} within {points(m)}{_says_next_to_nothing(m)}" for group, m, _ in rest]
-    text = f"With {counted(class_size, 'student')}, {'; '.join(parts)}."
-    text += " Chebyshev’s bound with the exact variance would say "
-    text += join_words([f"±{format_points(c)}" for _, _, c in figures])
-    text += f" {plural(format_points(figures[-1][2]), 'point')}."
-    return text + left_out_words(left_out)
+    chebyshev = [c for _, _, c in figures]
+    return readout_words.shares_sentences(parts, class_size, chebyshev) + left_out_words(left_out)
 
 
 def class_readout(
@@ -294,11 +262,7 @@ def class_readout(
     """What a class of ``class_size`` will learn at p, question by question, in words
     (``left_out``: how many choice and number questions are not ready to plan)."""
     if not groups and not numbers:
-        return {
-            "ok": False,
-            "error": "Give each multiple-choice question its options (2 to 12), and each "
-            "numeric question its bounds, to see what the class will learn.",
-        }
+        return {"ok": False, "error": readout_words.nothing_to_plan()}
     if not groups:
         reply = numbers_readout(flip_probability, class_size, confidence, numbers)
         if reply["ok"]:
@@ -307,7 +271,7 @@ def class_readout(
     try:
         figures = share_figures(flip_probability, groups, class_size, confidence)
     except ValueError:
-        return {"ok": False, "error": "This flip probability is too close to 0.5 to plan with."}
+        return {"ok": False, "error": readout_words.too_close_to_half()}
     reply = {
         "ok": True,
         "class_size": class_size,
@@ -338,19 +302,12 @@ def suggestion_text(
     """The suggestion in words, once there is one: already yours, the most privacy offered, or
     the most private p that reaches the margin wanted."""
     if flip_probability is not None and abs(suggested - flip_probability) < 1e-9:
-        return (
-            f"Your flip probability, {suggested:g}, is already the most private one that "
-            f"reaches {wanted} with {counted(class_size, 'student')}."
-        )
-    if suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
-        return (
-            f"With {counted(class_size, 'student')} every question reaches {wanted} even at a flip "
-            f"probability of {suggested:g}, the most privacy this app suggests: use {suggested:g}."
-        )
-    return (
-        f"For {wanted} with {counted(class_size, 'student')}, use a flip probability of "
-        f"{suggested:g}: the most privacy that still reaches that margin for every question."
-    )
+        kind = "yours"
+    elif suggested >= privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
+        kind = "most"
+    else:
+        kind = "reaches"
+    return readout_words.suggestion_sentence(kind, suggested, wanted, class_size)
 
 
 def suggestion_readout(
@@ -373,8 +330,10 @@ def suggestion_readout(
     floor = privacy.MIN_SUGGESTED_FLIP_PROBABILITY
     wanted = points(margin, long=True)
     if numbers:
-        amounts = [f"±{n.amount(margin * (n.hi - n.lo))} for {n.name}" for n in numbers]
-        wanted += f" ({join_words(amounts)})"
+        amounts = [
+            readout_words.number_margin(n.amount(margin * (n.hi - n.lo)), n.name) for n in numbers
+        ]
+        wanted = readout_words.wanted_words(wanted, amounts)
     reply = {"margin": margin, "flip_probability": suggested}
     if suggested is None:
         needed = max(
@@ -382,13 +341,7 @@ def suggestion_readout(
             + [numeric_respondents(n, floor, margin, confidence) for n in numbers]
         )
         reply["respondents_at_floor"] = needed
-        reply["text"] = (
-            f"Even at a flip probability of {floor:g}, the least privacy this app will suggest, "
-            f"{counted(class_size, 'student')} are too few to know every question within {wanted}: "
-            f"that takes about {format_count(needed)} {plural(needed, 'student')}. Ask more "
-            "students, or accept "
-            "a wider margin."
-        )
+        reply["text"] = readout_words.too_few_sentence(floor, class_size, wanted, needed)
     else:
         reply["text"] = suggestion_text(suggested, wanted, class_size, flip_probability)
     reply["apply"] = suggested is not None and not (
@@ -420,10 +373,7 @@ def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: st
     flip_probability = readout["flip_probability"] if readout["ok"] else None
     readout["warning"] = None
     if flip_probability is not None and flip_probability > privacy.MAX_SUGGESTED_FLIP_PROBABILITY:
-        readout["warning"] = (
-            f"Above {privacy.MAX_SUGGESTED_FLIP_PROBABILITY:g} almost every answer is a coin "
-            "toss: the class will learn next to nothing."
-        )
+        readout["warning"] = readout_words.coin_toss_warning(privacy.MAX_SUGGESTED_FLIP_PROBABILITY)
     if class_size is None:
         readout["planning"] = {"ok": False, "error": class_size_error}
     elif flip_probability is not None:

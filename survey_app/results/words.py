@@ -208,16 +208,6 @@ def widest_shown_half_width(question, kind: str) -> float | None:
     )
 
 
-def range_guarantee(kind: str, confidence: float) -> str:
-    """What a range of that kind guarantees, as the sentence ending "between X and Y, ..."."""
-    sure = f"guaranteed at least {percent(confidence)} of the time"
-    if kind == "live":
-        return f"{sure}, however often you look"
-    if kind == "together":
-        return f"{sure} for all the answers at once"
-    return sure
-
-
 #: A range reaching further than this on either side of its estimate says little yet: a fifth
 #: of the scale (±20 points of a share; a fifth of a number question's range).
 TOO_WIDE = 0.2

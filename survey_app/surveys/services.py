@@ -52,7 +52,7 @@ MAX_QUESTIONS = 50
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
 #: The flip probabilities the builder takes: its hint, its check on saving and its readout say
-#: them one way (surveys.words.FLIP_PROBABILITY_LIMITS). A definition file may go closer to 0
+#: them one way (surveys.words.flip_probability_limits). A definition file may go closer to 0
 #: and 0.5; nearer 0.5 than 0.49 a class learns next to nothing, and a number question needs
 #: 0.4975 at most (kinds.numeric).
 BUILDER_FLIP_PROBABILITIES = (0.01, 0.49)
@@ -79,7 +79,13 @@ SAMPLE_SURVEY = {
 
 
 class SurveyStateError(ValueError):
-    """The survey's status does not allow what was asked."""
+    """The survey's status does not allow what was asked: the message in English (the command
+    line's and the logs'), and ``reason`` naming the refusal for a page that says it in its
+    language (surveys.words.state_refusal)."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason
 
 
 # --------------------------------------------------------------------------- definitions
@@ -339,10 +345,10 @@ def open_survey(survey: Survey) -> None:
         return
     if survey.archived:
         raise SurveyStateError(
-            "an archived survey cannot open: put it back on your survey list first"
+            "an archived survey cannot open: put it back on your survey list first", "archived"
         )
     if not survey.questions:
-        raise SurveyStateError("a survey needs at least one question to open")
+        raise SurveyStateError("a survey needs at least one question to open", "no_questions")
     if survey.is_draft:
         # Only the request that moves the survey out of draft adds its tallies (a double
         # click, or an edit saved at the same moment, must not).
@@ -352,7 +358,9 @@ def open_survey(survey: Survey) -> None:
             .values(status=SurveyStatus.OPEN)
         )
         if moved.rowcount != 1:  # nothing was changed: the caller rolls back its transaction
-            raise SurveyStateError("the survey was opened or changed a moment ago; reload")
+            raise SurveyStateError(
+                "the survey was opened or changed a moment ago; reload", "opened_meanwhile"
+            )
         db.session.add_all(
             Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
             for question in survey.questions
@@ -390,7 +398,7 @@ def close_survey(survey: Survey) -> None:
     submissions arrived (:func:`survey_app.storage.database.forget_arrival_order`).
     """
     if survey.is_draft:
-        raise SurveyStateError("a draft has not opened, so it cannot close")
+        raise SurveyStateError("a draft has not opened, so it cannot close", "draft")
     survey.status = SurveyStatus.CLOSED
     survey.closed_at = utc_now()
     releases.close(survey)
@@ -414,7 +422,7 @@ def archive_survey(survey: Survey, archived: bool = True) -> None:
         )
         if moved.rowcount != 1:
             raise SurveyStateError(
-                "this survey is still taking answers: close it first, then archive it"
+                "this survey is still taking answers: close it first, then archive it", "open"
             )
     survey.archived = archived
     db.session.flush()

@@ -32,6 +32,7 @@ from survey_app.surveys.words import (
     class_results_setting_words,
     delete_words,
     deleted_words,
+    state_refusal,
 )
 from survey_app.web.forms import ActionForm
 from survey_app.web.security import never_cached
@@ -50,18 +51,13 @@ def _confirmed() -> bool:
     return request.method == "POST" and request.form.get(CONFIRMED) == "yes"
 
 
-def _sentence(message: str) -> str:
-    """A rule's message (lower case, no stop, as the command line prints it) as a sentence."""
-    return message[0].upper() + message[1:] + "."
-
-
 def _apply(survey: Survey, change: Callable[[Survey], None], message: str) -> bool:
     """Make a lifecycle change and commit it, flashing ``message``; or flash why not."""
     try:
         change(survey)
     except SurveyStateError as error:
         db.session.rollback()
-        flash(_sentence(str(error)), "error")
+        flash(state_refusal(error), "error")
         return False
     db.session.commit()
     flash(message, "success")

@@ -14,25 +14,48 @@ from flask_babel import gettext, lazy_gettext, ngettext
 
 from survey_app import kinds, privacy
 from survey_app.storage.models import Survey
-from survey_app.surveys.services import BUILDER_FLIP_PROBABILITIES, is_builder_flip_probability
+from survey_app.surveys.services import (
+    BUILDER_FLIP_PROBABILITIES,
+    SurveyStateError,
+    is_builder_flip_probability,
+)
 from survey_app.web.languages import is_english
 from survey_app.words import (
     counted,
     format_epsilon,
+    format_number,
     grouped,
     join_words,
     local_percent,
     percent_figure,
 )
 
-#: The flip probabilities the builder takes, the one way every part of it says them: the
-#: field's hint, the refusal on saving and the readout's.
-_LOWEST, _HIGHEST = BUILDER_FLIP_PROBABILITIES
-FLIP_PROBABILITY_LIMITS = f"a number from {_LOWEST:g} to {_HIGHEST:g}"
-#: What a flip probability outside them gets, on saving and instead of a readout.
-FLIP_PROBABILITY_REFUSED = f"The flip probability must be {FLIP_PROBABILITY_LIMITS}"
-#: The field's hint beside its label.
-FLIP_PROBABILITY_HINT = f"(how often a yes/no answer is reversed: {FLIP_PROBABILITY_LIMITS})"
+
+def flip_probability_limits() -> dict:
+    """The flip probabilities the builder takes, the one way every part of it says them (the
+    field's hint, the refusal on saving and the readout's): "%g" in English, else the page
+    language's way ("0,01")."""
+    return {
+        name: f"{value:g}" if is_english() else format_number(value)
+        for name, value in zip(("low", "high"), BUILDER_FLIP_PROBABILITIES, strict=True)
+    }
+
+
+def flip_probability_refused() -> str:
+    """What a flip probability outside the builder's limits gets, on saving and instead of a
+    readout."""
+    return gettext(
+        "The flip probability must be a number from %(low)s to %(high)s",
+        **flip_probability_limits(),
+    )
+
+
+def flip_probability_hint() -> str:
+    """The flip probability field's hint beside its label."""
+    return gettext(
+        "(how often a yes/no answer is reversed: a number from %(low)s to %(high)s)",
+        **flip_probability_limits(),
+    )
 
 
 def privacy_explanation(survey: Survey) -> dict:
@@ -116,7 +139,7 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
     """What a flip probability means, in words and numbers, or why the builder does not take
     it."""
     if not is_builder_flip_probability(flip_probability):
-        return {"ok": False, "error": FLIP_PROBABILITY_REFUSED}
+        return {"ok": False, "error": flip_probability_refused()}
     epsilon = privacy.epsilon_from_flip_probability(flip_probability)
     p = float(flip_probability)
     epsilon_total = privacy.total_epsilon([epsilon] * question_count)
@@ -129,13 +152,55 @@ def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:
         "flip_percent": percent_figure(p),
         "deniability_percent": percent_figure(privacy.deniability(p)),
         "odds": privacy.odds_ratio(p),
-        "summary": (
-            f"Each answer is flipped {percent_figure(p)}% of the time "
-            f"(ε = {format_epsilon(epsilon)} a question; {format_epsilon(epsilon_total)} for "
-            f"{counted(question_count, 'question')}). Seeing a “yes”, an observer who thought "
-            f"50/50 can be at most {percent_figure(privacy.deniability(p))}% sure it is true."
-        ),
+        "summary": readout_summary(p, epsilon, epsilon_total, question_count),
     }
+
+
+def readout_summary(p: float, epsilon: float, epsilon_total: float, question_count: int) -> str:
+    """The builder's readout of a flip probability in one sentence: how often an answer is
+    flipped, epsilon a question and in all, and how sure an observer can be."""
+    flip, sure = percent_figure(p), percent_figure(privacy.deniability(p))
+    if not is_english():
+        flip, sure = (local_percent(float(each.replace(",", "."))) for each in (flip, sure))
+    else:
+        flip, sure = f"{flip}%", f"{sure}%"
+    return ngettext(
+        "Each answer is flipped %(flip)s of the time (ε = %(epsilon)s a question; %(total)s for "
+        "%(count)s question). Seeing a “yes”, an observer who thought 50/50 can be at most "
+        "%(sure)s sure it is true.",
+        "Each answer is flipped %(flip)s of the time (ε = %(epsilon)s a question; %(total)s for "
+        "%(count)s questions). Seeing a “yes”, an observer who thought 50/50 can be at most "
+        "%(sure)s sure it is true.",
+        question_count,
+        flip=flip,
+        epsilon=format_epsilon(epsilon),
+        total=format_epsilon(epsilon_total),
+        count=grouped(question_count),
+        sure=sure,
+    )
+
+
+#: Why a survey's status refused a change, by the refusal's reason (SurveyStateError.reason),
+#: as the pages flash it.
+STATE_REFUSALS = {
+    "archived": lazy_gettext(
+        "An archived survey cannot open: put it back on your survey list first."
+    ),
+    "no_questions": lazy_gettext("A survey needs at least one question to open."),
+    "opened_meanwhile": lazy_gettext("The survey was opened or changed a moment ago; reload."),
+    "draft": lazy_gettext("A draft has not opened, so it cannot close."),
+    "open": lazy_gettext("This survey is still taking answers: close it first, then archive it."),
+}
+
+
+def state_refusal(error: SurveyStateError) -> str:
+    """Why the survey's status refused a change, as a page says it: one whole sentence of the
+    catalog; a refusal without one, as the command line says it, made a sentence."""
+    said = STATE_REFUSALS.get(error.reason or "")
+    if said is not None:
+        return str(said)
+    message = str(error)
+    return message[0].upper() + message[1:] + "."
 
 
 #: What archiving does, and why an open survey is not archived.

@@ -14,7 +14,13 @@ from survey_app.surveys.typed_numbers import whole_number
 
 
 class QueryError(ValueError):
-    """A query parameter that cannot be read; its message names the parameter and why."""
+    """A query parameter that cannot be read; its message names the parameter and why, in
+    English (the API's words), and ``reason`` names the refusal for a page that says it in its
+    own language."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason
 
 
 def _shown(raw: str) -> str:
@@ -68,8 +74,9 @@ def parse_survey_list(
     slugs = [slug.strip() for value in values for slug in value.split(",")]
     if not all(slugs) or (required and not slugs):
         raise QueryError(
-            f"{parameter} must name your surveys, separated by commas: ?{parameter}=slug1,slug2"
+            f"{parameter} must name your surveys, separated by commas: ?{parameter}=slug1,slug2",
+            "unnamed_survey",
         )
     if len(set(slugs)) != len(slugs):
-        raise QueryError(f"{parameter} names a survey more than once")
+        raise QueryError(f"{parameter} names a survey more than once", "repeated_survey")
     return slugs

@@ -22,6 +22,7 @@ from survey_app.words import (
     format_number,
     format_points,
     format_upper_bound,
+    grouped,
     percent,
     percent_high,
     percent_low,
@@ -37,6 +38,8 @@ FILTERS: dict[str, Callable] = {
     "upper_bound": format_upper_bound,
     "points": format_points,
     "headcount": format_count,
+    # A whole number, its thousands grouped the page language's way: "1,234", "1.234".
+    "grouped": grouped,
     # A count and its noun, by the one rule for plurals: {{ n|counted("answer") }}.
     "counted": counted,
     # The noun alone, as a count wants it, where the count is placed apart: {{ n|plural("vote") }}.

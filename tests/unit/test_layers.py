@@ -18,7 +18,7 @@ Each module has a rank, and none imports a module of a higher rank (the same ran
    in figures and words; results.words: the range a page leads with, releases and a number's
    figures; results.cautions: why a range is too wide yet; results.question_words: a
    question's sentences, each whole; classroom.words, respondents.words,
-   lesson.words), the documents a program reads
+   lesson.words, planning.readout_words: the builder's readout), the documents a program reads
    (results.documents, results.exports, respondents.definition), builder.errors and
    classroom.qr_codes.
 3. Putting a page's parts together: results.panel (each question's sentences and charts),
@@ -89,9 +89,11 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.web.ratelimits", 1),
     ("survey_app.web.errors", 1),
     ("survey_app.*.words", 2),
-    # Words apart from their package's words module: release, margin and mechanism words.
-    ("survey_app.*.*_words", 2),
     ("survey_app.results.cautions", 2),
+    ("survey_app.planning.readout_words", 2),
+    ("survey_app.planning.margin_words", 2),
+    ("survey_app.results.mechanism_words", 2),
+    ("survey_app.results.release_words", 2),
     ("survey_app.results.question_words", 2),
     ("survey_app.results.documents", 2),
     ("survey_app.results.exports", 2),

@@ -117,3 +117,65 @@ def test_french_says_its_own_plural_and_decimal_comma(client, analyst, sign_in_a
     assert "La question 1 est vide\u00a0: saisissez la question" in page
     both = client.post("/analyst/surveys/new", data=form(token, [empty], title=""), headers=FRENCH)
     assert "Pas encore enregistré\u00a0: 2 points à changer</h2>" in html.unescape(both.text)
+
+
+def readout_in(client, token: str, questions: list[dict], headers: dict) -> dict:
+    """The builder's live readout for ``questions``, a class of 40 and a margin of 10 points."""
+    fields = form(token, questions, class_size="40", margin="10")
+    return client.post("/analyst/privacy-readout", data=fields, headers=headers).get_json()
+
+
+def test_the_readout_reads_right_in_german_with_a_plural_at_1_and_at_2(german):
+    client, token = german
+    page = html.unescape(client.get("/analyst/surveys/new", headers=GERMAN).text)
+    assert "(wie oft eine Ja/Nein-Antwort umgekehrt wird: eine Zahl von 0,01 bis 0,49)" in page
+    assert "Die Fehlerspannen gelten mit 95\u00a0% Sicherheit" in page
+    one = readout_in(client, token, [{"text": "Ja?"}], GERMAN)
+    assert one["summary"].startswith(
+        "Jede Antwort wird in 25\u00a0% der Fälle umgekehrt (ε = 1,10 je Frage; 1,10 für 1 Frage)."
+    )
+    assert one["planning"]["text"] == (
+        "Mit 40 Studierenden: eine Ja/Nein-Frage auf etwa ±27 Prozentpunkte genau bekannt. "
+        "Tschebyscheffs Schranke mit der exakten Varianz würde ±62 Punkte sagen."
+    )
+    assert "verwenden Sie eine Umkehrwahrscheinlichkeit von 0,08" in one["suggestion"]["text"]
+    questions = [
+        {"text": "Ja?"},
+        {"text": "Wie oft?", "type": "choice", "options": "Nie\nEinmal\nOft"},
+        {"text": "Stunden?", "type": "numeric", "min": "0", "max": "40", "unit": "Stunden"},
+        {"text": "Mehr?", "type": "numeric", "min": "0"},
+    ]
+    four = readout_in(client, token, questions, GERMAN)
+    assert "1,10 je Frage; 4,40 für 4 Fragen" in four["summary"]
+    said = four["planning"]["text"]
+    assert "„Wie oft?“ (3 Optionen) auf ±32 Punkte genau" in said
+    assert "würde ±62 und ±87 Punkte sagen" in said
+    # The average's margin with a decimal comma, the question quoted the German way.
+    assert "Mit 40 Studierenden: der Mittelwert von „Stunden?“ auf ±13,1 Stunden genau" in said
+    assert said.endswith(
+        "(1 Zahlenfrage ohne brauchbare kleinste und größte Antwort vorerst nicht berücksichtigt.)"
+    )
+    refused = client.get("/analyst/privacy-readout?flip_probability=0,6", headers=GERMAN).get_json()
+    assert refused["error"] == "Die Umkehrwahrscheinlichkeit muss eine Zahl von 0,01 bis 0,49 sein"
+    size = client.get(
+        "/analyst/privacy-readout?flip_probability=0,3&class_size=abc", headers=GERMAN
+    ).get_json()
+    assert size["planning"]["error"] == (
+        "Die Klassengröße muss eine ganze Zahl von Studierenden sein, etwa 40."
+    )
+
+
+def test_the_readout_says_french_plurals_and_quotes(client, analyst, sign_in_as):
+    sign_in_as(client, analyst)
+    token = csrf_token(client.get("/analyst/surveys/new", headers=FRENCH).text)
+    hours = {"text": "Heures ?", "type": "numeric", "min": "0", "max": "40", "unit": "heures"}
+    said = readout_in(client, token, [hours], FRENCH)
+    assert said["summary"].startswith(
+        "Chaque réponse est inversée 25\u00a0% du temps (ε = 1,10 par question ; 1,10 pour 1 "
+        "question)."
+    )
+    # French quotes, their spaces unbreakable as the language's typography wants them.
+    assert said["planning"]["text"] == (
+        "Avec 40 étudiants : la moyenne de «\u00a0Heures ?\u00a0» à ±13,1 heures près "
+        "(intervalles garantis)."
+    )

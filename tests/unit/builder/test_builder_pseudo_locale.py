@@ -5,9 +5,7 @@ the 50-question limit, a draft's edits, the survey list in each of its states, a
 the builder leaves for the next page.
 
 The survey's own texts are the professor's, typed in Greek here, so that nothing the app says
-can hide among them. The words of modules translated on another branch (the planner's readout,
-the flip probability's limits) are listed in TRANSLATED_ON_ANOTHER_BRANCH, which the checks
-leave aside.
+can hide among them.
 """
 
 from __future__ import annotations
@@ -33,89 +31,6 @@ from tests.unit.respondents.test_pseudo_locale import (
 
 __all__ = ["pseudo_app"]  # the fixture, used by name
 
-#: What the builder's pages show of modules translated on another branch (survey_app.planning,
-#: survey_app.surveys.words), exactly as they show it here: left aside until they are merged.
-TRANSLATED_ON_ANOTHER_BRANCH = {
-    "(how often a yes/no answer is reversed: a number from 0.01 to 0.49)",
-    "The flip probability must be a number from 0.01 to 0.49",
-    (
-        "Each answer is flipped 25% of the time (ε = 1,10 a question; 1,10 for 1 question). "
-        "Seeing a “yes”, an observer who thought 50/50 can be at most 75% sure it is true."
-    ),
-    (
-        "Each answer is flipped 25% of the time (ε = 1,10 a question; 2,20 for 2 questions). "
-        "Seeing a “yes”, an observer who thought 50/50 can be at most 75% sure it is true."
-    ),
-    (
-        "Each answer is flipped 25% of the time (ε = 1,10 a question; 3,30 for 3 questions). "
-        "Seeing a “yes”, an observer who thought 50/50 can be at most 75% sure it is true."
-    ),
-    (
-        "Each answer is flipped 25% of the time (ε = 1,10 a question; 4,40 for 4 questions). "
-        "Seeing a “yes”, an observer who thought 50/50 can be at most 75% sure it is true."
-    ),
-    (
-        "Each answer is flipped 25% of the time (ε = 1,10 a question; 54,94 for 50 questions). "
-        "Seeing a “yes”, an observer who thought 50/50 can be at most 75% sure it is true."
-    ),
-    (
-        "For ⟦±20 þéŕçéñţàĝé þöîñţš⟧ (±8 ώρες for “Πόσες ώρες;”) with 40 students, use a flip "
-        "probability of 0.09: the most privacy that still reaches that margin for every "
-        "question."
-    ),
-    (
-        "Give each multiple-choice question its options (2 to 12), and each numeric question "
-        "its bounds, to see what the class will learn."
-    ),
-    (
-        "Margins are at 95% confidence: the range the dashboard gives holds the true share at "
-        "least 95 times in 100, and is about this wide on average (⟦±10 þéŕçéñţàĝé þöîñţš⟧ "
-        "around 40% means 30% to 50%). A higher flip probability gives each student more "
-        "privacy, but needs more students for the same margin."
-    ),
-    "The class size must be a whole number of students, like 40.",
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧. Chebyshev’s bound with the exact variance would say ±62 points."
-    ),
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧. Chebyshev’s bound with the exact variance would say ±62 points. (1 number "
-        "question without a usable smallest and largest answer yet left out.)"
-    ),
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧. Chebyshev’s bound with the exact variance would say ±62 points. With 40 "
-        "students, the average of “Πόσες ώρες;” within ±13.1 ώρες (guaranteed ranges)."
-    ),
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧; question 4 (2 options) within ⟦±27 þöîñţš⟧; “Πόσο συχνά;” (3 options) within "
-        "⟦±32 þöîñţš⟧. Chebyshev’s bound with the exact variance would say ±62, ±62 and ±87 "
-        "points. With 40 students, the average of “Πόσες ώρες;” within ±13.1 ώρες (guaranteed "
-        "ranges)."
-    ),
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧; “Πόσο συχνά;” (3 options) within ⟦±32 þöîñţš⟧. Chebyshev’s bound with the "
-        "exact variance would say ±62 and ±87 points. With 40 students, the average of “Πόσες "
-        "ώρες;” within ±13.1 ώρες (guaranteed ranges)."
-    ),
-    (
-        "With 40 students, a yes/no question will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧; “Πόσο συχνά;” (3 options) within ⟦±32 þöîñţš⟧. Chebyshev’s bound with the "
-        "exact variance would say ±62 and ±87 points. With 40 students, the average of “Πόσες "
-        "ώρες;” within ±13.1 ώρες (guaranteed ranges). (1 number question without a usable "
-        "smallest and largest answer yet left out.)"
-    ),
-    "With 40 students, the average of “Πόσες ώρες;” within ±32502866 ώρες (guaranteed ranges).",
-    "With 40 students, the average of “Πόσες ώρες;” within ±3255 ώρες (guaranteed ranges).",
-    "With 40 students, the average of “Πόσες ώρες;” within ±329 ώρες (guaranteed ranges).",
-    (
-        "With 40 students, “Πόσο;” (2 options) will be known within about ⟦±27 þéŕçéñţàĝé "
-        "þöîñţš⟧. Chebyshev’s bound with the exact variance would say ±62 points."
-    ),
-}
 #: What a builder page quotes back that is not the app's words: the professor's address, the
 #: code of an invisible character typed, and the languages' names in the students' language
 #: select (each in itself).
@@ -148,8 +63,8 @@ def greek_form(token: str, questions: list[dict], **fields) -> dict:
 
 
 def left(page: str, *typed: str) -> list[str]:
-    """The English a builder page shows, but what was typed and the other branch's words."""
-    aside = (*QUOTED, *typed, *TRANSLATED_ON_ANOTHER_BRANCH)
+    """The English a builder page shows, but what was typed."""
+    aside = (*QUOTED, *typed)
     return english_left(page, typed=tuple(sorted(aside, key=len, reverse=True)))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from tests.analyst_helpers import submit
+from tests.analyst_helpers import csrf_token, submit
 from tests.unit.respondents.test_pseudo_locale import ANSWERED, GREEK
 
 GERMAN = {"Accept-Language": "de-DE,de;q=0.9"}
@@ -70,3 +70,29 @@ def test_french_writes_its_numbers_its_own_way(app, client, analyst, sign_in_as,
     # Thousands grouped with a narrow no-break space, as CLDR's French does.
     assert "\u202f" in page.split("Pour connaître chaque part", 1)[1].split("</p>", 1)[0]
     assert "Ce sondage est <strong>ouvert</strong>." in page
+
+
+def test_state_refusals_and_a_malformed_pool_read_right_in_german(
+    app, client, analyst, sign_in_as, make_survey
+):
+    """What the survey's status refuses (archiving an open survey, opening an archived one) is
+    flashed in German, and so is why ``?pool=`` cannot be read; the API keeps its English."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK)
+    token = csrf_token(client.get("/analyst/surveys/new", headers=GERMAN).text)
+    archive = f"/analyst/surveys/{slug}/archive"
+    client.post(archive, data={"csrf_token": token}, headers=GERMAN)
+    page = page_of(client, slug, GERMAN)
+    assert (
+        "Diese Umfrage nimmt noch Antworten an: Schließen Sie sie zuerst und archivieren Sie "
+        "sie dann."
+    ) in page
+    assert "still taking answers" not in page
+    for refused, said in (
+        (",", "pool muss Ihre Umfragen nennen, durch Kommas getrennt: ?pool=slug1,slug2"),
+        (f"{slug},x,x", "pool nennt eine Umfrage mehr als einmal"),
+    ):
+        page = page_of(client, slug, GERMAN, pool=refused)
+        assert f"Diese Umfragen lassen sich nicht kombinieren: {said}." in page
+    english = page_of(client, slug, {"Accept-Language": "en"}, pool=",")
+    assert "pool must name your surveys, separated by commas: ?pool=slug1,slug2" in english

@@ -5,6 +5,7 @@ piece of arithmetic it shows still adds up as written, on the digits as German w
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 
@@ -122,6 +123,12 @@ def test_a_number_question_adds_up_in_german(app, client, hours, analyst, sign_i
     bound = text_of(pages[4], "lesson-notes-bound")
     result = alternatives(pages[4])[0].rsplit("= ", 1)[1]
     assert bound == f"±{result} hours" and "," in result
+    # Step 3: the average's range and its guarantee, one whole sentence of the catalog.
+    assert re.search(
+        r"Aus 40 zufällig veränderten Zahlen ergibt sich ein Durchschnitt von etwa \d+,\d hours ?: "
+        r"zwischen \S+ und \d+,\d hours ?, garantiert in mindestens 95\s% der Fälle\.",
+        plain(pages[3]),
+    ), plain(pages[3])
 
 
 def test_the_checks_read_german_digits():
@@ -218,3 +225,20 @@ def test_the_lesson_speaks_the_survey_s_language_whatever_the_browser(
     submit_and_close(app, unpinned, ROWS)
     english = client.get(f"/analyst/surveys/{unpinned}/lesson?step=1", headers=english_browser)
     assert '<html lang="en"' in english.text
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("de", "(1.234 Antworten)"), ("fr", "(1\u202f234 réponses)"), ("en", "(1,234 of them)")],
+)
+def test_the_download_groups_its_count_of_answers(app, language, said):
+    """The downloaded lesson's count of answers, its thousands grouped the language's way
+    (the ``grouped`` filter), apart from the count that picks its plural form."""
+    source = app.jinja_env.loader.get_source(app.jinja_env, "lesson/lesson_download.html")[0]
+    sentence = re.search(r"\{% trans count=results\.respondents.*?\{% endtrans %\}", source)[0]
+    with app.test_request_context("/"), force_locale(language):
+        page = app.jinja_env.from_string(sentence).render(
+            results=type("Results", (), {"respondents": 1234})(),
+            made_on=dt.date(2026, 11, 27),
+        )
+    assert said in page, page

@@ -15,7 +15,6 @@ import re
 
 import pytest
 
-from survey_app.results.words import BOUND_WORDS, MECHANISM_WORDS
 from tests.analyst_helpers import submit
 from tests.unit.respondents.test_pseudo_locale import (
     ANSWERED,
@@ -27,15 +26,6 @@ from tests.unit.respondents.test_pseudo_locale import (
 
 __all__ = ["pseudo_app"]  # the fixture, used by name
 
-#: What the lesson shows of results.words, whose translation is made apart from the lesson's
-#: (the dashboard's words): left out here until they meet in one branch.
-TRANSLATED_ON_ANOTHER_BRANCH = {
-    *MECHANISM_WORDS.values(),  # step 1 of a number question
-    *BOUND_WORDS.values(),  # step 4 of a number question: what its range comes from
-    "guaranteed at least",  # results.words.range_guarantee, step 3 of a number question
-    "of the time, however often you look",
-    "of the time",
-}
 #: The formulas' symbols: the names a formula's text alternative and its MathML use.
 SYMBOLS = {"p", "b", "n", "h", "x", "P", "Q", "E", "V", "ln", "sqrt", "delta", "epsilon"}
 #: A formula's box (its name, checked apart) holding its MathML.
@@ -64,9 +54,7 @@ def formula_words_left(page: str) -> list[str]:
 def leaks(page: str) -> list[str]:
     """English left anywhere on a lesson page: its text (the formulas apart), and its formulas'
     words."""
-    texts = english_left(
-        page, skipped=(("div", "lesson-formula"),), typed=tuple(TRANSLATED_ON_ANOTHER_BRANCH)
-    )
+    texts = english_left(page, skipped=(("div", "lesson-formula"),))
     # A text of symbols alone is mathematics: the trade-off's column "p".
     words = [text for text in texts if set(re.findall(r"[A-Za-z]+", text)) - SYMBOLS]
     return words + formula_words_left(page)
