@@ -72,7 +72,7 @@ def check_german_ceiling(text: str) -> None:
     """Step 6's ceiling in German: the prior odds from the prior, times e^eps, as chances."""
     found = re.search(
         rf"Die Chancen für „[^“]+“, ({FIGURE}) \(({FIGURE}) % gegen ({FIGURE}) %\), können "
-        rf"höchstens um das e ε = (?:\(1 − p\) / p|P / Q) = ({FIGURE}) / ({FIGURE})-fache "
+        rf"höchstens um den Faktor e ε = (?:\(1 − p\) / p|P / Q) = ({FIGURE}) / ({FIGURE}) "
         rf"wachsen, auf ({FIGURE}) : eine Wahrscheinlichkeit von ({FIGURE}) %",
         text,
     )
