@@ -26,7 +26,7 @@ from survey_app.results.mechanism_words import (
 from survey_app.results.release_words import held_words, included_words
 from survey_app.results.releases import MIN_ANSWERS_FOR_SHARES, results_appear_at
 from survey_app.results.tables import NumericResult, SurveyResults, shown_range
-from survey_app.web.languages import current_locale, is_english
+from survey_app.web.languages import DEFAULT_LANGUAGE, LANGUAGE_NAMES, current_locale, is_english
 from survey_app.words import (
     format_number,
     grouped,
@@ -108,6 +108,12 @@ RESULTS_CSV_WITH_NUMBERS = lazy_gettext(
     "the estimate and its interval; for a number question, its average with its range, then a "
     "row per bar of its spread."
 )
+#: The results' CSV with its columns' names in a second header row, in each language the app
+#: speaks but English (``%(links)s``: a link a language, ``?labels=``: results.exports).
+RESULTS_CSV_LABELLED = lazy_gettext(
+    "The same with the columns’ names in a second header row, for a spreadsheet: %(links)s "
+    "(pandas skips that row: <code>pd.read_csv(path, skiprows=[1])</code>)."
+)
 #: When the randomized responses can be downloaded, while they cannot yet: once the survey
 #: closes, and, while its results are held back, with a batch of new answers.
 RESPONSES_ONCE_CLOSED = lazy_gettext(
@@ -181,7 +187,25 @@ def export_words(results_href: str, has_numeric: bool, results_held: bool) -> di
         "responses_later": str(
             RESPONSES_ONCE_CLOSED_AND_RELEASED if results_held else RESPONSES_ONCE_CLOSED
         ),
+        "labelled": labelled_exports(results_href),
     }
+
+
+def labelled_exports(results_href: str) -> Markup | None:
+    """Links to the results' CSV with the columns' names in each language the app speaks but
+    English (each link in its language's own name), in a sentence; None when it speaks only
+    English."""
+    links = [
+        Markup('<a href="%s" hreflang="%s" lang="%s" class="language-name">%s</a>')
+        % (f"{results_href}&labels={code}", code, code, name)
+        for code, name in LANGUAGE_NAMES.items()
+        if code != DEFAULT_LANGUAGE
+    ]
+    if not links:
+        return None
+    # The list's joining words are CLDR's ("Deutsch und Français"), plain text around the links.
+    joined = Markup(format_list([str(link) for link in links], locale=current_locale()))
+    return Markup(str(RESULTS_CSV_LABELLED)) % {"links": joined}
 
 
 # --------------------------------------------------------------------------- ranges

@@ -96,3 +96,26 @@ def test_state_refusals_and_a_malformed_pool_read_right_in_german(
         assert f"Diese Umfragen lassen sich nicht kombinieren: {said}." in page
     english = page_of(client, slug, {"Accept-Language": "en"}, pool=",")
     assert "pool must name your surveys, separated by commas: ?pool=slug1,slug2" in english
+
+
+def test_the_exports_link_the_results_with_the_columns_names_in_each_language(
+    app, client, analyst, sign_in_as, make_survey, close
+):
+    """A professor reading German finds results.csv with a German header row under the keys,
+    and one in French: each link named in its language, its address asking for ?labels=."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK)
+    submit(app, slug, ANSWERED)
+    close(slug)
+    raw = client.get(f"/analyst/surveys/{slug}", headers=GERMAN).text
+    item = raw.split('id="results-labelled">', 1)[1].split("</li>", 1)[0]
+    links = dict(re.findall(r'<a href="([^"]+)" hreflang="(\w+)"', item))
+    assert sorted(links.values()) == ["de", "fr"]
+    assert ">Deutsch</a> und <a" in item and "pd.read_csv(path, skiprows=[1])" in item
+    assert "zweiten Kopfzeile" in html.unescape(item)
+    german = next(href for href, code in links.items() if code == "de")
+    rows = client.get(html.unescape(german)).get_data(as_text=True).lstrip("\ufeff").splitlines()
+    assert rows[0].startswith("question_number,question,")  # the keys, as in every language
+    assert rows[1].startswith("Nummer der Frage,") and ",Unverzerrte Schätzung," in rows[1]
+    english = page_of(client, slug, {"Accept-Language": "en"})
+    assert "The same with the columns’ names in a second header row" in english

@@ -39,12 +39,13 @@ def either_words() -> tuple[str, ...]:
 
 def leaks(page: str, app, *slugs: str, quoted: tuple[str, ...] = ()) -> list[str]:
     """The English left on a page of the surveys ``slugs``: not their addresses, join codes,
-    slugs, what was typed and is ``quoted`` back, nor the locale's own words."""
+    slugs, what was typed and is ``quoted`` back, nor the locale's own words, nor the languages'
+    names, each in itself (the labelled exports' links)."""
     typed = [*QUOTED, *either_words(), *slugs, *quoted]
     with app.app_context():
         for slug in slugs:
             typed += typed_on_the_projector(slug)
-    return english_left(page, typed=tuple(typed))
+    return english_left(page, skipped=(("a", "language-name"),), typed=tuple(typed))
 
 
 def greek(mechanism: str | None = None, kinds: tuple[str, ...] = ()) -> dict:
