@@ -18,10 +18,10 @@ from survey_app import kinds, privacy
 from survey_app.kinds.numeric import typed_or_text
 from survey_app.planning import shares as planning
 from survey_app.storage.models import Survey
+from survey_app.surveys.definition_checks import MAX_QUESTION_LENGTH
 from survey_app.surveys.services import (
     BUILDER_FLIP_PROBABILITIES,
     MAX_INTRO_LENGTH,
-    MAX_QUESTION_LENGTH,
     MAX_TITLE_LENGTH,
 )
 from survey_app.surveys.typed_numbers import typed_number

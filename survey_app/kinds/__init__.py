@@ -38,9 +38,9 @@ def kind_of(question: object) -> Kind:
 
 def _register_the_kinds() -> None:
     # The one list of the kinds every survey can ask.
-    from survey_app.kinds import choice, numeric, yes_no
+    from survey_app.kinds import choice, numeric, paired, yes_no
 
-    for module in (yes_no, choice, numeric):
+    for module in (yes_no, choice, numeric, paired):
         register(module.KIND)
 
 

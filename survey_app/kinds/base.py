@@ -21,6 +21,8 @@ class QuestionDefinition:
     maximum: float | None = None
     unit: str | None = None
     mechanism: str | None = None
+    #: A paired question's two questions, each as its own kind parsed it (None otherwise).
+    parts: tuple[QuestionDefinition, ...] | None = None
 
 
 class Kind:
@@ -32,6 +34,8 @@ class Kind:
     label: ClassVar[str]
     #: The definition's fields it has beyond ``text`` and ``type``.
     fields: ClassVar[tuple[str, ...]] = ()
+    #: Its definition must give a ``text`` (False: the kind makes one when none is given).
+    text_required: ClassVar[bool] = True
     #: Its answers are one of its option labels (counted per option, every option tallied when
     #: the survey opens); False: answers are numbers, counted as they arrive.
     has_options: ClassVar[bool] = True
@@ -80,6 +84,10 @@ class Kind:
         """A stored question's fields beyond ``text`` and ``type``, as a definition writes them."""
         return {}
 
+    def parts_stored(self, definition: QuestionDefinition) -> list[dict] | None:
+        """What storage keeps of a defined question's parts (questions.parts); None: none."""
+        return None
+
     def blank(self) -> dict:
         """The new question the builder's "Add" button for this kind adds."""
         return {"text": "", "type": self.name}
@@ -103,6 +111,10 @@ class Kind:
         """The labels as a respondent's page shows them, in its language: the author's own
         words as written, unless the kind's labels are the app's."""
         return self.option_labels(question)
+
+    def shown_order(self, count: int) -> tuple[int, ...]:
+        """The order a respondent's page lists the ``count`` options' values in."""
+        return tuple(range(count))
 
     def shown_label(self, label: str) -> str:
         """One of the kind's labels as a page shows it, in its language (the results' words):

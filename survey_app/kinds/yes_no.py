@@ -34,6 +34,10 @@ class YesNo(Kind):
     def shown_labels(self, question: Any) -> list[str]:
         return [self.shown_label(label) for label in YES_NO_LABELS]
 
+    def shown_order(self, count: int) -> tuple[int, ...]:
+        # Yes first.
+        return (1, 0)
+
     def shown_label(self, label: str) -> str:
         return str(SHOWN_LABELS.get(label, label))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.storage.models import Question, Survey
 
 
@@ -71,4 +71,25 @@ def numeric_definition(mechanism: privacy.NumericMechanism, question: Question) 
             "real_epsilon": mechanism.real_epsilon,
         },
         "report_range": [low, high],
+    }
+
+
+@browser_fields.register(privacy.JointRandomizedResponse)
+def paired_definition(mechanism: privacy.JointRandomizedResponse, question: Question) -> dict:
+    """What a browser needs to randomize a pair of answers as one: each question's options
+    (``shape``, ``k1`` then ``k2``) and texts; its ``options`` are the cells, by report
+    ``a k2 + b``, and ``report_range`` what the submission API accepts."""
+    parts = kinds.kind_of(question).parts(question)
+    labels = kinds.kind_of(question).part_labels(question)
+    return {
+        "shape": list(mechanism.shape),
+        "parts": [
+            {
+                "text": part.text,
+                "type": part.kind,
+                "options": [{"value": v, "label": label} for v, label in enumerate(part_labels)],
+            }
+            for part, part_labels in zip(parts, labels, strict=True)
+        ],
+        "report_range": list(mechanism.report_range),
     }

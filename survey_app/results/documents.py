@@ -51,7 +51,7 @@ def results_document(results: SurveyResults) -> dict:
                 "text": question.text,
                 "type": question.kind,
                 "n": question.n,
-                **told_fields(question.told, question),
+                **told_fields(question.told, question, kind),
                 "options": [option_fields(option, kind) for option in question.options],
             }
             for question in results.questions
@@ -84,17 +84,71 @@ def option_fields(option, kind: str) -> dict:
 
 
 @functools.singledispatch
-def told_fields(told: privacy.Told, question) -> dict:
+def told_fields(told: privacy.Told, question, kind: str) -> dict:
     """What the JSON API adds to a question's options for what its counts tell: each kind
     (privacy.Shares, privacy.Average) answers for itself. Shares add nothing: their
-    ``options`` say it all."""
+    ``options`` say it all. ``kind``: the range the headlines keep within."""
     return {}
 
 
 @told_fields.register(privacy.Average)
-def _average_fields(told: privacy.Average, question) -> dict:
+def _average_fields(told: privacy.Average, question, kind: str) -> dict:
     """An average's figures (:func:`numeric_document`)."""
     return numeric_document(question.numeric)
+
+
+@told_fields.register(privacy.JointShares)
+def _joint_fields(told: privacy.JointShares, question, kind: str) -> dict:
+    """A paired question's table (its ``options`` are its cells, by report ``a k2 + b``): each
+    cell with the two answers it holds, each question's own shares, and the association."""
+    k2 = told.shape[1]
+    return {
+        "shape": list(told.shape),
+        "cells": [
+            {
+                "row_value": option.value // k2,
+                "column_value": option.value % k2,
+                **option_fields(option, kind),
+            }
+            for option in question.options
+        ],
+        "margins": [
+            [margin_fields(value, estimate) for value, estimate in enumerate(margin.estimates)]
+            for margin in told.margins
+        ],
+        "association": association_fields(told.association),
+    }
+
+
+def margin_fields(value: int, estimate: privacy.Estimate) -> dict:
+    """One answer's share of one question of a pair, as an option's figures are given."""
+    return {
+        "value": value,
+        "noisy_count": estimate.noisy_count,
+        "estimate": estimate.estimate,
+        "headline": estimate.headline(estimate.exact_low, estimate.exact_high),
+        "exact_ci_low": estimate.exact_low,
+        "exact_ci_high": estimate.exact_high,
+        "simultaneous_ci_low": estimate.simultaneous_low,
+        "simultaneous_ci_high": estimate.simultaneous_high,
+        "live_ci_low": estimate.live_low,
+        "live_ci_high": estimate.live_high,
+    }
+
+
+def association_fields(association: privacy.Association) -> dict:
+    """How a pair's answers go together: the p-value of "unrelated" (approximate) and, for two
+    yes/no questions, the difference with its range (guaranteed), each with its method."""
+    return {
+        "p_value": association.p_value,
+        "p_value_guaranteed": association.p_value_guaranteed,
+        "method": association.method,
+        "difference": association.difference,
+        "difference_ci_low": association.difference_low,
+        "difference_ci_high": association.difference_high,
+        "difference_guaranteed": association.difference_guaranteed,
+        "difference_method": association.difference_method,
+    }
 
 
 def numeric_document(result: NumericResult) -> dict:

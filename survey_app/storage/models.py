@@ -259,7 +259,8 @@ class Survey(db.Model):
 
 
 class Question(db.Model):
-    """One question: ``yes_no``, ``choice`` (2 to 12 options) or ``numeric`` (a bounded number)."""
+    """One question: ``yes_no``, ``choice`` (2 to 12 options), ``numeric`` (a bounded number) or
+    ``paired`` (two of the first two kinds, randomized together)."""
 
     __tablename__ = "questions"
     __table_args__ = (UniqueConstraint("survey_id", "position"),)
@@ -283,6 +284,9 @@ class Question(db.Model):
     #: The mechanism chosen for a numeric question the definition names none for, fixed when
     #: the survey opens (the browsers randomize with it; a later rule must not change it).
     chosen_mechanism: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    #: A paired question's two questions, as its kind stores them (survey_app.kinds.paired):
+    #: each one's text, kind and option labels. None for other questions.
+    parts: Mapped[list[dict] | None] = mapped_column(JSON, nullable=True)
 
     survey: Mapped[Survey] = relationship(back_populates="questions")
 

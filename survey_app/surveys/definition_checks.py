@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+#: The longest a question's text may be.
+MAX_QUESTION_LENGTH = 1000
+
 
 class SurveyDefinitionError(ValueError):
     """A survey definition is invalid; the message names the field and what is wrong.

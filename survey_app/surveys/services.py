@@ -40,14 +40,17 @@ from survey_app.storage.models import (
     normalise_join_code,
     utc_now,
 )
-from survey_app.surveys.definition_checks import SurveyDefinitionError, refused
+from survey_app.surveys.definition_checks import (
+    MAX_QUESTION_LENGTH,
+    SurveyDefinitionError,
+    refused,
+)
 from survey_app.surveys.definition_checks import checked_text as _text
 from survey_app.web import strictjson
 from survey_app.web.languages import SHIPPED_LANGUAGES, is_shipped
 
 MAX_TITLE_LENGTH = 200
 MAX_INTRO_LENGTH = 5000
-MAX_QUESTION_LENGTH = 1000
 MAX_QUESTIONS = 50
 MIN_FLIP_PROBABILITY = 0.000001
 MAX_FLIP_PROBABILITY = 0.499999
@@ -134,13 +137,19 @@ def parse_question(index: int, raw: object) -> QuestionDefinition:
     unknown = set(raw) - {"text", "type", "options", *every_field}
     if unknown:
         raise refused(field, "unknown_field", f"unknown field {sorted(unknown)[0]!r}")
-    text = _text(f"{field}.text", raw.get("text"), MAX_QUESTION_LENGTH, line_breaks=True)
     try:
         kind = kinds.kind_named(raw.get("type"))
     except KeyError:
         names = [repr(name) for name in kinds.KINDS]
         detail = f"must be {', '.join(names[:-1])} or {names[-1]}, got {raw.get('type')!r}"
         raise refused(f"{field}.type", "type", detail) from None
+    text = _text(
+        f"{field}.text",
+        raw.get("text", None if kind.text_required else ""),
+        MAX_QUESTION_LENGTH,
+        required=kind.text_required,
+        line_breaks=True,
+    )
     # A field of another kind (options aside, which the kind refuses itself) is named with it.
     for name in raw:
         if name not in ("text", "type", "options", *kind.fields):
@@ -329,6 +338,7 @@ def replace_questions(survey: Survey, questions: tuple[QuestionDefinition, ...])
             maximum=question.maximum,
             unit=question.unit,
             numeric_mechanism=question.mechanism,
+            parts=kinds.kind_of(question).parts_stored(question),
         )
         for position, question in enumerate(questions)
     )

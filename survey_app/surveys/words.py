@@ -94,8 +94,14 @@ def privacy_how(questions, flip_percent: str) -> str:
         if "yes_no" not in asked:
             return f"{how} (as much protection as a {flip_percent}% flip of a yes/no answer)"
         return f"{how}, all at the same strength" if len(ways) > 1 else how
-    said = PRIVACY_HOW[tuple(name for name in kinds.KINDS if name in asked)]
-    return str(said) % {"flip": local_percent(float(flip_percent.replace(",", ".")))}
+    flip = {"flip": local_percent(float(flip_percent.replace(",", ".")))}
+    others = tuple(name for name in kinds.KINDS if name in asked and name != "paired")
+    if not others:
+        return str(PAIRED_HOW_ALONE) % flip
+    said = str(PRIVACY_HOW[others]) % flip
+    # A pair's way in a sentence of its own: the table above stays one sentence a set of the
+    # other kinds, not one for every set with pairs too.
+    return f"{said}. {PAIRED_HOW_TOO}" if "paired" in asked else said
 
 
 #: What each kind of question asked gets, in one sentence, by the kinds asked (in the
@@ -133,6 +139,18 @@ PRIVACY_HOW = {
         "number before sending it, all at the same strength"
     ),
 }
+
+
+#: What a survey asking only paired questions does to each pair of answers.
+PAIRED_HOW_ALONE = lazy_gettext(
+    "Each respondent’s browser swaps each pair of answers for another pair at random before "
+    "sending it (as much protection as a %(flip)s flip of a yes/no answer)"
+)
+#: What a survey asking other questions too does to each pair of answers (after their words).
+PAIRED_HOW_TOO = lazy_gettext(
+    "Two questions asked together are swapped as one answer for another pair at random, at "
+    "the same strength"
+)
 
 
 def privacy_readout(flip_probability: object, question_count: int = 1) -> dict:

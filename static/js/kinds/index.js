@@ -4,9 +4,10 @@
 
 import { choice } from "./choice.js";
 import { numeric } from "./numeric.js";
+import { paired } from "./paired.js";
 import { yesNo } from "./yes-no.js";
 
-const KINDS = { yes_no: yesNo, choice, numeric };
+const KINDS = { yes_no: yesNo, choice, numeric, paired };
 
 /** Add a kind (its name as survey_app/kinds registers it). */
 export function registerKind(name, kind) {

@@ -87,7 +87,7 @@ def test_a_definition_with_a_registered_kind_parses_and_an_unregistered_one_is_r
     with pytest.raises(SurveyDefinitionError) as refused:
         parse_definition(DEFINITION)
     assert str(refused.value) == (
-        "questions[0].type: must be 'yes_no', 'choice' or 'numeric', got 'scale'"
+        "questions[0].type: must be 'yes_no', 'choice', 'numeric' or 'paired', got 'scale'"
     )
 
 
@@ -171,7 +171,7 @@ def test_its_submissions_are_counted_and_its_rows_are_in_the_results_and_csv(
 
 #: A kind named in code: as a quoted name, or by the enumeration and test that were replaced.
 NAMES_A_KIND = re.compile(
-    r"""["'](yes_no|choice|numeric)["']|QuestionKind|is_numeric|\.type === \""""
+    r"""["'](yes_no|choice|numeric|paired)["']|QuestionKind|is_numeric|\.type === \""""
 )
 #: The kinds' own folders, and the migrations (history: they describe the schema as it was).
 OWN_FOLDERS = ("survey_app/kinds/", "static/js/kinds/", "templates/kinds/", "survey_app/storage/")

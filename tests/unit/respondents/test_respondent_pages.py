@@ -272,6 +272,7 @@ def test_every_script_the_page_loads_carries_its_integrity(client, survey):
         "/static/js/kinds/index.js",
         "/static/js/kinds/numeric.js",
         "/static/js/kinds/options.js",
+        "/static/js/kinds/paired.js",
         "/static/js/kinds/yes-no.js",
         "/static/js/page-words.js",
         "/static/js/randomized-response.js",
@@ -338,7 +339,7 @@ def test_page_publishes_the_sha256_of_every_script(app, client, survey):
         served = client.get(path)
         assert hashlib.sha256(served.data).hexdigest() == expected
         served.close()
-    assert len(hashes) == len(loaded_scripts(page)) == 11  # survey.js and its 10 modules
+    assert len(hashes) == len(loaded_scripts(page)) == 12  # survey.js and its 11 modules
     assert "Check the scripts" in page.text("h3")
 
 

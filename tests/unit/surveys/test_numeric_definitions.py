@@ -69,7 +69,7 @@ def test_a_numeric_question_is_parsed():
         (numeric(options=["a", "b"]), "questions[0].options: a numeric question has no options"),
         (numeric(unit="x" * 41), "questions[0].unit: must be at most 40 characters"),
         ({"text": "x", "type": "yes_no", "min": 0}, "questions[0].min: only a numeric question"),
-        ({"text": "x", "type": "number"}, "must be 'yes_no', 'choice' or 'numeric'"),
+        ({"text": "x", "type": "number"}, "must be 'yes_no', 'choice', 'numeric' or 'paired'"),
     ],
 )
 def test_bad_numeric_questions_are_refused_naming_the_field(question, message):
