@@ -1,6 +1,6 @@
 """The students' pages and the projector in German and in a right-to-left language, in Chromium:
 axe-core finds nothing (tests/browser/test_accessibility.py's checks, as for English), and a
-right-to-left page mirrors while a German one does not.
+right-to-left page mirrors while a German one does not, the lesson's charts too.
 
 The right-to-left language is a pseudo-language made here from messages.pot, never shipped:
 Hebrew (a CLDR language the app does not ship, written right to left), each message's Latin
@@ -372,3 +372,70 @@ return parts.filter((part) => part.getClientRects().length > 0).filter((part) =>
   return box.top < above.bottom - 0.5 || box.top < own.top - 0.5 || box.bottom > own.bottom + 0.5;
 }).map((part) => part.className);
 """
+
+
+#: Each of the lesson's charts on the page, measured in CSS pixels: the centres of its axis's
+#: ticks in their order in the drawing (lowest value first), how far each label's left and right
+#: edges stand from the axis's (a label is written from where the axis starts), and how many of
+#: its words show mirrored (the product of the horizontal scales of their transforms, up to the
+#: page, turns them back to front).
+LESSON_CHARTS = """
+const centre = (element) => {
+  const box = element.getBoundingClientRect();
+  return (box.left + box.right) / 2;
+};
+const backToFront = (element) => {
+  let scale = 1;
+  for (let node = element; node && node !== document.documentElement; node = node.parentElement) {
+    const transform = getComputedStyle(node).transform;
+    if (transform && transform !== "none") scale *= new DOMMatrix(transform).a;
+  }
+  return scale < 0;
+};
+return [...document.querySelectorAll("svg.lesson-chart")].map((chart) => {
+  const axis = chart.querySelector("line.lesson-axis").getBoundingClientRect();
+  return {
+    ticks: [...chart.querySelectorAll("text.lesson-tick")].map(centre),
+    labels: [...chart.querySelectorAll("text.lesson-chart-label")].map((label) => {
+      const box = label.getBoundingClientRect();
+      return [box.left - axis.left, box.right - axis.right];
+    }),
+    mirroredWords: [...chart.querySelectorAll("text")].filter(backToFront).length,
+  };
+});
+"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_lesson_s_charts(
+    make_chromium, live_app, analyst, make_survey, speaking_right_to_left, language
+):
+    """The lesson's charts (a yes/no question's ranges and its re-runs, a choice question's
+    options) are drawn from the page's start side as the dashboard's are: right to left, the
+    axis's lowest tick (0 %) right of its highest (100 %) and the labels written from its right
+    end, each word still reading forwards; in German, left to right."""
+    slug = answered(live_app, make_survey, survey_of_every_kind(language))
+    driver = signed_in(make_chromium, live_app, analyst)
+    speak(driver, language)
+    driver.set_window_size(1280, 900)
+    mirrored = language == RIGHT_TO_LEFT
+    charts = 0
+    for question, step in ((1, 4), (1, 5), (2, 4)):
+        driver.get(live_app.url(f"/analyst/surveys/{slug}/lesson?question={question}&step={step}"))
+        settle(driver)
+        where = f"the lesson's question {question}, step {step}, in {language}"
+        assert driver.execute_script("return document.documentElement.dir") == (
+            "rtl" if mirrored else "ltr"
+        ), where
+        for chart in driver.execute_script(LESSON_CHARTS):
+            charts += 1
+            lowest, *_, highest = chart["ticks"]
+            assert (lowest > highest) if mirrored else (lowest < highest), where
+            # Each label written from the axis's start: its right edge at the axis's right end
+            # right to left, its left edge at the left end otherwise (a glyph's side bearing
+            # apart).
+            for left, right in chart["labels"]:
+                start = right if mirrored else left
+                assert abs(start) < 3, f"{where}: a label {start:.0f} px off the axis's start"
+            assert chart["mirroredWords"] == 0, f"{where}: words shown back to front"
+    assert charts == 3
