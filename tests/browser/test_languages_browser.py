@@ -34,11 +34,13 @@ from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.surveys.services import close_survey, find_survey
 from survey_app.web import languages
-from tests.browser.test_accessibility import AXE, check_at_every_width, settle, signed_in
+from tests.browser.test_accessibility import axe_source, check_at_every_width, settle, signed_in
 from tests.unit.respondents.test_pseudo_locale import KEPT
 from tests.unit.web.test_translations import TRANSLATIONS
 
 pytestmark = pytest.mark.browser
+
+__all__ = ["axe_source"]  # the fixture (axe-core's script, read once a module), used by name
 
 #: The right-to-left pseudo-language's code: Hebrew, which CLDR knows (its plural rule, its
 #: numbers, its direction) and the app does not ship.
@@ -51,14 +53,6 @@ HEBREW = dict(
     )
 )
 WIDTHS = (360, 1280)
-
-
-@pytest.fixture(scope="module")
-def axe() -> str:
-    """axe-core's script (test_accessibility.py's axe), read once for the module."""
-    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
-        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
-    return AXE.read_text(encoding="utf-8")
 
 
 def right_to_left(message: str) -> str:
@@ -292,7 +286,7 @@ LANGUAGES = ["de", RIGHT_TO_LEFT]
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_students_pages(
-    make_chromium, live_app, make_survey, speaking_right_to_left, axe, tmp_path, language
+    make_chromium, live_app, make_survey, speaking_right_to_left, axe_source, tmp_path, language
 ):
     """The join page, a survey of every kind of question, after sending, a closed survey and
     the class's results: mirrored right to left (not in German), axe finds nothing."""
@@ -303,14 +297,14 @@ def test_the_students_pages(
     speak(phone, language)
     phone.get(live_app.url("/"))
     assert check_the_sides(phone, language, "join", tmp_path) >= 1  # the form, at 1280
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{slug}"))
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
     # Five radios and the number's field at both widths, three legends at 1280 px (at 360 a
     # long one is as wide as its question).
     assert check_the_sides(phone, language, "survey", tmp_path) >= 2 * (5 + 1) + 3
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
     for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
         choices = fieldset.find_elements(By.CSS_SELECTOR, "input[type=radio]")
         if choices:
@@ -320,16 +314,16 @@ def test_the_students_pages(
     phone.find_element(By.ID, "submit-survey").click()
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
     assert check_the_sides(phone, language, "sent", tmp_path) >= 2  # the thanks' border
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{closed}"))
     assert check_the_sides(phone, language, "closed", tmp_path) >= 2
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{results}"))
     # The notice's border and each question's sentences, indented from the start as a list.
     assert check_the_sides(phone, language, "results", tmp_path) >= 2 + 2 * 3
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
     assert len(list(tmp_path.glob("*.png"))) == 5 * len(WIDTHS)
 
 
@@ -340,7 +334,7 @@ def test_the_projector(
     analyst,
     make_survey,
     speaking_right_to_left,
-    axe,
+    axe_source,
     tmp_path,
     language,
 ):
@@ -353,7 +347,7 @@ def test_the_projector(
     driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
     # The corner at 1280 px; each answer's label in its chart (two and three), at both widths.
     assert check_the_sides(driver, language, "projector", tmp_path) >= 1 + 2 * 5
-    check_at_every_width(driver, axe, height=720)
+    check_at_every_width(driver, axe_source, height=720)
     driver.set_window_size(1280, 720)
     settle(driver)
     assert driver.execute_script(CORNER_CLASHES) == [], "the corner's words clash at 1280x720"
