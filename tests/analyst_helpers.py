@@ -110,6 +110,28 @@ def builder_fields(
     }
 
 
+#: The fields a question of the builder's form posts, one value a question each.
+QUESTION_FIELDS = ("text", "type", "options", "min", "max", "unit", "mechanism")
+
+
+def builder_form(token: str, questions: list[dict], **fields) -> dict:
+    """The builder's form as its page posts it, with ``questions`` (each a dict of its fields,
+    the rest empty; a question's type yes/no unless named) and ``fields`` over the defaults."""
+    form = {
+        "csrf_token": token,
+        "title": "Study habits",
+        "intro": "",
+        "flip_probability": "0.25",
+        "action": "save",
+        **fields,
+    }
+    for name in QUESTION_FIELDS:
+        form[f"question_{name}"] = [
+            q.get(name, "yes_no" if name == "type" else "") for q in questions
+        ]
+    return form
+
+
 def state_of(app, slug: str) -> dict | None:
     """What is stored of a survey: its fields, status, questions and tallies."""
     with app.app_context():

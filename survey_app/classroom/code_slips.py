@@ -25,10 +25,7 @@ from flask_login import current_user, login_required
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.codes import (
-    MAX_CODES_AT_ONCE,
-    MAX_CODES_PER_SURVEY,
     CodeRequestError,
-    code_counts,
     format_code,
     issue_codes,
     parse_code_count,
@@ -39,7 +36,6 @@ from survey_app.classroom.words import slip_join, slips_heading
 from survey_app.dashboard.rendering import render_dashboard
 from survey_app.extensions import db
 from survey_app.surveys.services import SurveyStateError
-from survey_app.surveys.typed_numbers import typed_count
 from survey_app.web.file_names import attachment
 from survey_app.web.languages import is_english
 from survey_app.web.links import external_url, is_absolute
@@ -79,27 +75,27 @@ def set_required(slug: str):
     return redirect(url_for("dashboard.dashboard", slug=slug, _anchor="codes-heading"))
 
 
-def refused_count_words(message: str, typed: str, survey) -> str:
-    """Why the number of codes asked for is refused, as a sentence (``message``: the rule's
-    words, which English says as they are)."""
+def refused_count_words(error: CodeRequestError) -> str:
+    """Why the number of codes asked for is refused, as a sentence: English says the rule's
+    words as the command line does; another language, the catalog's sentence for its reason."""
     if is_english():
+        message = str(error)
         return message[0].upper() + message[1:] + "."
-    text = str(typed).strip()
-    count = typed_count(text)
-    if count is None:
+    figures = error.figures
+    if error.reason == "not_whole":
         return gettext(
-            "The number of codes must be a whole number, not “%(typed)s”.", typed=text[:20]
+            "The number of codes must be a whole number, not “%(typed)s”.", typed=figures["typed"]
         )
-    if not 1 <= count <= MAX_CODES_AT_ONCE:
+    if error.reason == "out_of_range":
         return gettext(
             "The number of codes must be from 1 to %(most)s, not %(count)s.",
-            most=grouped(MAX_CODES_AT_ONCE),
-            count=grouped(count),
+            most=grouped(figures["most"]),
+            count=grouped(figures["count"]),
         )
     return gettext(
         "A survey holds at most %(most)s codes; this one has %(held)s.",
-        most=grouped(MAX_CODES_PER_SURVEY),
-        held=grouped(code_counts(survey)["issued"]),
+        most=grouped(figures["most"]),
+        held=grouped(figures["held"]),
     )
 
 
@@ -195,7 +191,7 @@ def issue(slug: str):
         # The dashboard again, with what was typed and why next to the field: a redirect would
         # put the field back to its default and the words at the top of the page.
         db.session.rollback()
-        said = refused_count_words(str(error), typed, survey)
+        said = refused_count_words(error)
         return render_dashboard(survey, code_count=typed[:64], code_count_error=said), 400
     except SurveyStateError as error:
         db.session.rollback()

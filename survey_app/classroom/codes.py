@@ -51,7 +51,14 @@ DEFAULT_CODE_COUNT = 40
 
 
 class CodeRequestError(ValueError):
-    """A request for codes that cannot be met; the message says why."""
+    """A request for codes that cannot be met: the message in English (the command line's),
+    ``reason`` naming the refusal and ``figures`` its numbers, for a page that says it in its
+    language (code_slips.refused_count_words)."""
+
+    def __init__(self, message: str, reason: str, **figures: object):
+        super().__init__(message)
+        self.reason = reason
+        self.figures = figures
 
 
 def new_code() -> str:
@@ -84,10 +91,17 @@ def parse_code_count(value: object) -> int:
     text = str(value).strip()
     count = typed_count(text)  # the one rule for typed counts: "1,000" and "1 000" are 1000
     if count is None:
-        raise CodeRequestError(f"the number of codes must be a whole number, got {text[:20]!r}")
+        raise CodeRequestError(
+            f"the number of codes must be a whole number, got {text[:20]!r}",
+            "not_whole",
+            typed=text[:20],
+        )
     if not 1 <= count <= MAX_CODES_AT_ONCE:
         raise CodeRequestError(
-            f"the number of codes must be from 1 to {MAX_CODES_AT_ONCE}, got {count}"
+            f"the number of codes must be from 1 to {MAX_CODES_AT_ONCE}, got {count}",
+            "out_of_range",
+            count=count,
+            most=MAX_CODES_AT_ONCE,
         )
     return count
 
@@ -125,7 +139,10 @@ def issue_codes(survey: Survey, count: int) -> list[str]:
     held = code_counts(survey)["issued"]
     if held + count > MAX_CODES_PER_SURVEY:
         raise CodeRequestError(
-            f"a survey holds at most {MAX_CODES_PER_SURVEY} codes; this one has {held}"
+            f"a survey holds at most {MAX_CODES_PER_SURVEY} codes; this one has {held}",
+            "survey_full",
+            held=held,
+            most=MAX_CODES_PER_SURVEY,
         )
     if survey.join_code is None:  # slips are printed before class: they show the join code
         survey.join_code = unused_join_code()

@@ -1,6 +1,6 @@
 """The students' pages and the projector in German and in a right-to-left language, in Chromium:
 axe-core finds nothing (tests/browser/test_accessibility.py's checks, as for English), and a
-right-to-left page mirrors while a German one does not.
+right-to-left page mirrors while a German one does not, the lesson's charts too.
 
 The right-to-left language is a pseudo-language made here from messages.pot, never shipped:
 Hebrew (a CLDR language the app does not ship, written right to left), each message's Latin
@@ -34,11 +34,13 @@ from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.surveys.services import close_survey, find_survey
 from survey_app.web import languages
-from tests.browser.test_accessibility import AXE, check_at_every_width, settle, signed_in
+from tests.browser.test_accessibility import axe_source, check_at_every_width, settle, signed_in
 from tests.unit.respondents.test_pseudo_locale import KEPT
 from tests.unit.web.test_translations import TRANSLATIONS
 
 pytestmark = pytest.mark.browser
+
+__all__ = ["axe_source"]  # the fixture (axe-core's script, read once a module), used by name
 
 #: The right-to-left pseudo-language's code: Hebrew, which CLDR knows (its plural rule, its
 #: numbers, its direction) and the app does not ship.
@@ -51,14 +53,6 @@ HEBREW = dict(
     )
 )
 WIDTHS = (360, 1280)
-
-
-@pytest.fixture(scope="module")
-def axe() -> str:
-    """axe-core's script (test_accessibility.py's axe), read once for the module."""
-    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
-        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
-    return AXE.read_text(encoding="utf-8")
 
 
 def right_to_left(message: str) -> str:
@@ -292,7 +286,7 @@ LANGUAGES = ["de", RIGHT_TO_LEFT]
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_students_pages(
-    make_chromium, live_app, make_survey, speaking_right_to_left, axe, tmp_path, language
+    make_chromium, live_app, make_survey, speaking_right_to_left, axe_source, tmp_path, language
 ):
     """The join page, a survey of every kind of question, after sending, a closed survey and
     the class's results: mirrored right to left (not in German), axe finds nothing."""
@@ -303,14 +297,14 @@ def test_the_students_pages(
     speak(phone, language)
     phone.get(live_app.url("/"))
     assert check_the_sides(phone, language, "join", tmp_path) >= 1  # the form, at 1280
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{slug}"))
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "submit-survey").is_enabled())
     # Five radios and the number's field at both widths, three legends at 1280 px (at 360 a
     # long one is as wide as its question).
     assert check_the_sides(phone, language, "survey", tmp_path) >= 2 * (5 + 1) + 3
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
     for fieldset in phone.find_elements(By.CSS_SELECTOR, "fieldset.question"):
         choices = fieldset.find_elements(By.CSS_SELECTOR, "input[type=radio]")
         if choices:
@@ -320,16 +314,16 @@ def test_the_students_pages(
     phone.find_element(By.ID, "submit-survey").click()
     WebDriverWait(phone, 15).until(lambda d: d.find_element(By.ID, "thank-you").is_displayed())
     assert check_the_sides(phone, language, "sent", tmp_path) >= 2  # the thanks' border
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{closed}"))
     assert check_the_sides(phone, language, "closed", tmp_path) >= 2
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
 
     phone.get(live_app.url(f"/s/{results}"))
     # The notice's border and each question's sentences, indented from the start as a list.
     assert check_the_sides(phone, language, "results", tmp_path) >= 2 + 2 * 3
-    check_at_every_width(phone, axe)
+    check_at_every_width(phone, axe_source)
     assert len(list(tmp_path.glob("*.png"))) == 5 * len(WIDTHS)
 
 
@@ -340,7 +334,7 @@ def test_the_projector(
     analyst,
     make_survey,
     speaking_right_to_left,
-    axe,
+    axe_source,
     tmp_path,
     language,
 ):
@@ -353,7 +347,7 @@ def test_the_projector(
     driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
     # The corner at 1280 px; each answer's label in its chart (two and three), at both widths.
     assert check_the_sides(driver, language, "projector", tmp_path) >= 1 + 2 * 5
-    check_at_every_width(driver, axe, height=720)
+    check_at_every_width(driver, axe_source, height=720)
     driver.set_window_size(1280, 720)
     settle(driver)
     assert driver.execute_script(CORNER_CLASHES) == [], "the corner's words clash at 1280x720"
@@ -372,3 +366,70 @@ return parts.filter((part) => part.getClientRects().length > 0).filter((part) =>
   return box.top < above.bottom - 0.5 || box.top < own.top - 0.5 || box.bottom > own.bottom + 0.5;
 }).map((part) => part.className);
 """
+
+
+#: Each of the lesson's charts on the page, measured in CSS pixels: the centres of its axis's
+#: ticks in their order in the drawing (lowest value first), how far each label's left and right
+#: edges stand from the axis's (a label is written from where the axis starts), and how many of
+#: its words show mirrored (the product of the horizontal scales of their transforms, up to the
+#: page, turns them back to front).
+LESSON_CHARTS = """
+const centre = (element) => {
+  const box = element.getBoundingClientRect();
+  return (box.left + box.right) / 2;
+};
+const backToFront = (element) => {
+  let scale = 1;
+  for (let node = element; node && node !== document.documentElement; node = node.parentElement) {
+    const transform = getComputedStyle(node).transform;
+    if (transform && transform !== "none") scale *= new DOMMatrix(transform).a;
+  }
+  return scale < 0;
+};
+return [...document.querySelectorAll("svg.lesson-chart")].map((chart) => {
+  const axis = chart.querySelector("line.lesson-axis").getBoundingClientRect();
+  return {
+    ticks: [...chart.querySelectorAll("text.lesson-tick")].map(centre),
+    labels: [...chart.querySelectorAll("text.lesson-chart-label")].map((label) => {
+      const box = label.getBoundingClientRect();
+      return [box.left - axis.left, box.right - axis.right];
+    }),
+    mirroredWords: [...chart.querySelectorAll("text")].filter(backToFront).length,
+  };
+});
+"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_lesson_s_charts(
+    make_chromium, live_app, analyst, make_survey, speaking_right_to_left, language
+):
+    """The lesson's charts (a yes/no question's ranges and its re-runs, a choice question's
+    options) are drawn from the page's start side as the dashboard's are: right to left, the
+    axis's lowest tick (0 %) right of its highest (100 %) and the labels written from its right
+    end, each word still reading forwards; in German, left to right."""
+    slug = answered(live_app, make_survey, survey_of_every_kind(language))
+    driver = signed_in(make_chromium, live_app, analyst)
+    speak(driver, language)
+    driver.set_window_size(1280, 900)
+    mirrored = language == RIGHT_TO_LEFT
+    charts = 0
+    for question, step in ((1, 4), (1, 5), (2, 4)):
+        driver.get(live_app.url(f"/analyst/surveys/{slug}/lesson?question={question}&step={step}"))
+        settle(driver)
+        where = f"the lesson's question {question}, step {step}, in {language}"
+        assert driver.execute_script("return document.documentElement.dir") == (
+            "rtl" if mirrored else "ltr"
+        ), where
+        for chart in driver.execute_script(LESSON_CHARTS):
+            charts += 1
+            lowest, *_, highest = chart["ticks"]
+            assert (lowest > highest) if mirrored else (lowest < highest), where
+            # Each label written from the axis's start: its right edge at the axis's right end
+            # right to left, its left edge at the left end otherwise (a glyph's side bearing
+            # apart).
+            for left, right in chart["labels"]:
+                start = right if mirrored else left
+                assert abs(start) < 3, f"{where}: a label {start:.0f} px off the axis's start"
+            assert chart["mirroredWords"] == 0, f"{where}: words shown back to front"
+    assert charts == 3

@@ -16,7 +16,7 @@ from survey_app.extensions import db
 from survey_app.privacy import MAX_OPTIONS
 from survey_app.surveys.services import SAMPLE_SURVEY, close_survey, find_survey
 from tests.browser.screens import word_sizes
-from tests.browser.test_accessibility import AXE, check_at_every_width, signed_in
+from tests.browser.test_accessibility import axe_source, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
 from tests.numeric_helpers import HOURS, submit_numbers
 from tests.unit.lesson.test_lesson_pages import ROWS
@@ -24,15 +24,10 @@ from tests.unit.results.test_results_api import submit_and_close
 
 pytestmark = pytest.mark.browser
 
+__all__ = ["axe_source"]  # the fixture (axe-core's script, read once a module), used by name
+
 WAIT_SECONDS = 15
 FOUR_OPTIONS = ["Bus", "Walk", "Bike", "Car"]
-
-
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.exists():  # never a skip: CI installs it, and a missing tool is a failure
-        pytest.fail(f"{AXE} is missing: run `npm ci --prefix tests/browser`")
-    return AXE.read_text(encoding="utf-8")
 
 
 def on_screen(driver, width: int = 1280, height: int = 720) -> None:

@@ -18,7 +18,7 @@ import pytest
 from survey_app.extensions import db
 from survey_app.surveys.services import MAX_QUESTIONS, find_survey
 from survey_app.web.languages import LANGUAGE_NAMES
-from tests.analyst_helpers import csrf_token, submit
+from tests.analyst_helpers import builder_form, csrf_token, submit
 from tests.unit.builder.test_builder_undo_and_asks import NUMERIC_ERRORS
 from tests.unit.respondents.test_pseudo_locale import (
     ANSWERED,
@@ -42,24 +42,12 @@ GREEK_QUESTIONS = [
     {"text": "Πόσο συχνά;", "type": "choice", "options": "Ποτέ\nΜία φορά\nΣυχνά"},
     {"text": "Πόσες ώρες;", "type": "numeric", "min": "0", "max": "40", "unit": "ώρες"},
 ]
-QUESTION_FIELDS = ("text", "type", "options", "min", "max", "unit", "mechanism")
 
 
 def greek_form(token: str, questions: list[dict], **fields) -> dict:
-    """The builder's form with ``questions`` (each a dict of its fields, the rest empty)."""
-    form = {
-        "csrf_token": token,
-        "title": GREEK["title"],
-        "intro": "",
-        "flip_probability": "0.25",
-        "action": "save",
-        **fields,
-    }
-    for name in QUESTION_FIELDS:
-        form[f"question_{name}"] = [
-            q.get(name, "yes_no" if name == "type" else "") for q in questions
-        ]
-    return form
+    """The builder's form with ``questions`` (each a dict of its fields, the rest empty), the
+    survey titled in Greek."""
+    return builder_form(token, questions, **{"title": GREEK["title"], **fields})
 
 
 def left(page: str, *typed: str) -> list[str]:

@@ -15,27 +15,13 @@ from markupsafe import escape
 
 from survey_app import kinds
 from survey_app.surveys.services import MAX_QUESTIONS, find_survey
-from tests.analyst_helpers import survey_count, token_of
+from tests.analyst_helpers import builder_form, survey_count, token_of
 from tests.unit.builder.test_builder_pages import assert_error_beside_its_field
-
-QUESTION_FIELDS = ("text", "type", "options", "min", "max", "unit", "mechanism")
 
 
 def form_of(signed_in, questions: list[dict], **fields) -> dict:
     """The builder's form with ``questions`` (each a dict of its fields, the rest empty)."""
-    form = {
-        "csrf_token": token_of(signed_in),
-        "title": "Study habits",
-        "intro": "",
-        "flip_probability": "0.25",
-        "action": "save",
-        **fields,
-    }
-    for name in QUESTION_FIELDS:
-        form[f"question_{name}"] = [
-            q.get(name, "yes_no" if name == "type" else "") for q in questions
-        ]
-    return form
+    return builder_form(token_of(signed_in), questions, **fields)
 
 
 def page_fields(page: str) -> list[dict]:

@@ -119,3 +119,25 @@ def test_the_exports_link_the_results_with_the_columns_names_in_each_language(
     assert rows[1].startswith("Nummer der Frage,") and ",Unverzerrte Schätzung," in rows[1]
     english = page_of(client, slug, {"Accept-Language": "en"})
     assert "The same with the columns’ names in a second header row" in english
+
+
+def test_a_pooling_refusal_reads_right_in_german_and_french(
+    app, client, analyst, sign_in_as, make_survey
+):
+    """Surveys that randomize with another flip probability, or ask other questions, are not
+    pooled: the dashboard says why in the page's language, the figures its way."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK)
+    other_p, _ = make_survey({**GREEK, "title": "Zweite Runde", "flip_probability": 0.3})
+    other_questions, _ = make_survey(
+        {**GREEK, "title": "Dritte Runde", "questions": GREEK["questions"][:1]}
+    )
+    page = page_of(client, slug, GERMAN, pool=other_p)
+    assert (
+        "Diese Umfragen lassen sich nicht kombinieren: „Zweite Runde“ verändert die Antworten "
+        "mit einer anderen Umkehrwahrscheinlichkeit (0,3 statt 0,25)."
+    ) in page
+    assert "another flip probability" not in page
+    page = page_of(client, slug, FRENCH, pool=other_questions)
+    assert "«\u00a0Dritte Runde\u00a0» ne pose pas les mêmes questions et options" in page
+    assert "does not ask the same" not in page
