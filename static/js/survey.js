@@ -115,7 +115,8 @@ function stopAtMissing(questions, unanswered, problems) {
   showStatus(missingAnswersMessage(numbered, unanswered.map(numberOf), numeric), true);
   const wrong = problems.map(({ question }) => question);
   const first = questions.find((q) => wrong.includes(q) || unanswered.includes(q));
-  first.fieldset.querySelector("input").focus();
+  // A kind may say which of its inputs is missing (one of a pair's two groups, say).
+  (kindOf(first).missingInput?.(first) ?? first.fieldset.querySelector("input")).focus();
   return true;
 }
 

@@ -22,6 +22,11 @@ export const paired = {
     }
     return values;
   },
+  missingInput(question) {
+    const parts = Array.from(question.fieldset.querySelectorAll("fieldset.pair-part"));
+    const missing = parts.find((part) => !part.querySelector("input[type=radio]:checked")) ?? parts[0];
+    return missing.querySelector("input");
+  },
   readAnswer(question) {
     const checked = Array.from(question.fieldset.querySelectorAll("fieldset.pair-part"), (part) =>
       part.querySelector("input[type=radio]:checked"),

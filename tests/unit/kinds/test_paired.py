@@ -258,3 +258,30 @@ def test_the_privacy_words_say_what_a_pair_gets_in_every_language(
     questions = [SimpleNamespace(kind=kind) for kind in kinds_asked]
     with app.test_request_context(headers={"Accept-Language": language}):
         assert privacy_how(questions, "25").replace("\u202f", " ").replace("\xa0", " ") == sentence
+
+
+def test_its_page_script_draws_each_cell_within_the_report_range_under_node(tmp_path):
+    from tests.unit.node_scripts import js_module, run_node_script
+
+    check = f"""
+import {{ drawTable, randomizedAnswers, tableFits }} from "{js_module("answer-table.js")}";
+const questions = Array.from({{ length: 400 }}, (_, i) => ({{ id: String(i), type: "paired",
+  optionCount: 6, columns: 2 }}));
+const table = drawTable(questions, 0.25);
+const answers = Object.fromEntries(questions.map((q) => [q.id, 5]));
+const wrong = {{ ...table, 0: table[0].slice(1) }};
+console.log(JSON.stringify({{ fits: tableFits(table, questions),
+  wrongFits: tableFits(wrong, questions),
+  reports: Object.values(randomizedAnswers(questions, answers, table)) }}));
+"""
+    result = run_node_script(tmp_path, check)
+    assert result["fits"] is True and result["wrongFits"] is False
+    reports = result["reports"]
+    assert all(0 <= report <= 5 for report in reports)
+    # 6 cells at p = 0.25 (e^epsilon = 3) keep the true cell with P = 3 / (3 + 5) = 0.375:
+    # 400 reports keep about 150 (sd 9.7). The draws are the browser's (crypto, unseeded), so
+    # the band is 5 sd either way (a false failure one in a million), while a script that
+    # never or always keeps, or randomizes over the wrong number of cells, fails surely.
+    kept = reports.count(5)
+    assert 150 - 5 * 9.7 <= kept <= 150 + 5 * 9.7, kept
+    assert len(set(reports)) == 6
