@@ -52,7 +52,13 @@ BENCH_DEFINITION = {
         },
         {"text": "Have you bought an essay?", "type": "yes_no"},
         {"text": "Would you report a friend?", "type": "choice", "options": ["No", "Maybe", "Yes"]},
-        {"text": "Have you signed in for an absent friend?", "type": "yes_no"},
+        {
+            "type": "paired",
+            "questions": [
+                {"text": "Have you used an AI tool for an essay?", "type": "yes_no"},
+                {"text": "How often?", "type": "choice", "options": ["Never", "Once", "Often"]},
+            ],
+        },
     ],
 }
 
@@ -67,7 +73,8 @@ SEED_DISTRIBUTIONS = (
     (0.2, 0.3, 0.25, 0.15, 0.1),
     (0.95, 0.05),
     (0.4, 0.35, 0.25),
-    (0.8, 0.2),
+    # The pair's 2 x 3 cells (No / Never ... Yes / Often): those who used an AI tool use it often.
+    (0.45, 0.15, 0.05, 0.05, 0.1, 0.2),
 )
 
 #: Rows generated and written at a time while seeding (all sizes go in one transaction).

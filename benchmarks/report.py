@@ -341,8 +341,9 @@ def render_markdown(report: BenchReport, notes: str | None = None) -> str:
         "",
         "## Method",
         "",
-        f"- One 10-question survey (6 yes/no, 4 choice questions of 3 to 5 options) seeded with "
-        f"random submissions up to N = {', '.join(f'{size:,}' for size in options['sizes'])}, "
+        f"- One 10-question survey (5 yes/no, 4 choice questions of 3 to 5 options, and a yes/no "
+        "and a 3-option question asked as a pair, randomized together over their 6 cells) seeded "
+        f"with random submissions up to N = {', '.join(f'{size:,}' for size in options['sizes'])}, "
         "cumulatively: SQLite `executemany` and PostgreSQL `COPY`, with the tallies and "
         "`respondents` updated in the same transaction. PostgreSQL then runs `VACUUM ANALYZE`, "
         "as autovacuum soon would after a bulk load; SQLite is used as the app leaves it.",

@@ -144,12 +144,13 @@ PRIVACY_HOW = {
 #: What a survey asking only paired questions does to each pair of answers.
 PAIRED_HOW_ALONE = lazy_gettext(
     "Each respondent’s browser swaps each pair of answers for another pair at random before "
-    "sending it (as much protection as a %(flip)s flip of a yes/no answer)"
+    "sending it, a pair counting as one question (as much protection as a %(flip)s flip of a "
+    "yes/no answer)"
 )
 #: What a survey asking other questions too does to each pair of answers (after their words).
 PAIRED_HOW_TOO = lazy_gettext(
     "Two questions asked together are swapped as one answer for another pair at random, at "
-    "the same strength"
+    "the same strength, and count as one question"
 )
 
 

@@ -250,12 +250,20 @@ def test_answers_are_encoded_as_the_app_stores_them():
     assert bench_seeding.encode_answer_rows(values) == ["1,0,2", "0,4,1"]
 
 
+def option_count(question: dict) -> int:
+    """How many values a question of the benchmark's survey can report (a pair: its cells)."""
+    if question["type"] == "paired":
+        first, second = question["questions"]
+        return option_count(first) * option_count(second)
+    return 2 if question["type"] == "yes_no" else len(question["options"])
+
+
 def test_seeded_values_fit_the_benchmark_survey():
-    option_counts = [
-        2 if question["type"] == "yes_no" else len(question["options"])
-        for question in bench_common.BENCH_DEFINITION["questions"]
-    ]
-    assert option_counts.count(2) >= 6 and len(option_counts) == 10
+    option_counts = [option_count(q) for q in bench_common.BENCH_DEFINITION["questions"]]
+    # Yes/no and choice questions, and a pair of 2 x 3 cells: each value a single digit, as
+    # the seeding writes them.
+    assert option_counts.count(2) >= 5 and len(option_counts) == 10
+    assert 6 in option_counts and max(option_counts) <= 10
     values = bench_seeding.draw_values(np.random.default_rng(2), 5_000, option_counts)
     assert values.shape == (5_000, 10)
     assert all(values[:, column].max() < options for column, options in enumerate(option_counts))

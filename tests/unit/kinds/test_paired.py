@@ -235,7 +235,7 @@ def test_the_results_give_the_table_each_questions_shares_and_the_association(
             "de",
             ["paired"],
             "Der Browser jeder Person tauscht vor dem Senden jedes Antwortpaar zufällig gegen ein "
-            "anderes Paar (so viel Schutz wie eine Umkehrung einer Ja/Nein-Antwort in 25 % der "
+            "anderes Paar, wobei ein Paar als eine Frage zählt (so viel Schutz wie eine Umkehrung einer Ja/Nein-Antwort in 25 % der "
             "Fälle)",
         ),
         (
@@ -244,7 +244,8 @@ def test_the_results_give_the_table_each_questions_shares_and_the_association(
             "Le navigateur de chaque répondant remplace au hasard une réponse à choix multiple par "
             "une autre option avant de l’envoyer (autant de protection qu’une inversion d’une "
             "réponse oui/non 25 % du temps). Deux questions posées ensemble sont remplacées au "
-            "hasard, comme une seule réponse, par une autre paire, avec la même force",
+            "hasard, comme une seule réponse, par une autre paire, avec la même force, et "
+            "comptent pour une question",
         ),
     ],
 )
