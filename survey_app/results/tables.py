@@ -184,7 +184,7 @@ def _add_counts(first: Counts, second: Counts) -> Counts:
 def pooling_key(survey: Survey) -> tuple:
     """What must be the same for answers to be pooled: p, and each question's text and options;
     a number question's bounds, unit and the mechanism it was randomized with (whether the
-    definition named it or it was chosen for the survey's epsilon)."""
+    definition named it or it was chosen for the survey's epsilon); a pair's two questions."""
     return (
         survey.flip_probability,
         tuple(
@@ -196,6 +196,7 @@ def pooling_key(survey: Survey) -> tuple:
                 q.maximum,
                 q.unit or "",
                 q.mechanism.name,
+                tuple(tuple(sorted(part.items(), key=str)) for part in q.parts or ()),
             )
             for q in survey.questions
         ),

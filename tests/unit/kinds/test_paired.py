@@ -286,3 +286,25 @@ console.log(JSON.stringify({{ fits: tableFits(table, questions),
     kept = reports.count(5)
     assert 150 - 5 * 9.7 <= kept <= 150 + 5 * 9.7, kept
     assert len(set(reports)) == 6
+
+
+def test_a_copy_keeps_the_pair_and_pairs_with_other_questions_are_not_pooled(app, make_survey):
+    from survey_app.results.tables import PoolingError, check_poolable, survey_results
+    from survey_app.surveys.copies import duplicate_survey
+
+    headed = {"text": "About homework", "type": "paired", "questions": [AI_TOOL, COPIED]}
+    other = {**headed, "questions": [AI_TOOL, {**COPIED, "text": "Did you copy an essay?"}]}
+    definition = {"title": "T", "flip_probability": 0.25, "questions": [headed]}
+    slug, _ = make_survey(definition)
+    other_slug, _ = make_survey({**definition, "questions": [other]})
+    twin_slug, _ = make_survey(definition)
+    with app.app_context():
+        survey = find_survey(slug)
+        copy = duplicate_survey(survey)
+        assert copy.questions[0].parts == survey.questions[0].parts
+        assert copy.questions[0].parts[1]["text"] == COPIED["text"]
+        # The same heading and answers, another second question: not the same pair.
+        with pytest.raises(PoolingError):
+            check_poolable([survey, find_survey(other_slug)])
+        pooled = survey_results([survey, find_survey(twin_slug)])
+        assert pooled.questions[0].told.shape == (2, 2)
