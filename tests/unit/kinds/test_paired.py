@@ -235,8 +235,8 @@ def test_the_results_give_the_table_each_questions_shares_and_the_association(
             "de",
             ["paired"],
             "Der Browser jeder Person tauscht vor dem Senden jedes Antwortpaar zufällig gegen ein "
-            "anderes Paar, wobei ein Paar als eine Frage zählt (so viel Schutz wie eine Umkehrung einer Ja/Nein-Antwort in 25 % der "
-            "Fälle)",
+            "anderes Paar, wobei ein Paar als eine Frage zählt (so viel Schutz wie eine Umkehrung "
+            "einer Ja/Nein-Antwort in 25 % der Fälle)",
         ),
         (
             "fr",
@@ -308,3 +308,18 @@ def test_a_copy_keeps_the_pair_and_pairs_with_other_questions_are_not_pooled(app
             check_poolable([survey, find_survey(other_slug)])
         pooled = survey_results([survey, find_survey(twin_slug)])
         assert pooled.questions[0].told.shape == (2, 2)
+
+
+def test_the_readme_s_paired_example_is_a_definition_that_parses():
+    import tomllib
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", readme, flags=re.S)
+    (paired,) = [block for block in blocks if 'type = "paired"' in block]
+    questions = tomllib.loads(paired)["questions"]
+    (question,) = parse_definition(
+        {"title": "T", "flip_probability": 0.25, "questions": questions}
+    ).questions
+    assert question.kind == "paired"
+    assert [part.kind for part in question.parts] == ["yes_no", "choice"]
