@@ -87,8 +87,9 @@ def _register_blueprints(app: Flask) -> None:
     from survey_app.classroom import code_slips, projector
     from survey_app.dashboard import views as dashboard_pages
     from survey_app.lesson import views as lesson
+    from survey_app.lti import views as lti
     from survey_app.respondents import views as respondent
-    from survey_app.storage import models  # noqa: F401  (registers the tables)
+    from survey_app.storage import lti_models, models  # noqa: F401  (registers the tables)
     from survey_app.surveys import views as manage
 
     for blueprint_module in (
@@ -101,6 +102,7 @@ def _register_blueprints(app: Flask) -> None:
         manage,
         projector,
         lesson,
+        lti,
     ):
         app.register_blueprint(blueprint_module.bp)
 

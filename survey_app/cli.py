@@ -14,6 +14,7 @@ from flask import Flask
 from flask.cli import FlaskGroup, with_appcontext
 
 from survey_app.extensions import db, login
+from survey_app.lti.commands import COMMANDS as LTI_COMMANDS
 from survey_app.web.links import external_url
 
 #: Exit status for bad input (a bad file, an unknown account), as usage errors have.
@@ -394,6 +395,7 @@ COMMAND_SECTIONS = (
         (create_token_command, list_tokens_command, revoke_token_command),
     ),
     ("Upkeep", (forget_arrival_order_command,)),
+    ("Learning platforms (LTI 1.3)", LTI_COMMANDS),
 )
 
 COMMANDS = tuple(command for _, commands in COMMAND_SECTIONS for command in commands)

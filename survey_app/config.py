@@ -144,6 +144,8 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         # Flask answers 400 to a request whose Host header is not one of these (None: any).
         "TRUSTED_HOSTS": _host_list(env.get("SURVEY_APP_TRUSTED_HOSTS")),
         "HSTS_MAX_AGE": hsts_max_age(env.get("SURVEY_APP_HSTS_MAX_AGE")),
+        # The LTI tool's signing key (PEM); without it, one made in the instance folder.
+        "LTI_PRIVATE_KEY": env.get("SURVEY_APP_LTI_PRIVATE_KEY") or None,
     }
 
 

@@ -66,7 +66,7 @@ class Paired(Kind):
         cells = _option_count(parts[0]) * _option_count(parts[1])
         if cells > privacy.MAX_OPTIONS:
             detail = (
-                f"the two questions' options make {cells} pairs of answers; "
+                f"the two questions’ options make {cells} pairs of answers; "
                 f"at most {privacy.MAX_OPTIONS}"
             )
             raise refused(

@@ -67,7 +67,7 @@ def test_a_pair_parses_with_its_two_questions_and_a_text_made_of_theirs():
         ),
         (
             {"type": "paired", "questions": [YEAR, {**YEAR, "options": list("abcde")}]},
-            "questions[0].questions: the two questions' options make 15 pairs of answers; "
+            "questions[0].questions: the two questions’ options make 15 pairs of answers; "
             "at most 12",
         ),
         ({"type": "paired", "questions": [AI_TOOL, COPIED], "options": ["a"]}, "has no options"),

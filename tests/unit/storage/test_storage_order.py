@@ -236,6 +236,10 @@ UNTOUCHED_BY_SUBMISSIONS = {
     "analyst_sessions",
     "api_tokens",
     "carried_live_ranges",
+    # LTI: platforms, and logins until their launch (a login is over before any answer).
+    "lti_deployments",
+    "lti_logins",
+    "lti_platforms",
     "questions",
     "sign_in_attempts",
     "surveys",

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from werkzeug.datastructures import ImmutableMultiDict
 
 from survey_app.extensions import db
+from survey_app.lti.launches import LOGIN_PARAMETERS
 from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import ANALYST_EMAIL, route_addresses
 from tests.unit.results.test_results_api import submit_and_close
@@ -27,6 +28,13 @@ PACKAGE = Path(__file__).resolve().parents[3] / "survey_app"
 
 #: Every query parameter a view reads (the test below checks it against the app and its source).
 QUERY_PARAMETERS = {
+    # The LTI login initiation's (survey_app.lti.launches.LOGIN_PARAMETERS).
+    "client_id",
+    "iss",
+    "login_hint",
+    "lti_deployment_id",
+    "lti_message_hint",
+    "target_link_uri",
     "class_size",
     "code",
     "confidence",
@@ -147,7 +155,8 @@ def read_in_the_source() -> set[str]:
     for path in PACKAGE.rglob("*.py"):
         for match in pattern.finditer(path.read_text(encoding="utf-8")):
             found.add(next(group for group in match.groups() if group))
-    return found
+    # The LTI login reads its parameters by name, from the query or (posted) the form.
+    return found | set(LOGIN_PARAMETERS)
 
 
 def test_every_parameter_a_view_reads_is_listed(target):

@@ -1,0 +1,85 @@
+"""The operator's commands for LTI: register a learning platform, list them, remove one."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+from flask.cli import with_appcontext
+
+from survey_app.extensions import db
+from survey_app.lti.platforms import PlatformError, add_platform, all_platforms, remove_platform
+from survey_app.web.links import external_url
+
+
+def _fail(message: str) -> NoReturn:
+    """One line on standard error, exit status 2 (bad input), nothing changed: as every command
+    of survey_app.cli refuses."""
+    db.session.rollback()
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(2)
+
+
+def _tool_urls() -> list[tuple[str, str]]:
+    """What a platform's administrator types into the platform, by its name there."""
+    launch = external_url("lti.launch")
+    return [
+        ("Login initiation URL (OpenID Connect)", external_url("lti.login")),
+        ("Launch (redirect) URL", launch),
+        ("Deep linking URL", launch),
+        ("Public key set URL (JWKS)", external_url("lti.key_set")),
+    ]
+
+
+@click.command("lti-add-platform", short_help="Let a learning platform launch the tool (LTI 1.3).")
+@click.option("--issuer", required=True, help="The platform's issuer (iss), an https URL.")
+@click.option("--client-id", required=True, help="The client id the platform gave the tool.")
+@click.option("--deployment-id", "deployment_ids", multiple=True, required=True, help="Repeatable.")
+@click.option("--auth-url", required=True, help="The platform's OIDC authorization URL.")
+@click.option("--token-url", required=True, help="The platform's access token URL.")
+@click.option("--jwks-url", required=True, help="The platform's public key set URL.")
+@with_appcontext
+def add_platform_command(issuer, client_id, deployment_ids, auth_url, token_url, jwks_url):
+    """Register a platform (again: add deployment ids, update its URLs); print the tool's URLs
+    for the platform's administrator."""
+    urls = {"auth_url": auth_url, "token_url": token_url, "jwks_url": jwks_url}
+    try:
+        platform = add_platform(issuer, client_id, list(deployment_ids), urls)
+    except PlatformError as error:
+        _fail(str(error))
+    db.session.commit()
+    click.echo(f"Platform {platform.issuer} (client id {platform.client_id}) registered.")
+    click.echo("Deployments: " + ", ".join(platform.deployment_ids))
+    click.echo("Type these into the platform:")
+    for name, url in _tool_urls():
+        click.echo(f"  {name}: {url}")
+
+
+@click.command("lti-list-platforms", short_help="List the platforms that may launch the tool.")
+@with_appcontext
+def list_platforms_command():
+    """List the registered platforms: issuer, client id, deployments."""
+    platforms = all_platforms()
+    if not platforms:
+        click.echo("No platform is registered.")
+    for platform in platforms:
+        deployments = ", ".join(platform.deployment_ids)
+        click.echo(f"{platform.issuer}  client id {platform.client_id}  deployments {deployments}")
+
+
+@click.command("lti-remove-platform", short_help="Stop a platform from launching the tool.")
+@click.option("--issuer", required=True)
+@click.option("--client-id", required=True)
+@with_appcontext
+def remove_platform_command(issuer, client_id):
+    """Forget a platform: its launches are refused from then on."""
+    try:
+        remove_platform(issuer, client_id)
+    except PlatformError as error:
+        _fail(str(error))
+    db.session.commit()
+    click.echo(f"Platform {issuer.strip()} (client id {client_id.strip()}) removed.")
+
+
+COMMANDS = (add_platform_command, list_platforms_command, remove_platform_command)

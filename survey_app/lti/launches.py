@@ -1,0 +1,239 @@
+"""An LTI 1.3 launch: the platform's login initiation, then its signed ``id_token``, checked whole.
+
+LTI Core 1.3 and the 1EdTech Security Framework 1.0: the platform starts an OpenID Connect
+third-party login at ``/lti/login``; the tool answers with a redirect to the platform's
+authorization URL carrying a fresh ``state`` (also set as a cookie) and ``nonce``; the platform
+posts back a form with the ``id_token`` (a JWT signed RS256 by a key of its key set) and the
+state to ``/lti/launch``. The launch is accepted only when every check holds: the state is the
+cookie's and a login's not yet used nor expired; the token is signed by the platform's key named
+by its ``kid`` (the key set refetched once when the kid is unknown, as platforms rotate keys);
+``iss`` is the platform's, ``aud`` holds its client id (``azp`` it too when there are several),
+``exp`` is ahead and ``iat`` not ahead; the nonce is the login's; the deployment is registered;
+the message type and version are LTI 1.3's, and the roles claim is there. Else LaunchRefused,
+and nothing is written: the login stays until it expires, no session is made.
+
+Nothing of who launched is read beyond the roles (a learner or an instructor) and the custom
+parameter naming the survey: ``sub``, names, e-mails and the token itself are never kept.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import jwt
+from sqlalchemy import delete, select
+
+from survey_app.extensions import db
+from survey_app.lti.platforms import find_platform
+from survey_app.storage.lti_models import LtiLogin, LtiPlatform
+from survey_app.storage.models import utc_now
+
+#: How long a login waits for its launch.
+LOGIN_LIFETIME = dt.timedelta(minutes=5)
+#: The clocks' tolerance on ``exp`` and ``iat``, in seconds.
+CLOCK_LEEWAY = 30
+#: How long a platform's key set is kept before it is fetched again, and a fetch's timeout.
+KEY_SET_LIFESPAN = 300
+KEY_SET_TIMEOUT = 5
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
+DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
+MESSAGE_TYPES = frozenset({RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST})
+#: Roles that teach (LIS vocabulary): the course's instructors and administrators, and the
+#: institution's or the system's administrators.
+TEACHING_ROLES = frozenset(
+    {
+        "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor",
+        "http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator",
+        "http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator",
+        "http://purl.imsglobal.org/vocab/lis/v2/system/person#Administrator",
+    }
+)
+#: What a platform's login initiation sends (LTI Core 1.3, 5.1.1), as a query or a form.
+LOGIN_PARAMETERS = (
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "client_id",
+    "lti_deployment_id",
+)
+#: The custom parameter of a resource link that names the survey it opens.
+SURVEY_PARAMETER = "survey"
+
+
+class LaunchRefused(Exception):
+    """A login or launch the tool refuses: ``reason`` names the check (views.py words it)."""
+
+    def __init__(self, reason: str, status: int = 400):
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the tool reads of an accepted launch: never who launched, only what they do."""
+
+    platform_id: int
+    message_type: str
+    teaches: bool
+    #: The survey a resource link names (its custom parameter), or None.
+    survey_slug: str | None
+    #: A deep linking request's return URL and its opaque data, to send back.
+    deep_link_return_url: str | None = None
+    deep_link_data: str | None = None
+
+
+def _digest(state: str) -> str:
+    return hashlib.sha256(state.encode("utf-8")).hexdigest()
+
+
+def begin_login(params: Mapping[str, str], launch_url: str) -> tuple[str, str]:
+    """The platform's authorization URL to redirect to, and the state to set as a cookie;
+    ``params``: the login initiation's (LOGIN_PARAMETERS, each one value; "" if not sent)."""
+    issuer = params.get("iss", "")
+    login_hint = params.get("login_hint", "")
+    if not issuer or not login_hint or not params.get("target_link_uri"):
+        raise LaunchRefused("login_fields")
+    platform = find_platform(issuer, params.get("client_id") or None)
+    if platform is None:
+        raise LaunchRefused("unknown_platform")
+    deployment = params.get("lti_deployment_id")
+    if deployment and deployment not in platform.deployment_ids:
+        raise LaunchRefused("unknown_deployment")
+    state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    now = utc_now()
+    db.session.execute(delete(LtiLogin).where(LtiLogin.expires_at <= now))
+    db.session.add(
+        LtiLogin(
+            state_sha256=_digest(state),
+            nonce=nonce,
+            platform_id=platform.id,
+            expires_at=now + LOGIN_LIFETIME,
+        )
+    )
+    query = {
+        "scope": "openid",
+        "response_type": "id_token",
+        "response_mode": "form_post",
+        "prompt": "none",
+        "client_id": platform.client_id,
+        "redirect_uri": launch_url,
+        "login_hint": login_hint,
+        "state": state,
+        "nonce": nonce,
+    }
+    if params.get("lti_message_hint"):
+        query["lti_message_hint"] = params["lti_message_hint"]
+    separator = "&" if "?" in platform.auth_url else "?"
+    return f"{platform.auth_url}{separator}{urlencode(query)}", state
+
+
+_KEY_SETS: dict[str, jwt.PyJWKClient] = {}
+
+
+def _signing_key(platform: LtiPlatform, token: str):
+    """The platform's key named by the token's ``kid``: its key set, fetched again once when
+    the kid is not in it (PyJWKClient), so that a platform can rotate its keys."""
+    client = _KEY_SETS.get(platform.jwks_url)
+    if client is None:
+        client = jwt.PyJWKClient(
+            platform.jwks_url, cache_keys=False, lifespan=KEY_SET_LIFESPAN, timeout=KEY_SET_TIMEOUT
+        )
+        _KEY_SETS[platform.jwks_url] = client
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.InvalidTokenError:
+        raise LaunchRefused("token") from None
+    if header.get("alg") != "RS256" or not isinstance(header.get("kid"), str):
+        raise LaunchRefused("token")
+    try:
+        return client.get_signing_key(header["kid"]).key
+    except jwt.PyJWKClientConnectionError:
+        raise LaunchRefused("key_set", 502) from None
+    except jwt.PyJWKClientError:
+        raise LaunchRefused("unknown_key") from None
+
+
+def _login_of(state: str, cookie_state: str | None) -> LtiLogin:
+    if not state or not cookie_state or not secrets.compare_digest(state, cookie_state):
+        raise LaunchRefused("state")
+    login = db.session.get(LtiLogin, _digest(state))
+    if login is None or login.expires_at <= utc_now():
+        raise LaunchRefused("state")
+    return login
+
+
+def _claims(token: str, platform: LtiPlatform) -> dict:
+    """The token's claims once its signature, issuer, audience and times are checked."""
+    try:
+        claims = jwt.decode(
+            token,
+            _signing_key(platform, token),
+            algorithms=["RS256"],
+            audience=platform.client_id,
+            issuer=platform.issuer,
+            leeway=CLOCK_LEEWAY,
+            options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+        )
+    except jwt.ExpiredSignatureError:
+        raise LaunchRefused("expired") from None
+    except (jwt.InvalidAudienceError, jwt.InvalidIssuerError):
+        raise LaunchRefused("audience") from None
+    except jwt.InvalidTokenError:
+        raise LaunchRefused("token") from None
+    audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    if ("azp" in claims or len(audiences) > 1) and claims.get("azp") != platform.client_id:
+        raise LaunchRefused("audience")
+    return claims
+
+
+def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
+    """The launch of ``form`` (``id_token`` and ``state``), every check passed; else
+    LaunchRefused, with nothing written. The caller then ends the login (finish_login)."""
+    login = _login_of(form.get("state", ""), cookie_state)
+    platform = db.session.get(LtiPlatform, login.platform_id)
+    claims = _claims(form.get("id_token", ""), platform)
+    if not secrets.compare_digest(str(claims["nonce"]), login.nonce):
+        raise LaunchRefused("nonce")
+    if claims.get(CLAIM + "deployment_id") not in platform.deployment_ids:
+        raise LaunchRefused("unknown_deployment", 403)
+    message_type = claims.get(CLAIM + "message_type")
+    if claims.get(CLAIM + "version") != "1.3.0" or message_type not in MESSAGE_TYPES:
+        raise LaunchRefused("message")
+    roles = claims.get(CLAIM + "roles")
+    if not isinstance(roles, list) or not all(isinstance(role, str) for role in roles):
+        raise LaunchRefused("roles")
+    custom = claims.get(CLAIM + "custom")
+    slug = custom.get(SURVEY_PARAMETER) if isinstance(custom, dict) else None
+    settings = claims.get(DEEP_LINKING_SETTINGS)
+    if message_type == DEEP_LINKING_REQUEST and not (
+        isinstance(settings, dict) and isinstance(settings.get("deep_link_return_url"), str)
+    ):
+        raise LaunchRefused("message")
+    return Launch(
+        platform_id=platform.id,
+        message_type=message_type,
+        teaches=bool(TEACHING_ROLES.intersection(roles)),
+        survey_slug=slug if isinstance(slug, str) else None,
+        deep_link_return_url=settings.get("deep_link_return_url") if settings else None,
+        deep_link_data=settings.get("data") if settings else None,
+    )
+
+
+def finish_login(state: str) -> None:
+    """End the login of ``state``: its launch was accepted, and no other may use it."""
+    db.session.execute(delete(LtiLogin).where(LtiLogin.state_sha256 == _digest(state)))
+
+
+def pending_logins() -> int:
+    """Logins waiting for their launch (for tests and the operator)."""
+    return len(db.session.execute(select(LtiLogin.state_sha256)).all())

@@ -1,0 +1,96 @@
+"""The learning platforms an operator registered to launch the tool, and their checks.
+
+A platform is named by its issuer and the client id it gave the tool; it has one or more
+deployment ids, its login (authorization), token and key-set URLs. Everything is checked when it
+is registered, so a launch never meets a platform it cannot use.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+
+from survey_app.extensions import db
+from survey_app.storage.lti_models import MAX_LTI_TEXT, LtiDeployment, LtiPlatform
+
+
+class PlatformError(ValueError):
+    """A platform that cannot be registered or found, with what is wrong, in words."""
+
+
+def _https_url(name: str, value: str) -> str:
+    """An absolute https URL (http only on loopback: a platform on the same machine)."""
+    text = (value or "").strip()
+    parts = urlsplit(text)
+    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1") or (
+        parts.hostname or ""
+    ).startswith("127.")
+    scheme_ok = parts.scheme == "https" or (parts.scheme == "http" and loopback)
+    if not scheme_ok or not parts.netloc or len(text) > MAX_LTI_TEXT:
+        raise PlatformError(f"{name} must be an https URL, got {value!r}")
+    return text
+
+
+def _identifier(name: str, value: str) -> str:
+    text = (value or "").strip()
+    if not text or len(text) > MAX_LTI_TEXT or any(ord(char) < 32 for char in text):
+        raise PlatformError(f"{name} must be a non-empty line of text, got {value!r}")
+    return text
+
+
+def find_platform(issuer: str, client_id: str | None = None) -> LtiPlatform | None:
+    """The platform of ``issuer`` (and ``client_id``, which is needed when the issuer has
+    several); None when there is none, or several and no client id to choose."""
+    query = select(LtiPlatform).where(LtiPlatform.issuer == issuer)
+    if client_id is not None:
+        query = query.where(LtiPlatform.client_id == client_id)
+    found = db.session.execute(query.limit(2)).scalars().all()
+    return found[0] if len(found) == 1 else None
+
+
+def add_platform(
+    issuer: str,
+    client_id: str,
+    deployment_ids: list[str],
+    urls: dict[str, str],
+) -> LtiPlatform:
+    """Register a platform (or add deployment ids to one registered with the same issuer and
+    client id, its URLs then updated); the caller commits."""
+    issuer = _https_url("--issuer", issuer)
+    client_id = _identifier("--client-id", client_id)
+    if not deployment_ids:
+        raise PlatformError("--deployment-id is needed at least once")
+    deployments = sorted({_identifier("--deployment-id", d) for d in deployment_ids})
+    checked = {
+        name: _https_url(f"--{name.replace('_', '-')}", urls.get(name, ""))
+        for name in ("auth_url", "token_url", "jwks_url")
+    }
+    platform = find_platform(issuer, client_id)
+    if platform is None:
+        platform = LtiPlatform(issuer=issuer, client_id=client_id, **checked)
+        db.session.add(platform)
+    else:
+        for name, url in checked.items():
+            setattr(platform, name, url)
+    known = set(platform.deployment_ids)
+    new = [deployment for deployment in deployments if deployment not in known]
+    platform.deployments.extend(LtiDeployment(deployment_id=deployment) for deployment in new)
+    db.session.flush()
+    return platform
+
+
+def remove_platform(issuer: str, client_id: str) -> None:
+    """Forget a platform and its deployments (its launches are refused from then on)."""
+    platform = find_platform(issuer.strip(), client_id.strip())
+    if platform is None:
+        raise PlatformError(f"no platform is registered as {issuer!r} with client id {client_id!r}")
+    db.session.delete(platform)
+
+
+def all_platforms() -> list[LtiPlatform]:
+    return list(
+        db.session.execute(
+            select(LtiPlatform).order_by(LtiPlatform.issuer, LtiPlatform.client_id)
+        ).scalars()
+    )

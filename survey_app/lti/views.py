@@ -1,0 +1,92 @@
+"""The LTI pages: the tool's key set, the platform's login initiation and the launch."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+
+from survey_app.extensions import csrf, db
+from survey_app.lti import launches
+from survey_app.lti.keys import public_jwk, tool_key
+from survey_app.lti.launches import LaunchRefused
+from survey_app.lti.words import REFUSALS
+from survey_app.surveys.services import find_survey
+from survey_app.web.languages import enter_error_page
+
+bp = Blueprint("lti", __name__, url_prefix="/lti")
+
+#: The cookie that carries a login's state to its launch (a cross-site form post from the
+#: platform: SameSite=None, hence Secure, over HTTPS).
+STATE_COOKIE = "survey_app_lti_state"
+
+
+def _refused(error: LaunchRefused):
+    """A refused login or launch: its page in words (an error page's), nothing kept."""
+    enter_error_page()
+    return render_template("error.html", status=error.status, message=REFUSALS[error.reason]), (
+        error.status
+    )
+
+
+def _secure() -> bool:
+    return bool(current_app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
+
+
+@bp.get("/jwks.json")
+def key_set():
+    """The tool's public key set: platforms check what the tool signs with it."""
+    key = tool_key(current_app.config, current_app.instance_path)
+    return jsonify(keys=[public_jwk(key)])
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@csrf.exempt  # the platform's cross-site login initiation, which carries no token of ours
+def login():
+    """The platform's third-party login initiation: on to its authorization URL."""
+    sent = request.form if request.method == "POST" else request.args
+    params = {name: sent.get(name, "") for name in launches.LOGIN_PARAMETERS}
+    try:
+        target, state = launches.begin_login(params, url_for("lti.launch", _external=True))
+    except LaunchRefused as error:
+        return _refused(error)
+    db.session.commit()
+    response = redirect(target, 302)
+    secure = _secure()
+    response.set_cookie(
+        STATE_COOKIE,
+        state,
+        max_age=int(launches.LOGIN_LIFETIME.total_seconds()),
+        path=url_for("lti.launch"),
+        secure=secure,
+        httponly=True,
+        samesite="None" if secure else "Lax",
+    )
+    return response
+
+
+@bp.post("/launch")
+@csrf.exempt  # the platform's form post, checked by its signed token, state and nonce instead
+def launch():
+    """A launch from the course: checked whole, then on to where it lands."""
+    try:
+        accepted = launches.verify_launch(request.form, request.cookies.get(STATE_COOKIE))
+        target = _landing(accepted)
+    except LaunchRefused as error:
+        return _refused(error)
+    launches.finish_login(request.form["state"])
+    db.session.commit()
+    response = redirect(target, 303)
+    response.delete_cookie(STATE_COOKIE, path=url_for("lti.launch"))
+    return response
+
+
+def _landing(accepted: launches.Launch) -> str:
+    """Where an accepted launch goes: a learner to the survey's page, as if its join code had
+    been typed; an instructor to its dashboard (signing in there as its owner)."""
+    if accepted.message_type == launches.DEEP_LINKING_REQUEST:
+        raise LaunchRefused("deep_linking", 501)
+    survey = find_survey(accepted.survey_slug) if accepted.survey_slug else None
+    if survey is None or (survey.is_draft and not accepted.teaches):
+        raise LaunchRefused("no_survey", 404)
+    if accepted.teaches:
+        return url_for("dashboard.dashboard", slug=survey.slug)
+    return url_for("respondent.survey_page", slug=survey.slug)

@@ -1,0 +1,56 @@
+"""What the LTI pages say when a login or launch is refused, or lands where it cannot go yet: one
+sentence a check, in the page's language. No sentence repeats what the platform sent."""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext
+
+#: Each refused check (launches.LaunchRefused.reason), in words.
+REFUSALS = {
+    "login_fields": lazy_gettext(
+        "This course link did not start a launch as LTI 1.3 does (it sent no issuer, login hint "
+        "or target): open it again from the course."
+    ),
+    "unknown_platform": lazy_gettext(
+        "This learning platform is not registered with this survey app: ask its operator to add it."
+    ),
+    "unknown_deployment": lazy_gettext(
+        "This deployment of the tool is not registered with this survey app: ask its operator to "
+        "add it."
+    ),
+    "state": lazy_gettext(
+        "This launch does not match a login begun here, or came too late or twice: open the link "
+        "again from the course (or in a new window, if your browser blocks the course’s cookies)."
+    ),
+    "token": lazy_gettext(
+        "The course sent a launch that is not signed as LTI 1.3 asks: nothing was opened."
+    ),
+    "unknown_key": lazy_gettext(
+        "The course signed this launch with a key its key set does not hold: nothing was opened."
+    ),
+    "key_set": lazy_gettext(
+        "The course’s key set could not be read, so this launch could not be checked: try again "
+        "in a minute."
+    ),
+    "expired": lazy_gettext("This launch has expired: open the link again from the course."),
+    "audience": lazy_gettext(
+        "This launch was meant for another tool or came from another platform: nothing was opened."
+    ),
+    "nonce": lazy_gettext(
+        "This launch was used already or does not match its login: open the link again from the "
+        "course."
+    ),
+    "message": lazy_gettext(
+        "The course sent a kind of launch this survey app does not take (it takes LTI 1.3 "
+        "resource links and deep linking)."
+    ),
+    "roles": lazy_gettext("The course sent this launch without the roles LTI 1.3 requires."),
+    "no_survey": lazy_gettext(
+        "This course link names no survey of this app, or one that is not open: ask your "
+        "professor for the link."
+    ),
+    "deep_linking": lazy_gettext(
+        "Choosing a survey from the course is not available yet: add the survey’s link by hand "
+        "(its join page) for now."
+    ),
+}

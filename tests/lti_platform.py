@@ -1,0 +1,147 @@
+"""A learning platform for the LTI tests: small, offline, and following LTI 1.3 as a platform must.
+
+It makes its own RSA keys when it starts, serves its key set on 127.0.0.1 (a thread of
+http.server), and answers the tool's login redirect as an OpenID Connect authorization endpoint
+does: it checks the request (scope, response type and mode, prompt, client id, redirect URI,
+login hint) and signs an ``id_token`` carrying the tool's nonce, which the browser then posts to
+the tool with the state. It can rotate its keys, and each test can spoil one part of a launch
+(``claims`` overrides, a key outside the set, another ``kid``) to see the tool refuse it.
+
+No recorded token and no switched-off check: every token is made and signed here, now.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+CLIENT_ID = "survey-tool-client"
+DEPLOYMENT_ID = "deployment-1"
+
+
+def new_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@dataclass
+class SigningKey:
+    kid: str
+    key: rsa.RSAPrivateKey = field(default_factory=new_key)
+
+    def jwk(self) -> dict:
+        public = RSAAlgorithm.to_jwk(self.key.public_key(), as_dict=True)
+        return public | {"kid": self.kid, "alg": "RS256", "use": "sig"}
+
+
+class Platform:
+    """The platform: its keys, its key set served on loopback, its authorization endpoint."""
+
+    def __init__(self) -> None:
+        self.keys = [SigningKey(f"platform-key-{secrets.token_hex(4)}")]
+        self.key_set_fetches = 0
+        platform = self
+
+        class KeySet(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                if urlsplit(self.path).path != "/jwks":
+                    self.send_error(404)
+                    return
+                platform.key_set_fetches += 1
+                body = json.dumps({"keys": [key.jwk() for key in platform.keys]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):  # quiet
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), KeySet)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.issuer = self.base
+        #: What the tool's last login sent to the authorization endpoint.
+        self.last_authorization: dict | None = None
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def urls(self) -> dict[str, str]:
+        return {
+            "auth_url": f"{self.base}/auth",
+            "token_url": f"{self.base}/token",
+            "jwks_url": f"{self.base}/jwks",
+        }
+
+    def rotate(self) -> SigningKey:
+        """A new key, first in the set; the old one stays in it (platforms overlap keys)."""
+        self.keys.insert(0, SigningKey(f"platform-key-{secrets.token_hex(4)}"))
+        return self.keys[0]
+
+    def authorize(self, location: str, redirect_uri: str, login_hint: str) -> dict[str, str]:
+        """Check the tool's redirect to the authorization endpoint as a platform must; the
+        query's values (one each)."""
+        parts = urlsplit(location)
+        assert f"{parts.scheme}://{parts.netloc}{parts.path}" == self.urls["auth_url"], location
+        query = {name: values[0] for name, values in parse_qs(parts.query).items()}
+        assert all(len(values) == 1 for values in parse_qs(parts.query).values())
+        assert query["scope"] == "openid"
+        assert query["response_type"] == "id_token"
+        assert query["response_mode"] == "form_post"
+        assert query["prompt"] == "none"
+        assert query["client_id"] == CLIENT_ID
+        assert query["redirect_uri"] == redirect_uri
+        assert query["login_hint"] == login_hint
+        assert len(query["state"]) >= 32 and len(query["nonce"]) >= 32
+        self.last_authorization = query
+        return query
+
+    def id_token(
+        self,
+        nonce: str,
+        claims: dict | None = None,
+        key: SigningKey | None = None,
+        kid: str | None = None,
+        drop: tuple[str, ...] = (),
+    ) -> str:
+        """A launch's id_token for ``nonce``, signed by ``key`` (the set's first) under ``kid``
+        (the key's), with ``claims`` over the usual ones and ``drop`` taken out."""
+        now = int(time.time())
+        body = {
+            "iss": self.issuer,
+            "aud": CLIENT_ID,
+            "azp": CLIENT_ID,
+            "sub": f"user-{secrets.token_hex(8)}",
+            "exp": now + 300,
+            "iat": now,
+            "nonce": nonce,
+            "name": "Ada Lovelace",
+            "email": "ada@example.edu",
+            CLAIM + "deployment_id": DEPLOYMENT_ID,
+            CLAIM + "message_type": "LtiResourceLinkRequest",
+            CLAIM + "version": "1.3.0",
+            CLAIM + "roles": [LEARNER],
+            CLAIM + "target_link_uri": "http://localhost/lti/launch",
+            CLAIM + "resource_link": {"id": "link-1"},
+            CLAIM + "context": {"id": "course-1", "title": "Ethics 101"},
+        } | (claims or {})
+        for name in drop:
+            body.pop(name, None)
+        signer = key or self.keys[0]
+        return jwt.encode(body, signer.key, algorithm="RS256", headers={"kid": kid or signer.kid})

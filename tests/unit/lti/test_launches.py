@@ -1,0 +1,243 @@
+"""LTI 1.3 launches against a spec-following platform of the tests' own (tests/lti_platform.py):
+the login redirect, the key set, a learner's and an instructor's launch, and every fault the
+security checklist names (SECURITY.md, "LTI launch"): each a 4xx in words, no session, nothing
+written."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+import jwt
+import pytest
+from sqlalchemy import func, select
+
+from survey_app.extensions import db
+from survey_app.lti.platforms import add_platform
+from survey_app.storage.lti_models import LtiLogin
+from survey_app.storage.models import AnalystSession, Submission, Survey
+from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, INSTRUCTOR, Platform, SigningKey
+
+LOGIN_HINT = "opaque-login-hint-42"
+
+
+@pytest.fixture
+def platform(app):
+    """The tests' platform, serving its key set on loopback, registered with the app."""
+    running = Platform()
+    with app.app_context():
+        add_platform(running.issuer, CLIENT_ID, [DEPLOYMENT_ID], running.urls)
+        db.session.commit()
+    yield running
+    running.stop()
+
+
+def begin(client, platform: Platform) -> dict[str, str]:
+    """The platform's login initiation, and its authorization endpoint's checks of the tool's
+    redirect; the query the tool sent it (state and nonce among it)."""
+    response = client.get(
+        "/lti/login",
+        query_string={
+            "iss": platform.issuer,
+            "login_hint": LOGIN_HINT,
+            "target_link_uri": "http://localhost/lti/launch",
+            "lti_message_hint": "message-hint-7",
+            "client_id": CLIENT_ID,
+            "lti_deployment_id": DEPLOYMENT_ID,
+        },
+    )
+    assert response.status_code == 302, response.text
+    query = platform.authorize(response.location, "http://localhost/lti/launch", LOGIN_HINT)
+    assert query["lti_message_hint"] == "message-hint-7"
+    return query
+
+
+def post_launch(client, token: str, state: str):
+    return client.post("/lti/launch", data={"id_token": token, "state": state})
+
+
+def kept(app) -> tuple:
+    """What a refused launch must leave as it was: surveys, answers, sessions, logins."""
+    with app.app_context():
+        return tuple(
+            db.session.execute(select(func.count()).select_from(table)).scalar_one()
+            for table in (Survey, Submission, AnalystSession, LtiLogin)
+        )
+
+
+@pytest.fixture
+def open_survey_slug(make_survey):
+    return make_survey()[0]
+
+
+def test_the_key_set_publishes_the_tools_public_key_named_by_its_thumbprint(client, app):
+    keys = client.get("/lti/jwks.json").get_json()["keys"]
+    (key,) = keys
+    assert key["kty"] == "RSA" and key["alg"] == "RS256" and key["use"] == "sig"
+    assert "d" not in key and "p" not in key  # the public half only
+    # Made once and kept: the same key on the next request, and in an owner-only file.
+    assert client.get("/lti/jwks.json").get_json()["keys"] == keys
+    from pathlib import Path
+
+    path = Path(app.instance_path) / "lti_private_key.pem"
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_learner_lands_on_the_survey_and_nothing_of_them_is_kept(
+    client, app, platform, open_survey_slug
+):
+    query = begin(client, platform)
+    token = platform.id_token(
+        query["nonce"], claims={CLAIM + "custom": {"survey": open_survey_slug}}
+    )
+    before = kept(app)
+    response = post_launch(client, token, query["state"])
+    assert response.status_code == 303, response.text
+    assert urlsplit(response.location).path == f"/s/{open_survey_slug}"
+    # No session: a learner is never signed in; the login is used up.
+    assert "session=" not in response.headers.get("Set-Cookie", "")
+    assert kept(app)[:3] == before[:3] and kept(app)[3] == before[3] - 1
+    # Used once: the same launch again is refused.
+    again = post_launch(client, token, query["state"])
+    assert again.status_code == 400
+
+
+def test_an_instructor_lands_on_the_surveys_dashboard(client, platform, open_survey_slug):
+    query = begin(client, platform)
+    token = platform.id_token(
+        query["nonce"],
+        claims={CLAIM + "roles": [INSTRUCTOR], CLAIM + "custom": {"survey": open_survey_slug}},
+    )
+    response = post_launch(client, token, query["state"])
+    assert response.status_code == 303
+    assert urlsplit(response.location).path == f"/analyst/surveys/{open_survey_slug}"
+
+
+def test_a_rotated_key_is_fetched_once_and_accepted(client, platform, open_survey_slug):
+    custom = {CLAIM + "custom": {"survey": open_survey_slug}}
+    query = begin(client, platform)
+    assert (
+        post_launch(client, platform.id_token(query["nonce"], custom), query["state"]).status_code
+        == 303
+    )
+    fetches = platform.key_set_fetches
+    new = platform.rotate()
+    query = begin(client, platform)
+    token = platform.id_token(query["nonce"], custom, key=new)
+    assert post_launch(client, token, query["state"]).status_code == 303
+    assert platform.key_set_fetches == fetches + 1  # the unknown kid: fetched again, once
+
+
+def _expired(platform, nonce):
+    past = int(time.time()) - 3600
+    return platform.id_token(nonce, {"exp": past, "iat": past - 300})
+
+
+#: Each fault of a launch: how the token is spoiled, and the words the page says.
+FAULTS = {
+    "a key not in the set": (
+        lambda platform, nonce: platform.id_token(nonce, key=SigningKey(platform.keys[0].kid)),
+        "not signed as LTI 1.3 asks",
+    ),
+    "an unknown kid": (
+        lambda platform, nonce: platform.id_token(nonce, kid="no-such-key"),
+        "a key its key set does not hold",
+    ),
+    "exp in the past": (_expired, "expired"),
+    "a wrong aud": (
+        lambda platform, nonce: platform.id_token(nonce, {"aud": "another-tool", "azp": "x"}),
+        "meant for another tool",
+    ),
+    "a wrong azp": (
+        lambda platform, nonce: platform.id_token(
+            nonce, {"aud": [CLIENT_ID, "other"], "azp": "other"}
+        ),
+        "meant for another tool",
+    ),
+    "a wrong iss": (
+        lambda platform, nonce: platform.id_token(nonce, {"iss": "https://evil.example"}),
+        "meant for another tool",
+    ),
+    "an unknown deployment": (
+        lambda platform, nonce: platform.id_token(nonce, {CLAIM + "deployment_id": "other"}),
+        "deployment of the tool is not registered",
+    ),
+    "another nonce": (
+        lambda platform, nonce: platform.id_token("a-nonce-of-another-login-" + "x" * 20),
+        "does not match its login",
+    ),
+    "no roles": (
+        lambda platform, nonce: platform.id_token(nonce, drop=(CLAIM + "roles",)),
+        "without the roles",
+    ),
+    "a wrong version": (
+        lambda platform, nonce: platform.id_token(nonce, {CLAIM + "version": "1.1"}),
+        "does not take",
+    ),
+    "no nonce": (
+        lambda platform, nonce: platform.id_token(nonce, drop=("nonce",)),
+        "not signed as LTI 1.3 asks",
+    ),
+    "not a token": (lambda platform, nonce: "not.a.token", "not signed as LTI 1.3 asks"),
+    "an HS256 token": (
+        lambda platform, nonce: jwt.encode({"nonce": nonce}, "k" * 32, algorithm="HS256"),
+        "not signed as LTI 1.3 asks",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_spoiled_launch_is_refused_in_words_with_nothing_written(
+    client, app, platform, open_survey_slug, fault
+):
+    spoil, words = FAULTS[fault]
+    query = begin(client, platform)
+    before = kept(app)
+    response = post_launch(client, spoil(platform, query["nonce"]), query["state"])
+    assert 400 <= response.status_code < 500, (fault, response.status_code)
+    assert words in response.text, response.text
+    assert kept(app) == before
+    assert "session=" not in response.headers.get("Set-Cookie", "")
+
+
+def test_a_mismatched_or_missing_state_is_refused(client, app, platform):
+    query = begin(client, platform)
+    token = platform.id_token(query["nonce"])
+    before = kept(app)
+    # The form's state is not the cookie's (a launch begun in another browser).
+    assert post_launch(client, token, "x" * 43).status_code == 400
+    # No cookie at all (another browser, or one that blocks the course's cookies).
+    client.delete_cookie("survey_app_lti_state", path="/lti/launch")
+    refused = post_launch(client, token, query["state"])
+    assert refused.status_code == 400 and "does not match a login begun here" in refused.text
+    assert kept(app) == before
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ({"login_hint": LOGIN_HINT, "target_link_uri": "x"}, "sent no issuer"),
+        (
+            {"iss": "https://unknown.example", "login_hint": "h", "target_link_uri": "x"},
+            "not registered",
+        ),
+    ],
+)
+def test_a_login_from_no_registered_platform_is_refused(client, app, query, words):
+    before = kept(app)
+    response = client.get("/lti/login", query_string=query)
+    assert response.status_code == 400 and words in response.text
+    assert kept(app) == before
+
+
+def test_a_refusal_speaks_the_browsers_language(client, platform):
+    query = begin(client, platform)
+    token = platform.id_token(query["nonce"], kid="no-such-key")
+    response = client.post(
+        "/lti/launch",
+        data={"id_token": token, "state": query["state"]},
+        headers={"Accept-Language": "de"},
+    )
+    assert response.status_code == 400
+    assert "mit einem Schlüssel signiert, den sein Schlüsselsatz nicht enthält" in response.text
+    assert '<html lang="de"' in response.text
