@@ -241,3 +241,70 @@ def test_a_refusal_speaks_the_browsers_language(client, platform):
     assert response.status_code == 400
     assert "mit einem Schlüssel signiert, den sein Schlüsselsatz nicht enthält" in response.text
     assert '<html lang="de"' in response.text
+
+
+def test_thirty_learners_launch_and_answer_and_nothing_of_them_is_stored_or_logged(
+    client, app, platform, open_survey_slug, caplog
+):
+    """SECURITY.md, "LTI identity": many learner launches with distinct ids, names, e-mails,
+    then answers; the whole database and the log hold none of those values, nor any token."""
+    import json
+    import logging
+    import uuid
+
+    from sqlalchemy import MetaData
+
+    caplog.set_level(logging.DEBUG)
+    with app.app_context():
+        question_ids = [q.id for q in Survey.query.filter_by(slug=open_survey_slug).one().questions]
+    secrets_sent = []
+    for learner in range(30):
+        query = begin(client, platform)
+        identity = {
+            "sub": f"canvas-user-{uuid.uuid4().hex}",
+            "name": f"Student Number{learner} Surname{learner}",
+            "given_name": f"Given{learner}x",
+            "email": f"student{learner}.{uuid.uuid4().hex[:6]}@example.edu",
+            "https://purl.imsglobal.org/spec/lti/claim/lis": {
+                "person_sourcedid": f"sis-{uuid.uuid4().hex}"
+            },
+            CLAIM + "custom": {"survey": open_survey_slug},
+        }
+        token = platform.id_token(query["nonce"], claims=identity)
+        landed = post_launch(client, token, query["state"])
+        assert landed.status_code == 303
+        answered = client.post(
+            f"/api/v1/surveys/{open_survey_slug}/responses",
+            data=json.dumps(
+                {
+                    "submission_id": str(uuid.uuid4()),
+                    "answers": {str(qid): learner % 2 for qid in question_ids},
+                }
+            ),
+            content_type="application/json",
+        )
+        assert answered.status_code == 201, answered.get_json()
+        secrets_sent += [
+            identity["sub"],
+            identity["name"],
+            identity["given_name"],
+            identity["email"],
+            identity["https://purl.imsglobal.org/spec/lti/claim/lis"]["person_sourcedid"],
+            token,
+            token.split(".")[2],  # the signature alone
+            query["nonce"],
+        ]
+    with app.app_context():
+        metadata = MetaData()
+        metadata.reflect(bind=db.engine)
+        dump = "\n".join(
+            repr(row)
+            for table in metadata.sorted_tables
+            for row in db.session.execute(table.select()).all()
+        )
+        stored = db.session.execute(select(func.count()).select_from(Submission)).scalar_one()
+    assert stored == 30
+    log = "\n".join(record.getMessage() for record in caplog.records)
+    for value in secrets_sent + [LOGIN_HINT]:
+        assert value not in dump, value
+        assert value not in log, value
