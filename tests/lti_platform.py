@@ -145,3 +145,35 @@ class Platform:
             body.pop(name, None)
         signer = key or self.keys[0]
         return jwt.encode(body, signer.key, algorithm="RS256", headers={"kid": kid or signer.kid})
+
+    def deep_linking_request(self, nonce: str, roles: list[str], data: str = "opaque-42") -> str:
+        """A deep linking request's id_token: where to return, and the data to send back."""
+        return self.id_token(
+            nonce,
+            {
+                CLAIM + "message_type": "LtiDeepLinkingRequest",
+                CLAIM + "roles": roles,
+                "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings": {
+                    "deep_link_return_url": f"{self.base}/deep-link-return",
+                    "accept_types": ["ltiResourceLink"],
+                    "accept_presentation_document_targets": ["iframe", "window"],
+                    "data": data,
+                },
+            },
+            drop=(CLAIM + "resource_link",),
+        )
+
+    def receive_deep_link(self, response_jwt: str, tool_key_set: dict) -> dict:
+        """The return endpoint: the tool's answer verified against the tool's key set (its
+        kid), for this platform (aud) from the tool's client id (iss); its claims."""
+        header = jwt.get_unverified_header(response_jwt)
+        (jwk,) = [key for key in tool_key_set["keys"] if key["kid"] == header["kid"]]
+        public = RSAAlgorithm.from_jwk(jwk)
+        return jwt.decode(
+            response_jwt,
+            public,
+            algorithms=["RS256"],
+            audience=self.issuer,
+            issuer=CLIENT_ID,
+            options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
+        )

@@ -23,7 +23,7 @@ import hashlib
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jwt
 from sqlalchemy import delete, select
@@ -83,6 +83,7 @@ class Launch:
     """What the tool reads of an accepted launch: never who launched, only what they do."""
 
     platform_id: int
+    deployment_id: str
     message_type: str
     teaches: bool
     #: The survey a resource link names (its custom parameter), or None.
@@ -215,18 +216,23 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     custom = claims.get(CLAIM + "custom")
     slug = custom.get(SURVEY_PARAMETER) if isinstance(custom, dict) else None
     settings = claims.get(DEEP_LINKING_SETTINGS)
-    if message_type == DEEP_LINKING_REQUEST and not (
-        isinstance(settings, dict) and isinstance(settings.get("deep_link_return_url"), str)
-    ):
+    if message_type == DEEP_LINKING_REQUEST and not _return_url(settings):
         raise LaunchRefused("message")
     return Launch(
         platform_id=platform.id,
+        deployment_id=claims[CLAIM + "deployment_id"],
         message_type=message_type,
         teaches=bool(TEACHING_ROLES.intersection(roles)),
         survey_slug=slug if isinstance(slug, str) else None,
         deep_link_return_url=settings.get("deep_link_return_url") if settings else None,
         deep_link_data=settings.get("data") if settings else None,
     )
+
+
+def _return_url(settings: object) -> bool:
+    """A deep linking request's settings name where to send the answer: an http(s) URL."""
+    url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
+    return isinstance(url, str) and urlsplit(url).scheme in ("https", "http") and "//" in url
 
 
 def finish_login(state: str) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
 
 from survey_app.extensions import csrf, db
-from survey_app.lti import launches
+from survey_app.lti import deep_linking, launches
 from survey_app.lti.keys import public_jwk, tool_key
 from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
+from survey_app.storage.lti_models import LtiPlatform
+from survey_app.storage.models import Survey
 from survey_app.surveys.services import find_survey
 from survey_app.web.languages import enter_error_page
+from survey_app.web.security import CONTENT_SECURITY_POLICY, never_cached
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 
@@ -83,10 +90,58 @@ def _landing(accepted: launches.Launch) -> str:
     """Where an accepted launch goes: a learner to the survey's page, as if its join code had
     been typed; an instructor to its dashboard (signing in there as its owner)."""
     if accepted.message_type == launches.DEEP_LINKING_REQUEST:
-        raise LaunchRefused("deep_linking", 501)
+        if not accepted.teaches:
+            raise LaunchRefused("deep_linking_role", 403)
+        signed = deep_linking.ticket(current_app.secret_key, accepted)
+        return url_for("lti.choose_survey", ticket=signed)
     survey = find_survey(accepted.survey_slug) if accepted.survey_slug else None
     if survey is None or (survey.is_draft and not accepted.teaches):
         raise LaunchRefused("no_survey", 404)
     if accepted.teaches:
         return url_for("dashboard.dashboard", slug=survey.slug)
     return url_for("respondent.survey_page", slug=survey.slug)
+
+
+@bp.route("/deep-link/<ticket>", methods=["GET", "POST"])
+@login_required
+def choose_survey(ticket: str):
+    """An instructor picks one of their surveys for the course (deep linking); then the signed
+    answer goes back to the platform."""
+    try:
+        asked = deep_linking.read_ticket(current_app.secret_key, ticket)
+    except LaunchRefused as error:
+        return _refused(error)
+    surveys = db.session.execute(
+        select(Survey)
+        .where(Survey.owner_id == current_user.id, Survey.archived.is_(False))
+        .order_by(Survey.created_at.desc())
+    ).scalars()
+    mine = {survey.slug: survey for survey in surveys}
+    if request.method == "GET" or request.form.get("survey") not in mine:
+        return never_cached(
+            current_app.make_response(
+                render_template("lti/choose.html", surveys=list(mine.values()))
+            )
+        )
+    chosen = mine[request.form["survey"]]
+    platform = db.session.get(LtiPlatform, asked["platform"])
+    if platform is None:
+        return _refused(LaunchRefused("unknown_platform"))
+    signed = deep_linking.signed_response(
+        tool_key(current_app.config, current_app.instance_path),
+        platform,
+        asked,
+        url_for("lti.launch", _external=True),
+        chosen.title,
+        chosen.slug,
+    )
+    page = render_template(
+        "lti/return.html", return_url=asked["return_url"], signed=signed, title=chosen.title
+    )
+    response = never_cached(current_app.make_response(page))
+    # The one form that leaves the site: to the platform's return URL, which it named.
+    parts = urlsplit(asked["return_url"])
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY.replace(
+        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"
+    )
+    return response

@@ -49,8 +49,10 @@ REFUSALS = {
         "This course link names no survey of this app, or one that is not open: ask your "
         "professor for the link."
     ),
-    "deep_linking": lazy_gettext(
-        "Choosing a survey from the course is not available yet: add the survey’s link by hand "
-        "(its join page) for now."
+    "deep_linking_role": lazy_gettext(
+        "Only the course’s instructors can choose a survey for it: ask yours to add the link."
+    ),
+    "ticket": lazy_gettext(
+        "This choice of a survey has expired or was changed: add the survey from the course again."
     ),
 }

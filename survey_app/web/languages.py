@@ -61,12 +61,13 @@ AREA_NAMES = {
     "codes": lazy_gettext("the code slips"),
     "builder": lazy_gettext("the builder"),
     "lesson": lazy_gettext("the lesson"),
+    "lti": lazy_gettext("the page that adds a survey to a course"),
 }
 #: The areas whose pages are translated (every visible word, numbers the language's way): the
 #: others speak English whatever the account or the browser asks for.
 TRANSLATED_AREAS = frozenset(
     {STUDENTS_PAGES, ERROR_PAGES, "sign_in", "manage", "dashboard", "projector", "codes"}
-    | {"builder", "lesson"}
+    | {"builder", "lesson", "lti"}
 )
 #: Where an error handler says the page is now an error page, for the rest of the request.
 _AREA = "page_area"

@@ -191,7 +191,8 @@ def test_the_account_page_says_which_pages_follow_the_chosen_language(
     assert (
         "It is followed by the students' pages, the error pages, the sign-in and account pages, "
         "and the projector. Still in English until they are translated: the survey lists, the "
-        "dashboard, the code slips, the builder, and the lesson."
+        "dashboard, the code slips, the builder, the lesson, and the page that adds a survey "
+        "to a course."
     ) in page
 
 
@@ -275,10 +276,9 @@ def test_the_preview_shows_the_survey_in_its_students_language(client, make_surv
 
 def test_every_area_of_pages_is_named_for_the_account_page(app):
     """The account page says which pages follow a language and which are still English: every
-    blueprint's pages (but the API's, always English, and the LTI launch's, which answers with
-    redirects, a key set, or an error page) and the error pages are named there."""
+    blueprint's pages (but the API's, always English) and the error pages are named there."""
     from survey_app.web import languages
 
     named = set(languages.AREA_NAMES)
-    assert named == (set(app.blueprints) - {"api", "lti"}) | {languages.ERROR_PAGES}
+    assert named == (set(app.blueprints) - {"api"}) | {languages.ERROR_PAGES}
     assert languages.TRANSLATED_AREAS <= named

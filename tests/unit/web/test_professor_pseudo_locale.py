@@ -28,7 +28,7 @@ QUOTED = ("prof@example.edu", "survey-app list-tokens", "survey-app revoke-token
 #: The languages' names in the account page's select, each in itself (not English).
 LANGUAGE_NAMES = (("option", "language-name"),)
 #: The professor areas whose pages this file renders.
-COVERED = {"sign_in", "projector", "builder", "lesson", "dashboard", "manage", "codes"}
+COVERED = {"sign_in", "projector", "builder", "lesson", "dashboard", "manage", "codes", "lti"}
 
 __all__ = ["pseudo_app"]  # the fixture, used by name
 
@@ -162,3 +162,48 @@ def test_the_projector_speaks_the_language(
     texts = "".join(f"<p>{text}</p>" for text in [*shown, *filter(None, words)])
     assert english_left(texts, typed=quoted) == []
     assert "⟦" in said["respondents_words"] and "⟦" in said["pages"][0]["words"]
+
+
+def test_the_page_that_adds_a_survey_to_a_course_speaks_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey
+):
+    """LTI deep linking: the instructor's choice of a survey, and the page that sends it back."""
+    from survey_app.lti import deep_linking
+    from survey_app.lti.launches import DEEP_LINKING_REQUEST, Launch
+    from survey_app.lti.platforms import add_platform
+
+    slug, _ = make_survey()
+    with pseudo_app.app_context():
+        platform = add_platform(
+            "https://lms.example.edu",
+            "tool-1",
+            ["deployment-1"],
+            {
+                "auth_url": "https://lms.example.edu/auth",
+                "token_url": "https://lms.example.edu/token",
+                "jwks_url": "https://lms.example.edu/jwks",
+            },
+        )
+        db.session.commit()
+        launch = Launch(
+            platform.id,
+            "deployment-1",
+            DEEP_LINKING_REQUEST,
+            True,
+            None,
+            "https://lms.example.edu/return",
+            None,
+        )
+        ticket = deep_linking.ticket(pseudo_app.secret_key, launch)
+        title = find_survey(slug).title  # the professor's words, quoted back
+    sign_in_as(client, analyst)
+    chooser = client.get(f"/lti/deep-link/{ticket}", headers=SPEAKING)
+    assert chooser.status_code == 200
+    assert english_left(chooser.text, skipped=LANGUAGE_NAMES, typed=(title, *QUOTED)) == []
+    returned = client.post(
+        f"/lti/deep-link/{ticket}",
+        data={"csrf_token": csrf_token(chooser.text), "survey": slug},
+        headers=SPEAKING,
+    )
+    assert returned.status_code == 200
+    assert english_left(returned.text, skipped=LANGUAGE_NAMES, typed=(title, *QUOTED)) == []

@@ -1,0 +1,79 @@
+"""Deep linking (LTI Deep Linking 2.0): an instructor picks one of their surveys from the course,
+and the tool returns to the platform a link that opens it.
+
+The platform's request is checked as any launch (launches.verify_launch); what it asks to be sent
+back (its return URL and opaque ``data``) travels to the chooser page in a ticket signed with the
+app's secret key, valid for half an hour, so nothing is stored. The answer is an
+``LtiDeepLinkingResponse`` JWT signed RS256 by the tool's key (its ``kid`` the one in
+``/lti/jwks.json``), with one ``ltiResourceLink`` whose custom parameter names the survey.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+import jwt
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+
+from survey_app.lti.keys import public_jwk
+from survey_app.lti.launches import CLAIM, SURVEY_PARAMETER, Launch, LaunchRefused
+from survey_app.storage.lti_models import LtiPlatform
+
+#: How long an instructor has to pick a survey once the course asked.
+TICKET_LIFETIME = 30 * 60
+#: How long the signed answer is good for on its way back to the platform.
+RESPONSE_LIFETIME = 10 * 60
+_SALT = "survey-app lti deep linking"
+
+
+def _serializer(secret_key: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret_key, salt=_SALT)
+
+
+def ticket(secret_key: str, launch: Launch) -> str:
+    """What the chooser page needs of a deep linking request, signed (nothing of who asked)."""
+    return _serializer(secret_key).dumps(
+        {
+            "platform": launch.platform_id,
+            "deployment": launch.deployment_id,
+            "return_url": launch.deep_link_return_url,
+            "data": launch.deep_link_data,
+        }
+    )
+
+
+def read_ticket(secret_key: str, text: str) -> dict:
+    """A ticket's request, or LaunchRefused when forged or older than half an hour."""
+    try:
+        return _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
+    except BadSignature:
+        raise LaunchRefused("ticket") from None
+
+
+def signed_response(
+    key, platform: LtiPlatform, request: dict, launch_url: str, title: str, slug: str
+) -> str:
+    """The ``LtiDeepLinkingResponse`` JWT returning one link to the survey ``slug``."""
+    now = int(time.time())
+    claims = {
+        "iss": platform.client_id,
+        "aud": platform.issuer,
+        "iat": now,
+        "exp": now + RESPONSE_LIFETIME,
+        "nonce": secrets.token_urlsafe(24),
+        CLAIM + "message_type": "LtiDeepLinkingResponse",
+        CLAIM + "version": "1.3.0",
+        CLAIM + "deployment_id": request["deployment"],
+        "https://purl.imsglobal.org/spec/lti-dl/claim/content_items": [
+            {
+                "type": "ltiResourceLink",
+                "title": title,
+                "url": launch_url,
+                "custom": {SURVEY_PARAMETER: slug},
+            }
+        ],
+    }
+    if request.get("data") is not None:
+        claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] = request["data"]
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": public_jwk(key)["kid"]})
