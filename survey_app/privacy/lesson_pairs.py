@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
+from survey_app.privacy.lesson_written import agreeing_places
 from survey_app.privacy.parameters import (
     check_flip_probability,
     epsilon_from_flip_probability,
@@ -54,8 +55,11 @@ __all__ = [
     "PLANNED_LEVEL",
     "PLANNED_POWER",
     "Together",
+    "TogetherWorking",
+    "roughly",
     "students_needed",
     "together",
+    "together_working",
 ]
 
 #: A moderate relation between two answers: Pearson's phi (the issue's and the planner's).
@@ -132,3 +136,40 @@ def students_needed(
         raise ValueError("power and level must be in (0, 1)")
     z = norm.ppf(1.0 - level / 2.0) + norm.ppf(power)
     return math.ceil((z / (kept * relation)) ** 2)
+
+
+@dataclass(frozen=True)
+class TogetherWorking:
+    """The step's two formulas written so that they add up: ``P - Q = kept``, P and Q to
+    ``places`` decimals, and ``(P1' - Q1') x (P2' - Q2') = kept separately``, each gap to
+    ``separate_places``: enough that the reader's arithmetic gives each result to three."""
+
+    keep: float
+    other: float
+    places: int
+    gaps: tuple[float, float]
+    separate_places: int
+
+
+def together_working(figures: Together) -> TogetherWorking:
+    """The digits :class:`Together`'s formulas are written with."""
+    keep, other = figures.keep_probability, figures.other_probability
+    places = agreeing_places(lambda d: round(keep, d) - round(other, d), figures.kept)
+    first, second = figures.separate_gaps
+    separate = agreeing_places(lambda d: round(first, d) * round(second, d), figures.separate_kept)
+    return TogetherWorking(
+        round(keep, places),
+        round(other, places),
+        places,
+        (round(first, separate), round(second, separate)),
+        separate,
+    )
+
+
+def roughly(count: int) -> int:
+    """A number of students to two significant figures, as a plan says it: 231 -> 230,
+    1,913 -> 1,900 (a figure of an approximation, not a count)."""
+    if count < 100:
+        return int(count)
+    step = 10 ** (len(str(int(count))) - 2)
+    return math.floor(count / step + 0.5) * step  # a half up: 785 -> 790
