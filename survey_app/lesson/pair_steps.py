@@ -53,7 +53,10 @@ def _formulas(figures: lesson_pairs.Together) -> list[Markup]:
     separately = number(figures.separate_kept)
 
     def gap(index: str) -> str:
-        return paren(mi(f"P{index}′") + mo("−") + mi(f"Q{index}′"))
+        # P₁′ − Q₁′: each question's, asked alone at half of epsilon.
+        return paren(
+            f"<msub>{mi('P′')}{mn(index)}</msub>{mo('−')}<msub>{mi('Q′')}{mn(index)}</msub>"
+        )
 
     return [
         formula(
@@ -63,7 +66,7 @@ def _formulas(figures: lesson_pairs.Together) -> list[Markup]:
             gettext("What asking together keeps"),
         ),
         formula(
-            mrow(times(gap("1"), gap("2")), mo("="), times(mn(first, 9), mn(second, 9)))
+            mrow(gap("1"), gap("2"), mo("="), times(mn(first, 9), mn(second, 9)))
             + mrow(mo("="), mn(separately)),
             f"(P1' - Q1') x (P2' - Q2') = {first} x {second} = {separately}",
             gettext("What asking separately keeps"),
@@ -76,14 +79,14 @@ def more_students(ratio: float) -> str:
     times_as_many = rounding.nearest(ratio, 1.0)
     if times_as_many < 2:
         return gettext(
-            "So asked separately, the same relation needs about as many students to be seen as "
+            "So separate questions need about as many students to see the same relation as "
             "often: the students needed grow as one over the square of the share kept."
         )
     return ngettext(
-        "So asked separately, the same relation needs about %(ratio)s time as many students to "
-        "be seen as often: the students needed grow as one over the square of the share kept.",
-        "So asked separately, the same relation needs about %(ratio)s times as many students to "
-        "be seen as often: the students needed grow as one over the square of the share kept.",
+        "So separate questions need about %(ratio)s time as many students to see the same "
+        "relation as often: the students needed grow as one over the square of the share kept.",
+        "So separate questions need about %(ratio)s times as many students to see the same "
+        "relation as often: the students needed grow as one over the square of the share kept.",
         int(times_as_many),
         ratio=grouped(int(times_as_many)),
     )
