@@ -27,7 +27,7 @@ def together_step(
     told = question.told
     figures = lesson_pairs.together(survey.flip_probability, told.shape)
     needed = [
-        lesson_pairs.roughly(lesson_pairs.students_needed(kept))
+        lesson_pairs.roughly(lesson_pairs.students_needed(kept, shape=told.shape))
         for kept in (figures.kept, figures.separate_kept)
     ]
     return {

@@ -26,14 +26,15 @@ is the size of D against the margins: Pearson's phi for a 2x2 (``phi^2 = sum D^2
 At a total epsilon of 2 a 2x2 keeps 62% together (P - Q = 0.615) and 21% separately (0.214):
 the figures of an independent simulation of the two ways.
 
-How many students that takes: a test of "unrelated" on n answers sees the reports' phi, kept x
-phi, with noncentrality ``n (kept phi)^2`` (one degree of freedom, the normal approximation), so
-a relation phi is seen with power ``1 - beta`` at level alpha from ``n = ((z_(1 - alpha / 2) +
-z_(1 - beta)) / (kept phi))^2`` answers: the students needed grow as ``1 / kept^2``, and
-separate questions need ``(kept together / kept separately)^2`` times as many. At epsilon 2,
-phi = 0.3, 80% at 5%: about 231 together and 1,913 separately (the simulation: about 230 and
-1,900), 8.3 times as many. An approximation for answers split about evenly, as said where it is
-shown.
+How many students that takes: a chi-square test of "unrelated" on n answers sees the reports'
+phi (``phi^2 = chi^2 / n``), kept x phi, with noncentrality ``lambda = n (kept phi)^2`` and
+``(k1 - 1)(k2 - 1)`` degrees of freedom (the usual large-sample approximation), so a relation
+phi is seen with power ``1 - beta`` at level alpha from ``n = lambda / (kept phi)^2`` answers,
+lambda the noncentrality at which the test has that power (``(z_(1 - alpha / 2) + z_(1 -
+beta))^2 = 7.85`` for a 2x2): the students needed grow as ``1 / kept^2``, and separate
+questions need ``(kept together / kept separately)^2`` times as many. At epsilon 2, phi = 0.3,
+80% at 5%: about 231 together and 1,913 separately (the simulation: about 230 and 1,900), 8.3
+times as many. An approximation for answers split about evenly, as said where it is shown.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.stats import norm
+from scipy.optimize import brentq
+from scipy.stats import chi2, ncx2
 
 from survey_app.privacy.lesson_written import agreeing_places
 from survey_app.privacy.parameters import (
@@ -125,17 +127,22 @@ def students_needed(
     relation: float = MODERATE_RELATION,
     power: float = PLANNED_POWER,
     level: float = PLANNED_LEVEL,
+    shape: tuple[int, int] = (2, 2),
 ) -> int:
-    """The students a test of "unrelated" needs to see a relation phi = ``relation`` with
-    ``power`` at ``level``, when the reports keep ``kept`` of it: ``((z_(1 - level / 2) +
-    z_power) / (kept relation))^2``, rounded up (the normal approximation, for answers split
-    about evenly)."""
+    """The students a chi-square test of "unrelated" needs to see a relation phi = ``relation``
+    between the answers of a pair of ``shape`` with ``power`` at ``level``, when the reports
+    keep ``kept`` of it: ``lambda / (kept relation)^2``, rounded up, lambda the noncentrality
+    at which the test of ``(k1 - 1)(k2 - 1)`` degrees of freedom has that power (the
+    large-sample approximation, for answers split about evenly)."""
     if not 0.0 < kept <= 1.0 or not 0.0 < relation <= 1.0:
         raise ValueError("kept and relation must be in (0, 1]")
     if not 0.0 < power < 1.0 or not 0.0 < level < 1.0:
         raise ValueError("power and level must be in (0, 1)")
-    z = norm.ppf(1.0 - level / 2.0) + norm.ppf(power)
-    return math.ceil((z / (kept * relation)) ** 2)
+    freedom = (int(shape[0]) - 1) * (int(shape[1]) - 1)
+    critical = chi2.ppf(1.0 - level, freedom)
+    # The power grows with lambda, from the level at 0: one root, well inside (0, 1000).
+    noncentrality = brentq(lambda lam: ncx2.sf(critical, freedom, lam) - power, 1e-9, 1000.0)
+    return math.ceil(noncentrality / (kept * relation) ** 2)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,9 @@ def test_at_p_one_tenth_by_hand():
     assert wider.kept == pytest.approx(4 / 7)
     assert wider.separate_gaps == pytest.approx((0.4, 0.5))
     assert wider.separate_kept == pytest.approx(0.2)
+    # Two degrees of freedom: the test has 80% power at 5% at noncentrality 9.6347 (tables of
+    # the noncentral chi-square), 9.6347 / (4/7 x 0.3)^2 = 327.8.
+    assert students_needed(wider.kept, shape=(3, 2)) == 328
 
 
 def reports_phi(table: np.ndarray) -> float:
