@@ -43,7 +43,9 @@ class Kind:
     #: question's are (1,): "Yes", its "No" being the rest.
     worded_values: ClassVar[tuple[int, ...] | None] = None
     #: How the lesson works its steps out: "flip" (randomized response with one flip probability
-    #: p), "options" (k-option randomized response, P and Q) or "number" (its numeric mechanism).
+    #: p), "options" (k-option randomized response, P and Q), "cells" (as "options", over the
+    #: cells of two questions asked together, with a step on what that keeps of how they go
+    #: together) or "number" (its numeric mechanism).
     lesson_form: ClassVar[str] = "options"
     #: The option whose share the lesson follows through its steps (by position).
     lesson_follows: ClassVar[int] = 0

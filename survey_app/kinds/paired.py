@@ -50,6 +50,8 @@ class Paired(Kind):
     partial = "kinds/paired.html"
     script = "js/kinds/paired.js"
     script_role = lazy_gettext("reads your two answers and has them scrambled together, as one")
+    #: Its cells are the options of a k1 k2-option question; the lesson adds a step on the pair.
+    lesson_form = "cells"
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """Two yes/no or choice questions, each checked as its kind checks it; 12 cells at most."""

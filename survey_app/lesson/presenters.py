@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from flask_babel import gettext
 
 from survey_app import kinds
-from survey_app.lesson import number_steps, words
+from survey_app.lesson import number_steps, pair_steps, words
 from survey_app.lesson.figures import (
     ONE_MINUS_TWO_P,
     formula,
@@ -37,7 +37,7 @@ from survey_app.lesson.figures import (
     written_share,
 )
 from survey_app.lesson.share_steps import bayes_step, reruns_step, subject_of, trade_off_step
-from survey_app.lesson.words import STEPS
+from survey_app.lesson.words import steps_of
 from survey_app.privacy import lesson
 from survey_app.results import rounding
 from survey_app.results.tables import QuestionResult
@@ -66,7 +66,7 @@ COMPACT_ROWS = 6
 class Step:
     number: int
     key: str
-    #: Its title in the page's language (words.STEPS).
+    #: Its title in the page's language (words.steps_of).
     title: str
     #: False: the step waits for answers; ``note`` says why.
     shown: bool = True
@@ -234,6 +234,7 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float, head
     enough decimals that the reader's arithmetic gives the estimate every step shows, and the
     share the results show (kept in the range of kind ``headline``)."""
     first = question.options[0]
+    shown_label = kinds.kind_named(question.kind).shown_label  # a pair's "Yes / No", said
     working = lesson.option_working(
         first.noisy_count, question.n, flip_probability, len(question.options)
     )
@@ -269,17 +270,17 @@ def choice_estimate_step(question: QuestionResult, flip_probability: float, head
                 top=top,
                 bottom=bottom,
                 result=result,
-                label=first.label,
+                label=shown_label(first.label),
             ),
             gettext("The estimate, worked out for the first answer"),
         ),
         "keep": keep,
         "other": other,
-        "first": first.label,
+        "first": shown_label(first.label),
         "compact": len(question.options) > COMPACT_ROWS,
         "rows": [
             {
-                "label": option.label,
+                "label": shown_label(option.label),
                 "raw": number(option.estimate.noisy_share, working.places),
                 "estimate": signed(percent(option.estimate.estimate)),
                 "shown": percent(option.headline(headline)),
@@ -342,8 +343,9 @@ def choice_sure_step(question: QuestionResult, flip_probability: float) -> dict:
     """The notes' bound for each option (``P - Q`` for ``1 - 2p``), beside each option's
     exact and live ranges as the dashboard shows them, on one axis."""
     options = len(question.options)
+    shown_label = kinds.kind_named(question.kind).shown_label
     shown = [
-        (option.label, lesson.sureness(option.estimate, flip_probability, options))
+        (shown_label(option.label), lesson.sureness(option.estimate, flip_probability, options))
         for option in question.options
     ]
     first = shown[0][1]
@@ -392,6 +394,8 @@ def budgets_step(survey: Survey) -> dict:
         "composition": words.composition(
             len(epsilons), eps, total, format_upper_bound(figures.total_odds)
         ),
+        # Two questions asked together are one question of the sum: their pair spends once.
+        "pairs": any(kinds.kind_of(each).lesson_form == "cells" for each in survey.questions),
         "epsilon": eps,
         "total": total,
         "groups": [
@@ -421,7 +425,8 @@ def _shares_figures(key: str, form: str, question, survey, confidence, chosen, h
     if key == "coin" and yes_no:
         return coin_step(p, len(survey.questions))
     if key == "coin":
-        labels = [option.label for option in question.options]
+        shown_label = kinds.kind_named(question.kind).shown_label
+        labels = [shown_label(option.label) for option in question.options]
         return choice_coin_step(p, len(labels), labels)
     if key == "estimate":
         if yes_no:
@@ -446,8 +451,8 @@ def lesson_steps(
     chosen_p: float | None = None,
     only: int | None = None,
 ) -> list[Step]:
-    """The eight steps for one question, each worked out for its kind: its figures, or a note
-    saying why not yet.
+    """The steps for one question (words.steps_of), each worked out for its kind: its figures,
+    or a note saying why not yet.
 
     ``waiting_for``: how many have answered, and the count results appear at (the steps that
     need answers wait until then, as the dashboard's shares do). ``only``: the one step whose
@@ -457,13 +462,15 @@ def lesson_steps(
     form = kinds.kind_named(question.kind).lesson_form
     waiting = words.waiting_note(question, *waiting_for)
     steps = []
-    for position, (key, title) in enumerate(STEPS, start=1):
+    for position, (key, title) in enumerate(steps_of(form), start=1):
         step = Step(position, key, title)
         steps.append(step)
         if only is not None and position != only:
             continue
         if key == "budgets":
             step.figures = budgets_step(survey)
+        elif key == "together":  # its figures are the mechanism's; the class's, once shown
+            step.figures = pair_steps.together_step(survey, question, confidence, not waiting)
         elif key != "coin" and waiting:
             step.shown, step.note = False, waiting
         elif key == "arrived":

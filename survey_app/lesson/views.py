@@ -21,7 +21,7 @@ from survey_app import kinds
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.dashboard.rendering import chosen_confidence
 from survey_app.lesson.presenters import lesson_steps
-from survey_app.lesson.words import CHOOSER_TEXT_LENGTH, STEPS
+from survey_app.lesson.words import CHOOSER_TEXT_LENGTH, steps_of
 from survey_app.results.releases import (
     MIN_ANSWERS_FOR_SHARES,
     release_batch,
@@ -69,9 +69,10 @@ def _first_yes_no(survey: Survey) -> int:
     return 1
 
 
-def lesson_context(survey: Survey, only: int | None = None) -> dict:
-    """Everything the lesson's pages show: the question chosen and its eight steps (the
-    figures of step ``only`` alone, when given)."""
+def lesson_context(survey: Survey, one_step: bool = False) -> dict:
+    """Everything the lesson's pages show: the question chosen and its steps (eight, nine for
+    a pair); ``one_step``: the figures of the step asked for (``?step=N``) alone, its number
+    ``step_number``."""
     if not survey.questions:
         abort(404)
     confidence = chosen_confidence()
@@ -79,6 +80,8 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
     number = _whole_number("question", _first_yes_no(survey), len(results.questions))
     question = results.questions[number - 1]
     headline = headline_range_kind(results)
+    form = kinds.kind_named(question.kind).lesson_form
+    only = _whole_number("step", 1, len(steps_of(form))) if one_step else None
     return {
         "survey": survey,
         "results": results,
@@ -87,7 +90,8 @@ def lesson_context(survey: Survey, only: int | None = None) -> dict:
         "kept_confidence": _kept_confidence(confidence),
         "chooser_text_length": CHOOSER_TEXT_LENGTH,
         "headline": headline,
-        "lesson_form": kinds.kind_named(question.kind).lesson_form,
+        "lesson_form": form,
+        "step_number": only,
         "steps": lesson_steps(
             survey,
             question,
@@ -128,15 +132,15 @@ def lesson_page(slug: str):
     """One step of the lesson, in projector type; the keys and buttons lead to the others."""
     survey = owned_survey_or_404(current_user, slug)
     pin(survey.language)  # the room is the class: it reads the survey's language
-    number = _whole_number("step", 1, len(STEPS))
-    context = lesson_context(survey, number)
+    context = lesson_context(survey, one_step=True)
     question = context["question"].number
     confidence = context["confidence"]
+    steps = range(1, len(context["steps"]) + 1)
     return render_template(
         "lesson/lesson.html",
         **context,
-        step=context["steps"][number - 1],
-        step_urls=[step_url(slug, question, each, confidence) for each in range(1, len(STEPS) + 1)],
+        step=context["steps"][context["step_number"] - 1],
+        step_urls=[step_url(slug, question, each, confidence) for each in steps],
         download_url=url_for(".lesson_download", slug=slug, question=question),
     )
 

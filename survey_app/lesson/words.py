@@ -28,6 +28,18 @@ STEPS = (
     ("budgets", lazy_gettext("Budgets")),
 )
 
+#: The step a pair of questions asked together gets before the budgets: what that kept.
+TOGETHER_STEP = ("together", lazy_gettext("Asking the two together"))
+
+
+def steps_of(form: str) -> tuple[tuple[str, LazyString], ...]:
+    """The steps of a question whose kind's lesson form is ``form`` (kinds.Kind.lesson_form):
+    a pair's cells get :data:`TOGETHER_STEP` before the budgets."""
+    if form != "cells":
+        return STEPS
+    return (*STEPS[:-1], TOGETHER_STEP, STEPS[-1])
+
+
 #: The question chooser shows this many characters of a question's text; a longer text is
 #: also written out in full under it.
 CHOOSER_TEXT_LENGTH = 60

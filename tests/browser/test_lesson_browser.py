@@ -19,7 +19,9 @@ from tests.browser.screens import word_sizes
 from tests.browser.test_accessibility import axe_source, check_at_every_width, signed_in
 from tests.conftest import ANALYST_PASSWORD
 from tests.numeric_helpers import HOURS, submit_numbers
+from tests.unit.kinds.test_paired import DEFINITION as PAIRS
 from tests.unit.lesson.test_lesson_pages import ROWS
+from tests.unit.lesson.test_lesson_pairs import ROWS as PAIR_ROWS
 from tests.unit.results.test_results_api import submit_and_close
 
 pytestmark = pytest.mark.browser
@@ -112,10 +114,10 @@ def test_step_7s_control_shows_the_servers_words_for_each_p(
     assert words.text == row.get_attribute("data-words") and "picked" in row.get_attribute("class")
 
 
-def assert_every_step_fits(driver, url: str, what: str) -> None:
-    """Each of the eight steps on one 1280x720 screen (no scrolling either way), every word
-    of it at least 16 px (the projector's rule)."""
-    for step in range(1, 9):
+def assert_every_step_fits(driver, url: str, what: str, steps: int = 8) -> None:
+    """Each of the eight steps (nine for a pair) on one 1280x720 screen (no scrolling either
+    way), every word of it at least 16 px (the projector's rule)."""
+    for step in range(1, steps + 1):
         driver.get(f"{url}&step={step}")
         assert driver.execute_script("return [innerWidth, innerHeight]") == [1280, 720]
         where = f"{what}, step {step}"
@@ -169,6 +171,24 @@ def test_every_step_of_every_kind_fits_the_projector(
     on_screen(driver)
     url = live_app.url(f"/analyst/surveys/{slug}/lesson?question=1")
     assert_every_step_fits(driver, url, kind)
+
+
+def test_every_step_of_a_pair_fits_the_projector_and_passes_axe(
+    make_chromium, live_app, analyst, make_survey, axe_source
+):
+    """Two yes/no questions asked together: its nine steps each on one screen, the step on
+    asking them together with the class's own difference, which axe finds nothing on."""
+    slug, _ = make_survey(PAIRS)
+    submit_and_close(live_app.app, slug, PAIR_ROWS)
+    driver = signed_in(make_chromium, live_app, analyst)
+    on_screen(driver)
+    url = live_app.url(f"/analyst/surveys/{slug}/lesson?question=1")
+    assert_every_step_fits(driver, url, "a pair", steps=9)
+    driver.get(f"{url}&step=8")
+    assert driver.find_element(By.ID, "lesson-pair-difference").text
+    # Off the projector's screen: axe looks at each width the window is set to.
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    check_at_every_width(driver, axe_source)
 
 
 def test_a_question_of_the_most_options_fits_too(make_chromium, live_app, analyst, make_survey):

@@ -108,6 +108,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.lesson.presenters", 3),
     ("survey_app.lesson.share_steps", 3),
     ("survey_app.lesson.number_steps", 3),
+    ("survey_app.lesson.pair_steps", 3),
     ("survey_app.builder.form", 3),
     ("survey_app.dashboard.rendering", 4),
     ("survey_app.*.views", 4),

@@ -1,7 +1,8 @@
 """The lesson in the pseudo-language of tests/unit/respondents/test_pseudo_locale.py shows no
-English: every step (?step=N) of a yes/no, a choice and a number question, with answers, before
-enough answers came in and with none, open and closed, step 7 at a flip probability picked, and
-the downloaded file.
+English: every step (?step=N) of a yes/no, a choice and a number question, and of two questions
+asked together (a pair of yes/no questions and a pair of a choice and a yes/no question), with
+answers, before enough answers came in and with none, open and closed, step 7 at a flip
+probability picked, and the downloaded file.
 
 A formula's symbols (p, b, n, ln, sqrt, E, delta, epsilon...) are mathematics, not English: they
 are checked apart, and every word around them (the formula's name, "about", "for the true
@@ -34,6 +35,32 @@ FORMULA = re.compile(
     re.S,
 )
 STEPS = range(1, 9)
+#: Two questions asked together: a step more (what asking them together kept).
+PAIR_STEPS = range(1, 10)
+#: Two pairs in Greek: two yes/no questions, and a choice with a yes/no question.
+GREEK_PAIRS = {
+    "title": "Ζεύγη ερωτήσεων",
+    "flip_probability": 0.25,
+    "questions": [
+        {
+            "type": "paired",
+            "questions": [
+                {"text": "Εργαλείο;", "type": "yes_no"},
+                {"text": "Αντιγραφή;", "type": "yes_no"},
+            ],
+        },
+        {
+            "text": "Έτος και αντιγραφή",
+            "type": "paired",
+            "questions": [
+                {"text": "Έτος;", "type": "choice", "options": ["Πρώτο", "Δεύτερο", "Τρίτο"]},
+                {"text": "Αντιγραφή;", "type": "yes_no"},
+            ],
+        },
+    ],
+}
+#: Randomized answers to GREEK_PAIRS's two pairs: each a cell of its pair.
+PAIRS_ANSWERED = [(index % 4, index % 6) for index in range(len(ANSWERED))]
 
 
 def formula_words_left(page: str) -> list[str]:
@@ -60,11 +87,11 @@ def leaks(page: str) -> list[str]:
     return words + formula_words_left(page)
 
 
-def lesson_pages(client, slug: str, question: int, **extra) -> dict[str, str]:
+def lesson_pages(client, slug: str, question: int, steps=STEPS, **extra) -> dict[str, str]:
     """Every step of one question's lesson, and its download, as the pseudo-language says them."""
     query = "".join(f"&{key}={value}" for key, value in extra.items())
     pages = {}
-    for step in STEPS:
+    for step in steps:
         page = client.get(
             f"/analyst/surveys/{slug}/lesson?step={step}&question={question}{query}",
             headers=SPEAKING,
@@ -113,6 +140,26 @@ def test_every_step_waiting_for_answers_says_nothing_in_english(
     for name, page in pages.items():
         assert leaks(page) == [], name
     assert 'class="lesson-note"' in pages["step 2"]
+
+
+@pytest.mark.parametrize("answered", [0, len(ANSWERED)], ids=["no answers", "closed"])
+@pytest.mark.parametrize("question", [1, 2], ids=["two yes/no", "choice and yes/no"])
+def test_every_step_of_a_pair_says_nothing_in_english(
+    pseudo_app, client, analyst, sign_in_as, make_survey, close, question, answered
+):
+    """Its nine steps: step 1 of pairs of answers, step 8 what asking together kept (with the
+    class's difference, for a pair of two answers each, once answers show), step 9 the budgets."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(GREEK_PAIRS)
+    submit(pseudo_app, slug, PAIRS_ANSWERED[:answered])
+    if answered:
+        close(slug)
+    pages = lesson_pages(client, slug, question, PAIR_STEPS, p="0.45")
+    for name, page in pages.items():
+        assert leaks(page) == [], name
+    assert 'id="lesson-kept-together"' in pages["step 8"]
+    assert 'id="lesson-pairs-once"' in pages["step 9"]
+    assert ('id="lesson-pair-difference"' in pages["step 8"]) == (question == 1 and answered > 0)
 
 
 def test_the_checks_find_english_in_a_formula_and_around_it():
