@@ -56,6 +56,7 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         "margins": margins,
         "association": association,
         "how": how_words(told.shape),
+        "chart": rows_chart(told, question, (rows, columns)),
     }
     said = [sentence for sentences in margins for sentence in sentences]
     return {"joint": table, "said": [*said, *([association] if association else [])]}
@@ -256,3 +257,57 @@ def how_words(shape: tuple[int, int]) -> str:
             "bootstrap); its level was measured close to what it says, but is not guaranteed."
         )
     return f"{said} {more}"
+
+
+#: The chart of shares of rows, in the shares chart's SVG units (panel.CHART_LEFT, CHART_PLOT:
+#: 320 across): a group for each of the first question's answers, its label on a line of its
+#: own, then a bar for each of the second question's answers, its label and figure above it.
+BAR_LEFT, BAR_PLOT, BAR_TOP = 16, 282, 4
+GROUP_LABEL, BAR_ROW, BAR_HEIGHT, GROUP_GAP, CHART_FOOT = 22, 34, 12, 8, 20
+
+
+def rows_chart(told: privacy.JointShares, question, labels) -> dict:
+    """The grouped bars of the table's shares of rows: for each answer to the first question
+    (a group), the share of them who gave each answer to the second (a bar); a row with no one
+    in it has no bars, and says so with a dash."""
+    rows, columns = labels
+    groups, y = [], BAR_TOP
+    for a, row in enumerate(told.row_shares):
+        group = {"label": {"x": BAR_LEFT, "y": y + 16, "text": rows[a]}, "bars": []}
+        for b, share in enumerate(row or ()):
+            top = y + GROUP_LABEL + BAR_ROW * b
+            group["bars"].append(
+                {
+                    "label": {"x": BAR_LEFT, "y": top + 13, "text": columns[b]},
+                    "value": {"x": BAR_LEFT + BAR_PLOT, "y": top + 13, "text": percent(share)},
+                    "x": BAR_LEFT,
+                    "y": top + 17,
+                    "width": f"{BAR_PLOT * share:.2f}",
+                    "height": BAR_HEIGHT,
+                }
+            )
+        group["empty"] = None if row else {"x": BAR_LEFT + BAR_PLOT, "y": y + 16, "text": "–"}
+        groups.append(group)
+        y += GROUP_LABEL + BAR_ROW * (len(row) if row else 0) + GROUP_GAP
+    height = y + CHART_FOOT
+    first, second = question.parts
+    return {
+        "height": height,
+        "groups": groups,
+        "grid": [
+            {"x": f"{BAR_LEFT + BAR_PLOT * tick:.2f}", "y1": BAR_TOP, "y2": height - CHART_FOOT}
+            for tick in (0, 0.5, 1)
+        ],
+        "ticks": [
+            {"x": BAR_LEFT + BAR_PLOT * tick, "y": height - 4, "text": percent(tick), "anchor": a}
+            for tick, a in ((0, "start"), (0.5, "middle"), (1, "end"))
+        ],
+        "title": gettext(
+            "Question %(number)s: among those who gave each answer to “%(first)s”, the share "
+            "who gave each answer to “%(second)s” (the share of the row, from the shares shown; "
+            "no range is drawn)",
+            number=question.number,
+            first=first.text,
+            second=second.text,
+        ),
+    }

@@ -106,6 +106,19 @@ def test_the_dashboard_shows_a_two_by_two_pair_as_a_cross_tab_with_its_differenc
     assert "The difference’s range is guaranteed too" in part
     # Its cells' shares are the table's: no sentence says what they add up to.
     assert "The shares add up to" not in part
+    # The chart of shares of rows: a group a row, a bar for each answer to the second
+    # question as long as its share of the row (282 units for all of it), named for those who
+    # hear it.
+    chart = re.search(r'<svg class="chart joint-chart".*?</svg>', part).group(0)
+    assert 'role="img"' in chart and "<title id=" in chart
+    assert "among those who gave each answer to “Did you use an AI tool for the essay?”" in chart
+    assert re.findall(r'<rect class="exact"[^>]* width="([\d.]+)"', chart) == [
+        "282.00",
+        "0.00",
+        "0.00",
+        "282.00",
+    ]
+    assert re.findall(r'<text class="label group"[^>]*>(\w+)</text>', chart) == ["No", "Yes"]
 
 
 def test_a_three_by_two_pair_says_its_approximate_test_and_never_that_they_are_unrelated(
