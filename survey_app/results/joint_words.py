@@ -56,6 +56,8 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         "margins": margins,
         "association": association,
         "how": how_words(told.shape),
+        # While open the page leads with live ranges; the table's hold for one look.
+        "one_look": one_look_words() if kind == "live" else None,
         "chart": rows_chart(told, question, (rows, columns)),
     }
     said = [sentence for sentences in margins for sentence in sentences]
@@ -233,6 +235,15 @@ def p_value_words(p_value: float | None) -> Markup | None:
             count,
             count=count,
         )
+    )
+
+
+def one_look_words() -> str:
+    """Why the table's ranges, unlike the live ones, are for one look while the survey is open."""
+    return gettext(
+        "The table’s ranges and the difference’s hold for one look, not for reading again and "
+        "again as answers arrive: read them once the survey closes, or use each pair’s live "
+        "range in the table below."
     )
 
 

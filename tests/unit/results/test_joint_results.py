@@ -232,3 +232,17 @@ def test_a_table_with_an_empty_row_says_there_is_no_difference_in_words(app):
         "The table shows no one answering “No” to “Used an AI tool?”, so the two groups can’t "
         "be compared yet: there is no difference to give."
     )
+
+
+def test_while_open_the_table_says_its_ranges_are_for_one_look(
+    app, client, make_survey, analyst, sign_in_as, closed_pairs
+):
+    """While open the page leads with live ranges; the table's exact ranges and the
+    difference's are not live, and it says so (once closed it need not)."""
+    slug, _ = make_survey(DEFINITION)
+    submit(app, slug, list(zip(PAIR_REPORTS, YEAR_REPORTS, strict=True)))
+    open_page = flat(client.get(f"/analyst/surveys/{slug}").text)
+    assert open_page.count('class="data crosstab"') == 2
+    assert open_page.count("hold for one look, not for reading again and again") == 2
+    closed_page = flat(client.get(f"/analyst/surveys/{closed_pairs[0]}").text)
+    assert "hold for one look" not in closed_page
