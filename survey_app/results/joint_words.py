@@ -34,7 +34,12 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         margin_sentences(part, margin, kind, confidence, label)
         for part, margin in zip(question.parts, told.margins, strict=True)
     ]
-    association = association_words(told, (first, second), (rows, columns), confidence)
+    # Counts no randomized answers would give say nothing of how the answers go together.
+    association = (
+        association_words(told, (first, second), (rows, columns), confidence)
+        if told.consistent_with_randomization
+        else None
+    )
     table = {
         "first": first.text,
         "second": second.text,

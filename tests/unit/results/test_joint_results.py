@@ -246,3 +246,18 @@ def test_while_open_the_table_says_its_ranges_are_for_one_look(
     assert open_page.count("hold for one look, not for reading again and again") == 2
     closed_page = flat(client.get(f"/analyst/surveys/{closed_pairs[0]}").text)
     assert "hold for one look" not in closed_page
+
+
+def test_counts_no_randomization_would_give_say_nothing_of_the_association(
+    app, client, make_survey, close, analyst, sign_in_as
+):
+    # Every report in one cell: at p = 0.25 over 4 cells randomized answers almost never do.
+    slug, (pair_id, _) = make_survey(DEFINITION)
+    submit(app, slug, [(3, 0)] * 40)
+    close(slug)
+    sign_in_as(client, analyst)
+    part = section(client.get(f"/analyst/surveys/{slug}").text, pair_id)
+    assert "These answers are not consistent with the randomization" in part
+    cells = [cell for row in crosstab_cells(part)[2:4] for cell in row[1:3]]
+    assert any(cell == "not consistent" for cell in cells), cells
+    assert "a difference of" not in part and "Answers this far" not in part
