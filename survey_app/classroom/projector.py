@@ -28,6 +28,7 @@ from flask import (
 )
 from flask_babel import gettext, ngettext
 from flask_login import current_user, login_required
+from markupsafe import Markup
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.projector_pages import (
@@ -112,7 +113,7 @@ def projector_state(survey: Survey, confidence: float, shown: ShownCounts) -> di
         for question in results.questions
     ]
     shapes = [
-        fitted(question_shape(question, hidden, (view or {}).get("room_notes") or ""))
+        fitted(question_shape(question, hidden, (view or {}).get("room_notes") or "", view))
         for question, view in zip(results.questions, views, strict=True)
     ]
     questions = [
@@ -211,12 +212,22 @@ def summary_words(results: SurveyResults, hidden: bool, release_note: str | None
     return release_note
 
 
-def question_shape(question, hidden: bool, caution: str = "") -> QuestionShape:
+def question_shape(
+    question, hidden: bool, caution: str = "", view: dict | None = None
+) -> QuestionShape:
     """How much a question shows, for projector_pages to find it a place (``caution``: its
-    notes under the shares, results.panel.shares_view's ``room_notes``)."""
+    notes under the shares, results.panel.shares_view's ``room_notes``; ``view``: what it
+    places, a paired question's table among it)."""
     shown = not hidden and question.shows_results and question.consistent_with_randomization
     if not shown:
         return QuestionShape(question.number, len(question.text), note=True)
+    table = (view or {}).get("joint")
+    if table is not None:
+        # Its key and its sentence run under and over it as a caution does.
+        said = len(table["room_key"]) + len(Markup(table["association"] or "").striptags())
+        return QuestionShape(
+            question.number, len(question.text), table_rows=len(table["rows"]), caution_length=said
+        )
     if question.numeric is not None:
         return QuestionShape(question.number, len(question.text), average_unit=len(question.unit))
     worded = worded_options(question)

@@ -119,6 +119,9 @@ class QuestionShape:
     fit: float = 1.0
     #: The length of the caution under its shares when their ranges are too wide (0: none).
     caution_length: int = 0
+    #: A paired question's table: its rows (0: none), each a line for the shares and one for
+    #: their ranges, under a line of headings (its key and sentence are its caution).
+    table_rows: int = 0
 
 
 def fit_class(fit: float) -> str:
@@ -193,7 +196,16 @@ def results_height(shape: QuestionShape, width: float) -> float:
         return lines(AVERAGE_WORDS + 3 * shape.average_unit, size, width) * LINE_HEIGHT * size
     words = sum(lines(SHARE_WORDS + label, size, width) for label in shape.worded_labels)
     chart = chart_height(shape.chart_rows) + 0.3 if shape.chart_rows else 0
-    return words * LINE_HEIGHT * size + chart + caution_height(shape, width)
+    return words * LINE_HEIGHT * size + chart + table_height(shape) + caution_height(shape, width)
+
+
+def table_height(shape: QuestionShape) -> float:
+    """The height of a paired question's table: a line of headings, then two lines a row (a
+    share, and its range a little smaller: app.css .present-crosstab); 0 without one."""
+    if not shape.table_rows:
+        return 0.0
+    size = fit_size(1.0, shape.fit)
+    return (1 + 2 * shape.table_rows) * LINE_HEIGHT * size
 
 
 def caution_height(shape: QuestionShape, width: float) -> float:
@@ -217,7 +229,10 @@ def wide_height(shape: QuestionShape, layout: Layout) -> float:
     inside = layout.full_width - TEXT_INSET
     # The caution runs under the words and the chart, the whole width (app.css).
     alone = replace(shape, caution_length=0)
-    if shape.chart_rows:
+    if shape.table_rows:
+        # A table runs the whole width, its key and sentence under it (app.css).
+        beside = results_height(alone, inside)
+    elif shape.chart_rows:
         words = results_height(replace(alone, chart_rows=0), inside - CHART_WIDTH - layout.gap)
         beside = max(words, chart_height(shape.chart_rows) + 0.3)
     else:

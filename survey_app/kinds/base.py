@@ -25,6 +25,16 @@ class QuestionDefinition:
     parts: tuple[QuestionDefinition, ...] | None = None
 
 
+@dataclass(frozen=True)
+class PartQuestion:
+    """One of the questions asked together in a question: its text, its option labels by
+    value, and the values its own shares are worded by (a yes/no question's: its "Yes")."""
+
+    text: str
+    labels: tuple[str, ...]
+    worded: tuple[int, ...]
+
+
 class Kind:
     """A kind of question. Subclasses set the class attributes and override what differs."""
 
@@ -117,6 +127,11 @@ class Kind:
     def shown_order(self, count: int) -> tuple[int, ...]:
         """The order a respondent's page lists the ``count`` options' values in."""
         return tuple(range(count))
+
+    def part_questions(self, question: Any) -> tuple[PartQuestion, ...]:
+        """The questions asked together in it, for the results' cross-tabulation; none for a
+        question asked alone."""
+        return ()
 
     def shown_label(self, label: str) -> str:
         """One of the kind's labels as a page shows it, in its language (the results' words):

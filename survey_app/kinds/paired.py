@@ -17,7 +17,7 @@ from typing import Any
 from flask_babel import lazy_gettext
 
 from survey_app import privacy
-from survey_app.kinds.base import Kind, QuestionDefinition
+from survey_app.kinds.base import Kind, PartQuestion, QuestionDefinition
 from survey_app.kinds.choice import KIND as CHOICE
 from survey_app.kinds.yes_no import KIND as YES_NO
 from survey_app.surveys.definition_checks import MAX_QUESTION_LENGTH, checked_text, refused
@@ -102,6 +102,17 @@ class Paired(Kind):
     def part_labels(self, question: Any) -> list[list[str]]:
         """Each question's option labels, by value (a yes/no question's: No, Yes)."""
         return [PAIRABLE[part.kind].option_labels(part) for part in self.parts(question)]
+
+    def part_questions(self, question: Any) -> tuple[PartQuestion, ...]:
+        """Each question's text, labels and worded values: the rows' then the columns'."""
+        return tuple(
+            PartQuestion(
+                part.text,
+                tuple(labels),
+                PAIRABLE[part.kind].worded_values or tuple(range(len(labels))),
+            )
+            for part, labels in zip(self.parts(question), self.part_labels(question), strict=True)
+        )
 
     def shape(self, question: Any) -> tuple[int, int]:
         """``(k1, k2)``: how many options each question has."""

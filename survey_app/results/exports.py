@@ -32,14 +32,16 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 
 from flask_babel import force_locale, lazy_gettext
 from sqlalchemy import String, select, type_coerce
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.extensions import db
+from survey_app.kinds.paired import CELL_SEPARATOR
 from survey_app.results import rounding
-from survey_app.results.tables import QuestionResult, SurveyResults
+from survey_app.results.tables import QuestionResult, SurveyResults, shown_range
 from survey_app.results.words import bar_label, headline_range_kind
 from survey_app.storage.models import Question, Submission, Survey, split_answers
 from survey_app.words import format_number, with_unit
@@ -94,7 +96,17 @@ RESULTS_HEADER = (
     # while the survey was open (the one to use when it was closed early because of them).
     "live_ci_low",
     "live_ci_high",
+    # A paired question's two answers, by value: a cell's row (the first question's answer)
+    # and column (the second's); a row of one question's own shares fills its own alone
+    # (MARGIN_LABEL). Empty on other questions' rows.
+    "row_value",
+    "column_value",
 )
+
+#: The label of a paired question's row for one question's own share: that answer beside
+#: "any" answer to the other ("Yes / any": those who said Yes to the first, whatever their
+#: second answer), as a cell's label puts its two answers ("Yes / No").
+MARGIN_LABEL = "any"
 
 
 #: Each column's name for people, a catalog message (translated as every page's words are):
@@ -121,6 +133,8 @@ RESULTS_LABELS = {
     "simultaneous_ci_high": lazy_gettext("Range for all answers at once: high end"),
     "live_ci_low": lazy_gettext("Live range: low end"),
     "live_ci_high": lazy_gettext("Live range: high end"),
+    "row_value": lazy_gettext("First question’s answer (value)"),
+    "column_value": lazy_gettext("Second question’s answer (value)"),
 }
 
 
@@ -208,7 +222,8 @@ def csv_lines(header: Iterable[str], rows: Iterable[Iterable[object]]) -> Iterat
 
 
 def response_columns(number: int, question: Question) -> tuple[list[str], Callable[[str], str]]:
-    """A question's two columns in responses.csv: their headers, and its cells for a report.
+    """A question's columns in responses.csv (two; a pair's four): their headers, and its
+    cells for a report.
 
     The first column is what the randomized report says, headed by the question's number and
     text ("Q2 (randomized): How often?": a column of Yes and No under a bare question reads,
@@ -217,6 +232,11 @@ def response_columns(number: int, question: Question) -> tuple[list[str], Callab
     the unbiased average the dashboard shows). The second is the report itself, the one to
     compute with: "Q2 value" (yes/no 1 = yes, 0 = no; a choice, the option's index from 0) or
     "Q1 report" (a number's report, an integer of its mechanism's own scale).
+
+    Two questions asked together (a paired question) have two columns more, for the pair's
+    one report read as its two answers, each headed as randomized together with the other:
+    "Q3 first value (randomized together): <its text>" and "Q3 second value ...", each the
+    answer's value (as "Q3 value" is the cell's, ``first * k2 + second``).
 
     The cells come as one text, quoted and joined by a comma, keyed by the report as stored
     (:func:`survey_app.storage.models.split_answers`), so that a row is one look-up a question.
@@ -237,11 +257,19 @@ def response_columns(number: int, question: Question) -> tuple[list[str], Callab
         f"Q{number} {'value' if labels else 'report'}",
     ]
     mechanism = question.mechanism
+    # Questions asked together: a column more for each one's answer in the pair's report.
+    parts = kinds.kind_named(question.kind).part_questions(question)
+    headers += [
+        f"Q{number} {which} value (randomized together): {part.text}"
+        for which, part in zip(("first", "second"), parts, strict=False)
+    ]
+    columns = len(parts[1].labels) if parts else 0
 
     def cells(stored: str) -> str:
         report = int(stored)
         said = safe_text(labels[report]) if labels else rounded(mechanism.report_value(report))
-        return csv_row([said, report]).removesuffix("\r\n")
+        answers = divmod(report, columns) if parts else ()
+        return csv_row([said, report, *answers]).removesuffix("\r\n")
 
     return headers, _Cells(cells).__getitem__
 
@@ -331,16 +359,16 @@ def results_csv(results: SurveyResults, labels: str | None = None) -> Iterator[s
     def rows():
         for question in results.questions:
             text = safe_text(question.text)
-            for row in question.told.rows():
+            for row, label, headline, answers in _told_rows(question, kind):
                 yield (
                     question.number,
                     text,
                     "" if row.value is None else row.value,
-                    safe_text(_row_label(question, row)),
+                    safe_text(label),
                     question.n,
                     "" if row.noisy_count is None else row.noisy_count,
                     rounded(row.estimate),
-                    rounded(_headline(question, row, kind)),
+                    rounded(headline),
                     *_range_cells(row.exact),
                     *_range_cells(row.chebyshev),
                     confidence,
@@ -348,10 +376,37 @@ def results_csv(results: SurveyResults, labels: str | None = None) -> Iterator[s
                     *_range_cells(row.bernstein),
                     *_range_cells(row.simultaneous),
                     *_range_cells(row.live),
+                    *answers,
                 )
 
     labelled = [results_labels(labels)] if labels is not None else []
     return csv_lines(RESULTS_HEADER, itertools.chain(labelled, rows()))
+
+
+def _told_rows(question: QuestionResult, kind: str) -> Iterator[tuple]:
+    """Each results row of a question with its label, its headline and its two answers' cells
+    (a paired question's row and column values; empty for other questions): its counts' rows,
+    then a paired question's rows of each question's own shares (:func:`_margin_rows`)."""
+    told = question.told
+    paired = isinstance(told, privacy.JointShares)
+    for row in told.rows():
+        answers = divmod(row.value, told.shape[1]) if paired else ("", "")
+        yield row, _row_label(question, row), _headline(question, row, kind), answers
+    if paired:
+        yield from _margin_rows(question, told, kind)
+
+
+def _margin_rows(question: QuestionResult, told: privacy.JointShares, kind: str) -> Iterator:
+    """A paired question's rows of each question's own shares: "Yes / any" (row_value 1,
+    column_value empty) for the first question's, "any / Yes" for the second's; no
+    option_value, as none is a cell."""
+    for index, (part, margin) in enumerate(zip(question.parts, told.margins, strict=True)):
+        for row, estimate in zip(margin.rows(), margin.estimates, strict=True):
+            label = part.labels[row.value]
+            said = (label, MARGIN_LABEL) if index == 0 else (MARGIN_LABEL, label)
+            answers = (row.value, "") if index == 0 else ("", row.value)
+            headline = estimate.headline(*shown_range(estimate, kind))
+            yield replace(row, value=None), CELL_SEPARATOR.join(said), headline, answers
 
 
 def _headline(question: QuestionResult, row: privacy.Row, kind: str) -> float | None:

@@ -20,6 +20,7 @@ from survey_app.results.cautions import (
     too_wide_caution,
     too_wide_half_width,
 )
+from survey_app.results.joint_words import joint_view
 from survey_app.results.question_words import (
     NOT_CONSISTENT_WORDS,
     average_headline,
@@ -245,11 +246,12 @@ def average_too_wide_words(
     return too_wide_average_caution(words, (mechanism.lo, mechanism.hi), n, kind, needed)
 
 
-def scope_words(question, kind: str) -> str:
-    """Whom a question's ranges cover, and what its range kind means here."""
+def scope_words(question, kind: str, total: bool = True) -> str:
+    """Whom a question's ranges cover, and what its range kind means here (and, unless not
+    ``total``, what its shares add up to when every option is worded)."""
     # Every option worded (a choice question's): their shares are all shown; what they add up to.
     choice = words_every_option(question)
-    words = shares_total(question, kind) + " " if choice else ""
+    words = shares_total(question, kind) + " " if choice and total else ""
     words += ngettext(
         "These ranges cover the %(count)s person who answered, not the whole class: those who "
         "did not answer may differ.",
@@ -473,6 +475,17 @@ def _average_view(told, question, kind: str, confidence: float, chebyshev: bool)
     return {"average": view, "said": [view["headline"]]}
 
 
+@_told_view.register(privacy.JointShares)
+def _joint_view(told, question, kind: str, confidence: float, chebyshev: bool) -> dict:
+    """A paired question's table (privacy.JointShares): its cells' counts and ranges as a
+    choice question's (:func:`shares_view`), its cross-tabulation and sentences in their place."""
+    view = shares_view(question, kind, confidence, chebyshev)
+    # Its cells' shares are a table's, said there: no total of them in its words.
+    scope = scope_words(question, kind, total=False)
+    joint = joint_view(told, question, kind, confidence)
+    return {**view, **joint, "scope": scope, "room_notes": None, "total": None}
+
+
 def shares_view(question, kind: str, confidence: float, chebyshev: bool = True) -> dict:
     """A question's shares in words, their caution when too wide, and their chart."""
     berry_esseen = (
@@ -557,11 +570,11 @@ def class_question_view(question, answered: int, kind: str, confidence: float):
         return {"waiting": waiting}
     if not question.consistent_with_randomization:
         return {"notice": NOT_CONSISTENT_WORDS}
-    return {
-        "sentences": question_view(question, kind, confidence)["said"],
-        # A choice question's shares: what they add up to (the dashboard's words).
-        "total": shares_total(question, kind) if words_every_option(question) else None,
-    }
+    view = question_view(question, kind, confidence)
+    # A choice question's shares: what they add up to (the dashboard's words; a view may say
+    # there is no such total).
+    total = shares_total(question, kind) if words_every_option(question) else None
+    return {"sentences": view["said"], "total": view.get("total", total)}
 
 
 def class_results_words(results: SurveyResults, kind: str) -> dict:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from flask_babel import gettext
 
-from survey_app import privacy
+from survey_app import kinds, privacy
 from survey_app.results.releases import Counts, ShownCounts, shown_counts, shows_results
 from survey_app.storage.models import Question, Survey
 from survey_app.web.languages import is_english
@@ -95,6 +95,9 @@ class QuestionResult:
     unit: str = ""
     #: The survey's flip probability: what planning how many answers a margin takes needs.
     flip_probability: float | None = None
+    #: The questions asked together in it (a cross-tabulation's rows then columns:
+    #: kinds.base.PartQuestion); none for a question asked alone.
+    parts: tuple = ()
 
     @property
     def n(self) -> int:
@@ -266,6 +269,7 @@ def question_result(
         options=options,
         unit=question.unit or "",
         flip_probability=question.survey.flip_probability,
+        parts=kinds.kind_named(question.kind).part_questions(question),
         numeric=NumericResult(
             estimate=told.estimate,
             histogram=told.histogram,

@@ -514,6 +514,26 @@ def test_the_projector_view(make_chromium, live_app, analyst, make_survey, axe_s
     check_at_every_width(driver, axe_source, height=720)
 
 
+def test_paired_questions_results(make_chromium, live_app, analyst, make_survey, axe_source):
+    """Two questions asked together, a 2x2 and a 3x2 pair: the dashboard's cross-tabs (real
+    tables, captioned, their headers scoped), grouped bars and sentences, and the projector's
+    compact tables at 1280x720."""
+    from tests.unit.kinds.test_paired import DEFINITION
+
+    slug, question_ids = make_survey(DEFINITION)
+    with live_app.app.app_context():
+        for index in range(24):
+            answers = {str(question_ids[0]): index % 4, str(question_ids[1]): index % 6}
+            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+    driver = signed_in(make_chromium, live_app, analyst)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}"))
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.crosstab caption")) == 2
+    check_at_every_width(driver, axe_source)
+    driver.get(live_app.url(f"/analyst/surveys/{slug}/present"))
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.present-crosstab")) == 2
+    check_at_every_width(driver, axe_source, height=720)
+
+
 # --------------------------------------------------------------------------- numeric questions
 
 

@@ -17,7 +17,8 @@ Each module has a rank, and none imports a module of a higher rank (the same ran
 2. Wording: each domain's words module (survey_app.surveys.words: the privacy a survey gives,
    in figures and words; results.words: the range a page leads with, releases and a number's
    figures; results.cautions: why a range is too wide yet; results.question_words: a
-   question's sentences, each whole; classroom.words, respondents.words,
+   question's sentences, each whole; results.joint_words: a paired question's cross-tab in
+   words; classroom.words, respondents.words,
    lesson.words, planning.readout_words: the builder's readout), the documents a program reads
    (results.documents, results.exports, respondents.definition), builder.errors and
    classroom.qr_codes.
@@ -95,6 +96,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.results.mechanism_words", 2),
     ("survey_app.results.release_words", 2),
     ("survey_app.results.question_words", 2),
+    ("survey_app.results.joint_words", 2),
     ("survey_app.results.documents", 2),
     ("survey_app.results.exports", 2),
     ("survey_app.respondents.definition", 2),

@@ -255,3 +255,22 @@ def test_without_javascript_the_links_turn_the_pages(app, client, analyst, sign_
     assert "page=1" in previous
     words = re.search(r'id="present-page-words" role="status">([^<]+)<', page).group(1)
     assert words.startswith("Questions ") and words.endswith(" of 12")
+
+
+def test_a_paired_questions_table_fits_a_column_and_the_largest_a_page():
+    """A 2x2 pair: a line of headings and two lines a row (a share, its range), under its key
+    and over its sentence (“Rows: … Columns: …” and the difference's, about 430 characters with
+    two question texts of 40): one column. The largest, 3x4 (three rows: its columns run across),
+    with the longest text and the approximate test's sentence: one page, set smaller if need be,
+    never below the smallest words."""
+    pair = QuestionShape(1, 60, table_rows=2, caution_length=430)
+    assert not is_wide(pair, RESULTS)
+    assert fitted(pair) == pair
+    for text in (30, 200, 1000):
+        largest = fitted(QuestionShape(1, text, table_rows=3, caution_length=330))
+        assert wide_height(largest, RESULTS) <= RESULTS.height, text
+        assert largest.fit >= min(FIT_STEPS)
+    # Each row takes two lines: a table of three rows is taller than one of two.
+    assert question_height(replace(pair, table_rows=3), RESULTS) == pytest.approx(
+        question_height(pair, RESULTS) + 2 * LINE_HEIGHT
+    )

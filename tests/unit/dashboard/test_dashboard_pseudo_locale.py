@@ -176,6 +176,52 @@ def test_a_survey_of_one_kind_and_its_plan_speak_the_language(
         assert leaks(shown, pseudo_app, slug) == []
 
 
+#: GREEK with two questions asked together: a 2x2 pair (its words give the difference) and a 3x2
+#: one (the approximate test), answered in every cell.
+PAIRED = {
+    **GREEK,
+    "questions": [
+        *GREEK["questions"],
+        {
+            "type": "paired",
+            "questions": [
+                {"text": "Ερώτηση α;", "type": "yes_no"},
+                {"text": "Ερώτηση β;", "type": "yes_no"},
+            ],
+        },
+        {
+            "text": "Ζεύγος;",
+            "type": "paired",
+            "questions": [
+                {"text": "Έτος;", "type": "choice", "options": ["Α", "Β", "Γ"]},
+                {"text": "Ερώτηση β;", "type": "yes_no"},
+            ],
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("status", ["open", "closed"])
+def test_paired_questions_speak_the_language(
+    pseudo_app, client, analyst, sign_in_as, make_survey, status
+):
+    """Their tables, each question's shares, the association and how they were worked out, on
+    the dashboard, the projector and the students' page."""
+    sign_in_as(client, analyst)
+    slug, _ = make_survey(PAIRED)
+    submit(pseudo_app, slug, [(*row, i % 4, i % 6) for i, row in enumerate(ANSWERED)])
+    if status == "closed":
+        close_now(pseudo_app, slug)
+    page, panel = dashboard(client, slug)
+    assert page.count('class="data crosstab"') == 2
+    shown = [page, panel, client.get(f"/analyst/surveys/{slug}/present", headers=SPEAKING).text]
+    if status == "closed":
+        shown.append(client.get(f"/s/{slug}", headers=SPEAKING).text)
+        assert "crosstab" in shown[2] and "Ερώτηση β;" in shown[3]
+    for each in shown:
+        assert leaks(each, pseudo_app, slug) == []
+
+
 def test_results_held_back_after_a_reopening_speak_the_language(
     pseudo_app, client, analyst, sign_in_as, make_survey
 ):

@@ -50,6 +50,9 @@ RESULTS_HEADER = [
     "simultaneous_ci_high",
     "live_ci_low",
     "live_ci_high",
+    # A paired question's two answers (empty on other rows).
+    "row_value",
+    "column_value",
 ]
 
 #: Randomized answers to the sample survey (yes/no, then a 3-option choice).
