@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from html.parser import HTMLParser
 
 import pytest
 from markupsafe import escape
 
+from survey_app import privacy
 from survey_app.builder.form import definition_of
 from survey_app.surveys.services import find_survey, parse_definition
 from tests.analyst_helpers import builder_form, survey_count, token_of
@@ -281,3 +283,58 @@ def test_removing_a_pair_can_be_undone_with_its_two_questions(signed_in):
     assert again["question_part1_text"][1] == AI_TOOL["text"]
     assert again["question_part2_type"][1] == "choice"
     assert again["question_part2_options"][1] == "A\nB\nC"
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def readout_of(signed_in, questions: list[dict], **fields) -> dict:
+    form = builder_form(token_of(signed_in), questions, **fields)
+    return signed_in.post("/analyst/privacy-readout", data=form).get_json()
+
+
+def test_the_readout_says_what_a_pair_needs_from_the_mechanisms_own_numbers(signed_in):
+    # epsilon 2 (p = 1 / (1 + e^2)): 231 students, as privacy.respondents_for_association says;
+    # a class of 100 sees the relation 0.45 of the time: "about 5 times in 10".
+    p = f"{1 / (1 + math.e**2):.10f}"
+    readout = readout_of(signed_in, [{**PAIR, "text": "Essays"}], flip_probability=p)
+    planning = readout["planning"]
+    assert planning["ok"]
+    assert planning["text"] == (
+        "“Essays”, two questions asked together: to see a moderate relation between their "
+        "answers (phi = 0.3) 8 times in 10 takes about 231 students. A class of 40 would see "
+        "it about 2 times in 10. These figures are approximate, for options chosen equally "
+        "often; a relation is seen when the test of no relation gives a p-value of at most 5%."
+    )
+    (figures,) = planning["pairs"]
+    assert figures["shape"] == [2, 2] and figures["respondents"] == 231
+    assert figures["power"] == pytest.approx(
+        privacy.association_power(float(p), (2, 2), 40), rel=1e-12
+    )
+    large = readout_of(signed_in, [PAIR], flip_probability=p, class_size="300")
+    assert "Question 1, two questions asked together" in large["planning"]["text"]
+    assert "A class of 300 would see it about 9 times in 10." in large["planning"]["text"]
+
+
+def test_a_pair_is_planned_beside_the_other_questions_and_left_out_until_ready(signed_in):
+    year = {**PAIR, "part1_type": "choice", "part1_options": "First\nSecond\nThird"}
+    readout = readout_of(signed_in, [AI_TOOL, year], class_size="100")
+    text = readout["planning"]["text"]
+    # The yes/no question's margin first, then the 3 x 2 pair's figure at p = 0.25.
+    assert text.startswith("With 100 students, a yes/no question will be known within")
+    needed = privacy.respondents_for_association(0.25, (3, 2))
+    assert "to see a moderate relation between their answers (phi = 0.3) 8 times in 10 " in text
+    assert f"takes about {needed:,} students." in text
+    not_ready = {**PAIR, "part2_type": "choice", "part2_options": "Only one"}
+    alone = readout_of(signed_in, [not_ready])["planning"]
+    assert alone == {
+        "ok": False,
+        "error": "(1 pair of questions left out until each of its multiple-choice questions "
+        "has its options, 12 pairs of answers at most.)",
+    }
+
+
+def test_the_builder_page_says_it_without_javascript(signed_in):
+    form = builder_form(token_of(signed_in), [{**PAIR, "text": "Essays"}], action="plan")
+    page = html.unescape(signed_in.post("/analyst/surveys/new", data=form).text)
+    assert re.search(r'<p id="readout-planning" >“Essays”, two questions asked together', page)
