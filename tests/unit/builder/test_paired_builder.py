@@ -243,7 +243,7 @@ def test_a_pair_without_two_questions_is_refused_in_words(app):
 
 
 GERMAN_WORDS = {
-    "first question empty": "Die erste Frage von Frage 1 ist leer: Geben Sie sie ein",
+    "first question empty": "Die erste Frage von Frage 1 ist leer: Füllen Sie das Feld aus",
     "too many pairs of answers": (
         "Die zwei Fragen von Frage 1 ergeben 14 Antwortpaare: Höchstens 12 können zusammen "
         "gestellt werden, geben Sie also einer von beiden weniger Optionen"
