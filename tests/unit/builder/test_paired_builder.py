@@ -338,3 +338,24 @@ def test_the_builder_page_says_it_without_javascript(signed_in):
     form = builder_form(token_of(signed_in), [{**PAIR, "text": "Essays"}], action="plan")
     page = html.unescape(signed_in.post("/analyst/surveys/new", data=form).text)
     assert re.search(r'<p id="readout-planning" >“Essays”, two questions asked together', page)
+
+
+@pytest.mark.parametrize(
+    "questions",
+    [[1, {"text": 5, "type": ["yes_no"], "options": "A"}], "two", [], [{}, {}, {}]],
+    ids=["odd parts", "not a list", "none", "three"],
+)
+def test_an_odd_pair_carried_for_the_undo_comes_back_as_fields_to_fix(signed_in, questions):
+    carried = {"index": 0, "question": {"text": "", "type": "paired", "questions": questions}}
+    form = builder_form(token_of(signed_in), [AI_TOOL], action="undo_remove")
+    undone = signed_in.post(
+        "/analyst/surveys/new", data={**form, "removed_question": json.dumps(carried)}
+    )
+    assert undone.status_code == 200
+    again = builder_page_form(undone.text)
+    assert again["question_type"] == ["paired", "yes_no"]
+    assert again["question_part1_text"][0] == ""
+    # Saving it says what to type, beside the pair's fields.
+    refused = signed_in.post("/analyst/surveys/new", data=builder_page_form(undone.text))
+    assert refused.status_code == 400
+    assert 'id="question-part1-text-0-error"' in refused.text
