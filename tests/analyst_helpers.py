@@ -110,13 +110,24 @@ def builder_fields(
     }
 
 
-#: The fields a question of the builder's form posts, one value a question each.
-QUESTION_FIELDS = ("text", "type", "options", "min", "max", "unit", "mechanism")
+#: The fields a question of the builder's form posts, one value a question each (a pair's
+#: two questions' among them: every question has every kind's fields).
+QUESTION_FIELDS = (
+    "text",
+    "type",
+    "options",
+    "min",
+    "max",
+    "unit",
+    "mechanism",
+    *(f"part{n}_{field}" for n in (1, 2) for field in ("text", "type", "options")),
+)
 
 
 def builder_form(token: str, questions: list[dict], **fields) -> dict:
     """The builder's form as its page posts it, with ``questions`` (each a dict of its fields,
-    the rest empty; a question's type yes/no unless named) and ``fields`` over the defaults."""
+    the rest empty; a question's type, and each of a pair's questions', yes/no unless named)
+    and ``fields`` over the defaults."""
     form = {
         "csrf_token": token,
         "title": "Study habits",
@@ -127,7 +138,7 @@ def builder_form(token: str, questions: list[dict], **fields) -> dict:
     }
     for name in QUESTION_FIELDS:
         form[f"question_{name}"] = [
-            q.get(name, "yes_no" if name == "type" else "") for q in questions
+            q.get(name, "yes_no" if name.endswith("type") else "") for q in questions
         ]
     return form
 

@@ -26,6 +26,12 @@ const READOUT_FIELDS = new Set([
   "question_max",
   "question_unit",
   "question_mechanism",
+  "question_part1_text",
+  "question_part1_type",
+  "question_part1_options",
+  "question_part2_text",
+  "question_part2_type",
+  "question_part2_options",
 ]);
 
 function paragraph(id, text, isError) {
@@ -123,8 +129,26 @@ function setupQuestionTypes() {
     // Each kind's fields (its builder partial) say which kind they are for.
     const fields = item ? Array.from(item.querySelectorAll("[data-kind]")) : [];
     if (fields.length === 0) continue;
+    const text = item.querySelector('input[name="question_text"]');
     const show = () => {
       for (const kindFields of fields) kindFields.hidden = select.value !== kindFields.dataset.kind;
+      // A kind whose text is optional (a pair's heading) says so on its option.
+      const chosen = select.selectedOptions[0];
+      if (text) text.required = !chosen || chosen.dataset.textOptional !== "true";
+    };
+    select.addEventListener("change", show);
+    show();
+  }
+}
+
+// Each question of a pair shows its options field only when it is of the kind that field is
+// for (multiple choice); without this script the field is always there, its label says why.
+function setupPairParts() {
+  for (const select of document.querySelectorAll("select.pair-part-type")) {
+    const options = select.closest("fieldset")?.querySelector("[data-shown-for]");
+    if (!options) continue;
+    const show = () => {
+      options.hidden = select.value !== options.dataset.shownFor;
     };
     select.addEventListener("change", show);
     show();
@@ -157,4 +181,5 @@ function setupWarner() {
 
 setupReadout();
 setupQuestionTypes();
+setupPairParts();
 setupWarner();

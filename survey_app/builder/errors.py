@@ -58,6 +58,33 @@ _QUESTION_FIELDS = {
     "max": ("question-max", lazy_gettext("Question %(number)s’s largest answer")),
     "unit": ("question-unit", lazy_gettext("Question %(number)s’s unit")),
     "mechanism": ("question-mechanism", lazy_gettext("Question %(number)s’s randomization")),
+    # A pair's own refusals (not two questions, too many pairs of answers): by its first.
+    "questions": ("question-part1-text", lazy_gettext("Question %(number)s")),
+}
+#: A pair's question's fields: the page's id (without the pair's index, ``%(part)s`` its
+#: question's number, 1 or 2) and its names, the first question's then the second's, each
+#: ``%(number)s`` the pair's (``%(option)s`` an option's).
+_PART_FIELDS = {
+    "text": (
+        "question-part%(part)s-text",
+        lazy_gettext("Question %(number)s’s first question"),
+        lazy_gettext("Question %(number)s’s second question"),
+    ),
+    "type": (
+        "question-part%(part)s-type",
+        lazy_gettext("Question %(number)s’s first question’s type"),
+        lazy_gettext("Question %(number)s’s second question’s type"),
+    ),
+    "options": (
+        "question-part%(part)s-options",
+        lazy_gettext("The options of question %(number)s’s first question"),
+        lazy_gettext("The options of question %(number)s’s second question"),
+    ),
+    "option": (
+        "question-part%(part)s-options",
+        lazy_gettext("Option %(option)s of question %(number)s’s first question"),
+        lazy_gettext("Option %(option)s of question %(number)s’s second question"),
+    ),
 }
 #: The fields above the class size on the page (its error comes after theirs).
 _ABOVE_CLASS_SIZE = ("title", "intro", "flip_probability")
@@ -99,24 +126,51 @@ def builder_errors(definition: dict, class_size_error: str | None = None) -> lis
 
 
 def question_errors(index: int, question: object) -> list[SurveyDefinitionError]:
-    """A question's errors: its text's, then (with a stand-in text) its other fields' first."""
+    """A question's errors: its text's and a pair's questions' texts, then (with stand-in
+    texts) its other fields' first."""
     errors = []
-    for _ in range(2):
+    for _ in range(4):
         try:
             parse_question(index, question)
             break
         except SurveyDefinitionError as error:
-            errors.append(error)
-            if error.path[2:] != ("text",) or not isinstance(question, dict):
+            errors.append(_aimed(error, question))
+            if not isinstance(question, dict):
                 break
-            question = {**question, "text": "Question"}
+            if error.path[2:] == ("text",):
+                question = {**question, "text": "Question"}
+            elif error.path[2:3] == ("questions",) and error.path[4:] == ("text",):
+                question = _with_part_text(question, error.path[3])
+            else:
+                break
     return errors
+
+
+def _with_part_text(question: dict, part: int) -> dict:
+    """A pair with a stand-in text for its question ``part``, to check the rest."""
+    parts = [dict(each) for each in question["questions"]]
+    parts[part]["text"] = "Question"
+    return {**question, "questions": parts}
+
+
+def _aimed(error: SurveyDefinitionError, question: object) -> SurveyDefinitionError:
+    """The error as the builder places it: a pair of too many pairs of answers beside the
+    options of its question with the most (the one to shorten)."""
+    if error.key != "pair_cells" or not isinstance(question, dict):
+        return error
+    parts = question.get("questions") or []
+    counts = [len(part.get("options") or []) if isinstance(part, dict) else 0 for part in parts]
+    most = counts.index(max(counts)) if counts else 0
+    field = f"{error.field}[{most}].options"
+    return SurveyDefinitionError(str(error), field, error.key, **error.values)
 
 
 def worded_error(error: SurveyDefinitionError) -> BuilderError:
     """One definition error as the builder says it, with the id of its field."""
     path = error.path
     number = None
+    if len(path) >= 5 and path[0] == "questions" and path[2] == "questions":
+        return _part_error(error)
     if len(path) >= 3 and path[0] == "questions" and isinstance(path[1], int):
         number = path[1] + 1
         field_base, subject = _QUESTION_FIELDS.get(str(path[2]), _QUESTION_FIELDS["text"])
@@ -136,6 +190,25 @@ def worded_error(error: SurveyDefinitionError) -> BuilderError:
             str(path[0]) if path else "", ("title", lazy_gettext("The survey"))
         )
     return BuilderError(field_id, sentence(error.key, str(subject), number, error.values))
+
+
+def _part_error(error: SurveyDefinitionError) -> BuilderError:
+    """An error of one of a pair's questions (``questions[i].questions[j].<field>``), beside
+    that question's field, named "Question 2’s first question"."""
+    index, part, name = error.path[1], error.path[3], str(error.path[4])
+    number = index + 1
+    if name == "options" and len(error.path) > 5:
+        name = "option"
+    field_base, *subjects = _PART_FIELDS.get(name, _PART_FIELDS["text"])
+    field_id = f"{field_base % {'part': part + 1}}-{index}"
+    named = {"number": number, "option": error.path[5] + 1 if name == "option" else 0}
+    said = _PART_SENTENCES.get(error.key)
+    if said is not None:  # said of the question itself: "Question 2’s first question needs..."
+        question = str(_PART_FIELDS["text"][1 + min(part, 1)]) % named
+        values = {"low": 0, "high": 0, "count": 0, **error.values}
+        return BuilderError(field_id, said(question, number, values))
+    subject = str(subjects[min(part, 1)]) % named
+    return BuilderError(field_id, sentence(error.key, subject, number, error.values))
 
 
 def figure(value: object, english: str = "") -> str:
@@ -251,6 +324,7 @@ _FIELD_SENTENCES = {
     ),
     "decimals": _decimals,
     "type": _not_offered,
+    "pair_kind": lambda subject, values: _pair_kind(subject, None, values),
     "mechanism": _not_offered,
     "language": _not_offered,
 }
@@ -292,10 +366,64 @@ _QUESTION_SENTENCES = {
         number=number,
     ),
     "option_count": _option_count,
+    "pair_questions": lambda number, values: gettext(
+        "Question %(number)s asks two questions together: type both of them", number=number
+    ),
+    "pair_cells": lambda number, values: _pair_cells("", number, values),
     "options_differ": lambda number, values: gettext(
         "Question %(number)s has the same option twice: its options must all differ",
         number=number,
     ),
+}
+
+
+def _part_option_count(subject: str, number: int | None, values: dict) -> str:
+    if values["count"] < values["low"]:
+        return ngettext(
+            "%(subject)s needs at least %(low)s option",
+            "%(subject)s needs at least %(low)s options",
+            values["low"],
+            subject=subject,
+            low=figure(values.get("low")),
+        )
+    return ngettext(
+        "%(subject)s can have at most %(high)s option, not %(count)s",
+        "%(subject)s can have at most %(high)s options, not %(count)s",
+        values["high"],
+        subject=subject,
+        high=figure(values.get("high")),
+        count=figure(values.get("count")),
+    )
+
+
+def _pair_kind(subject: str, number: int | None, values: dict) -> str:
+    return gettext(
+        "%(subject)s can only be yes/no or multiple choice: choose one of them", subject=subject
+    )
+
+
+def _pair_cells(subject: str, number: int | None, values: dict) -> str:
+    return ngettext(
+        "Question %(number)s’s two questions make %(count)s pair of answers: at most "
+        "%(high)s can be asked together, so give one of them fewer options",
+        "Question %(number)s’s two questions make %(count)s pairs of answers: at most "
+        "%(high)s can be asked together, so give one of them fewer options",
+        values["count"],
+        number=number,
+        count=figure(values.get("count")),
+        high=figure(values.get("high")),
+    )
+
+
+#: The sentences of rules said of one of a pair's questions (``subject``: "Question 2’s first
+#: question") or of the pair (``number``: the pair's).
+_PART_SENTENCES = {
+    "option_count": _part_option_count,
+    "options_differ": lambda subject, number, values: gettext(
+        "%(subject)s has the same option twice: its options must all differ", subject=subject
+    ),
+    "pair_kind": _pair_kind,
+    "pair_cells": _pair_cells,
 }
 
 

@@ -70,7 +70,7 @@ def definition_from_form() -> dict:
         question = {"text": text, "type": name}
         if name in kinds.KINDS:  # else the definition's check names the type
             kind = kinds.kind_named(name)
-            typed = {field: _typed(f"question_{field}", index) for field in kind.fields}
+            typed = {field: _typed(f"question_{field}", index) for field in kind.form_fields()}
             question.update(kind.from_form(typed))
         questions.append(question)
     raw_p = form.get("flip_probability", "").strip()
@@ -139,7 +139,8 @@ def definition_of(survey: Survey) -> dict:
         # Each question has its own kind's fields only: a number question given an empty
         # options list would be a question its kind refuses (and the planner leave it out).
         "questions": [
-            {"text": q.text, "type": q.kind} | kinds.kind_of(q).to_definition(q)
+            {"text": kinds.kind_of(q).builder_text(q), "type": q.kind}
+            | kinds.kind_of(q).to_definition(q)
             for q in survey.questions
         ],
     }
@@ -147,8 +148,9 @@ def definition_of(survey: Survey) -> dict:
 
 # --------------------------------------------------------------------------- undo, wide ranges
 
-#: A removed question's fields, as the builder carries them for its undo.
-_REMOVED_FIELDS = {"text", "type", "options", "min", "max", "unit", "mechanism"}
+#: A removed question's fields, as the builder carries them for its undo (a pair's two
+#: questions too, each shown again as its kind's builder fields read them).
+_REMOVED_FIELDS = {"text", "type", "options", "min", "max", "unit", "mechanism", "questions"}
 #: A range at least this many times wider than the one typed before is asked about first.
 WIDE_RANGE_FACTOR = 100
 

@@ -65,6 +65,11 @@ class Kind:
     builder_partial: ClassVar[str | None] = None
     add_words: ClassVar[str]
     add_label: ClassVar[str | None] = None
+    #: What the builder says beside a question's text field for this kind (None: nothing).
+    builder_text_hint: ClassVar[str | None] = None
+    #: Its answers to two questions are randomized together as one: planned by how often a
+    #: class sees a relation between them (planned_shape), not by a margin of shares.
+    joint: ClassVar[bool] = False
     #: Its respondent fieldset (a template), its page module (in the static folder: it reads
     #: the answer from that fieldset and asks randomized-response.js for the value to send)
     #: and what that module does, as the respondent page lists its scripts.
@@ -103,6 +108,20 @@ class Kind:
     def blank(self) -> dict:
         """The new question the builder's "Add" button for this kind adds."""
         return {"text": "", "type": self.name}
+
+    def form_fields(self) -> tuple[str, ...]:
+        """The builder's fields of this kind, one each a question (posted as question_<name>):
+        its definition's fields, unless the kind's builder partial has others."""
+        return self.fields
+
+    def builder_text(self, question: Any) -> str:
+        """A stored question's text as the builder's text field shows it again."""
+        return question.text
+
+    def planned_shape(self, question: dict) -> tuple[int, int] | None:
+        """For a joint kind, ``(k1, k2)`` of a builder's question as typed once it can be
+        planned (None: not yet, or not a joint kind)."""
+        return None
 
     def from_form(self, typed: dict[str, str]) -> dict:
         """The builder's fields of one question (``options``, ``min``... as typed) as a

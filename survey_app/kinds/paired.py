@@ -28,6 +28,8 @@ PARTS = 2
 PAIRABLE: dict[str, Kind] = {kind.name: kind for kind in (YES_NO, CHOICE)}
 #: What joins the labels of a cell's two answers ("Yes / No"), in tables and CSV files.
 CELL_SEPARATOR = " / "
+#: The builder's fields of each of its questions (question_part1_text, question_part2_type...).
+PART_FIELDS = ("text", "type", "options")
 
 
 def default_text(texts: list[str] | tuple[str, ...]) -> str:
@@ -52,6 +54,19 @@ class Paired(Kind):
     script_role = lazy_gettext("reads your two answers and has them scrambled together, as one")
     #: Its cells are the options of a k1 k2-option question; the lesson adds a step on the pair.
     lesson_form = "cells"
+    builder_partial = "kinds/paired_builder.html"
+    builder_text_hint = lazy_gettext(
+        "(a heading for the two questions, optional: without one, they are named by their texts)"
+    )
+    #: Beside the pair's fields in the builder: how many options the two may have.
+    builder_hint = lazy_gettext(
+        "Their options make at most %(high)s pairs of answers: 2 and 6 options, or 3 and 4.",
+        high=privacy.MAX_OPTIONS,
+    )
+    joint = True
+    #: The kind whose options a part's options field is for, and what that field takes.
+    options_kind = CHOICE.name
+    options_hint = CHOICE.options_hint
 
     def parse(self, field: str, text: str, raw: dict) -> QuestionDefinition:
         """Two yes/no or choice questions, each checked as its kind checks it; 12 cells at most."""
@@ -92,6 +107,65 @@ class Paired(Kind):
         return super().blank() | {
             "questions": [{"text": "", "type": "yes_no"}, {"text": "", "type": "yes_no"}]
         }
+
+    # ---------------------------------------------------------------- in the builder
+
+    @property
+    def pairable(self) -> list[Kind]:
+        """The kinds its questions may be, as the builder offers them."""
+        return list(PAIRABLE.values())
+
+    def form_fields(self) -> tuple[str, ...]:
+        return tuple(f"part{n}_{field}" for n in range(1, PARTS + 1) for field in PART_FIELDS)
+
+    def from_form(self, typed: dict[str, str]) -> dict:
+        # Each question as its own kind reads its builder fields (a choice's options, a line
+        # each); a type the builder does not offer is left for the definition's check to name.
+        questions = []
+        for n in range(1, PARTS + 1):
+            part = {"text": typed[f"part{n}_text"], "type": typed[f"part{n}_type"]}
+            kind = PAIRABLE.get(part["type"])
+            if kind is not None:
+                part |= kind.from_form({field: typed[f"part{n}_{field}"] for field in kind.fields})
+            questions.append(part)
+        return {"questions": questions}
+
+    def builder_text(self, question: Any) -> str:
+        # Its heading: a pair named by its questions' texts shows an empty field, so that it
+        # is named by them again however they change.
+        return self.heading(question) or ""
+
+    def builder_parts(self, question: dict) -> list[dict]:
+        """Its two questions as the builder's fields show them: text, type and options (as
+        strings, blank where the question has none, whatever was posted or carried)."""
+        given = question.get("questions")
+        given = given if isinstance(given, list) else []
+        shown = []
+        for index in range(PARTS):
+            part = given[index] if index < len(given) and isinstance(given[index], dict) else {}
+            options = part.get("options")
+            shown.append(
+                {
+                    "text": str(part.get("text") or ""),
+                    "type": part.get("type") if isinstance(part.get("type"), str) else None,
+                    "options": [str(o) for o in options] if isinstance(options, list) else [],
+                }
+            )
+        return shown
+
+    def planned_shape(self, question: dict) -> tuple[int, int] | None:
+        """How many options each of its questions has, as typed, once the pair can be asked
+        (each 2 to 12 options, 12 pairs of answers at most); None until then."""
+        counts = []
+        for part in self.builder_parts(question):
+            kind = PAIRABLE.get(part["type"])
+            if kind is None:
+                return None
+            counts.append(len(kind.option_labels(SimpleNamespace(choices=part["options"]))))
+        first, second = counts
+        if min(counts) < 2 or first * second > privacy.MAX_OPTIONS:
+            return None
+        return first, second
 
     # ---------------------------------------------------------------- its two questions
 

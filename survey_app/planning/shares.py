@@ -21,7 +21,7 @@ from functools import lru_cache
 from flask_babel import gettext
 
 from survey_app import privacy
-from survey_app.planning import readout_words
+from survey_app.planning import pairs, readout_words
 from survey_app.planning.margin_words import margin_meaning_words
 from survey_app.planning.numbers import (
     NEXT_TO_NOTHING,
@@ -203,6 +203,8 @@ def question_groups(questions: Sequence[dict]) -> tuple[list[PlannedQuestions], 
             continue
         if question.get("type") == "numeric":
             continue  # planned on its own (numeric_questions)
+        if pairs.joint_kind(question) is not None:
+            continue  # planned by how often a relation shows (pairs.with_pairs)
         count = len(question.get("options") or [])
         if 2 <= count <= privacy.MAX_OPTIONS:
             choices.setdefault(count, []).append(question_name(question.get("text", ""), number))
@@ -378,8 +380,12 @@ def builder_readout(definition: dict, class_size_raw: str | None, margin_raw: st
         readout["planning"] = {"ok": False, "error": class_size_error}
     elif flip_probability is not None:
         left_out_counts = (left_out, numbers_left_out)
-        readout["planning"] = class_readout(
-            flip_probability, groups, left_out_counts, class_size, numbers=numbers
+        readout["planning"] = pairs.with_pairs(
+            class_readout(flip_probability, groups, left_out_counts, class_size, numbers=numbers),
+            questions,
+            flip_probability,
+            class_size,
+            alone=not groups and not numbers,
         )
     else:
         readout["planning"] = None

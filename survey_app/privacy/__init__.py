@@ -17,7 +17,9 @@ What callers use is small (this module's ``__all__``):
 - :mod:`~survey_app.privacy.parameters`: p, epsilon, deniability and the browser's integer
   thresholds;
 - planning a survey: :func:`suggest_flip_probability`; a numeric question's bounds
-  (:func:`check_numeric_bounds`) and why its mechanism (:func:`mechanism_choice_reason`).
+  (:func:`check_numeric_bounds`) and why its mechanism (:func:`mechanism_choice_reason`); how
+  many answers a paired question needs to show a moderate relation
+  (:func:`respondents_for_association`, :func:`association_power`: approximate);
 
 The math behind them sits in modules of its own, imported from there by tests and lessons:
 :mod:`~survey_app.privacy.estimates` (Chebyshev intervals, the reference estimates at ideal
@@ -68,7 +70,15 @@ from survey_app.privacy.interface import (
     Shares,
     Told,
 )
-from survey_app.privacy.joint import Association, JointRandomizedResponse, JointShares
+from survey_app.privacy.joint import (
+    PLANNED_PHI,
+    PLANNED_POWER,
+    Association,
+    JointRandomizedResponse,
+    JointShares,
+    association_power,
+    respondents_for_association,
+)
 from survey_app.privacy.mechanisms import (
     MAX_PLANNED_RESPONDENTS,
     MAX_SUGGESTED_FLIP_PROBABILITY,
@@ -135,6 +145,11 @@ __all__ = [
     "MIN_SUGGESTED_FLIP_PROBABILITY",
     "PLANNING_SHARES",
     "suggest_flip_probability",
+    # planning a paired question: how many it takes to see a relation
+    "PLANNED_PHI",
+    "PLANNED_POWER",
+    "association_power",
+    "respondents_for_association",
     # a numeric question's bounds
     "MAX_NUMERIC_MAGNITUDE",
     "MIN_NUMERIC_EPSILON",

@@ -416,6 +416,12 @@ def test_the_survey_list_builder_and_account(
     WebDriverWait(driver, 15).until(expected_conditions.staleness_of(remove))
     assert driver.find_element(By.ID, "undo-remove")
     check_at_every_width(driver, axe_source)
+    # A pair of questions: its heading and its two questions' fields, each in its group.
+    add_pair = driver.find_element(By.CSS_SELECTOR, "button[value=add_paired]")
+    add_pair.click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(add_pair))
+    assert driver.find_element(By.ID, "question-part2-text-1").is_displayed()
+    check_at_every_width(driver, axe_source)
     builder_asking_and_full(driver, live_app, make_survey, axe_source)
 
 

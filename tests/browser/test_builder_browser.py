@@ -1,8 +1,8 @@
 """The builder a professor meets first, in headless Chromium, with the keyboard: removing a
 question and undoing it (with JavaScript and without), an error's focus and marks, number
 bounds that start empty (typing 12 gives 12), the question before saving a range a hundred
-times wider, the stop at 50 questions, and a flip probability typed with a decimal comma (with
-JavaScript and without)."""
+times wider, the stop at 50 questions, a flip probability typed with a decimal comma, and a
+pair of questions built and planned (these two with JavaScript and without)."""
 
 from __future__ import annotations
 
@@ -234,3 +234,49 @@ def test_a_flip_probability_typed_with_a_decimal_comma_is_read_and_saved(
     press_enter_on(driver, "#save-survey")
     with live_app.app.app_context():
         assert find_survey(slug_of(driver)).flip_probability == 0.3
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["with JavaScript", "without"])
+def test_a_pair_is_built_with_the_keyboard_and_planned(
+    make_chromium, live_app, analyst, javascript
+):
+    driver = signed_in_browser(make_chromium, live_app, analyst, javascript)
+    driver.get(live_app.url("/analyst/surveys/new"))
+    find(driver, "#title").send_keys("Homework")
+    find(driver, "#question-text-0").send_keys("Ever copied homework?")
+    press_enter_on(driver, "#add-paired")
+    assert active_id(driver) == "question-text-1"  # its heading, which it does not require
+    assert find(driver, "#question-text-1").get_attribute("required") is None
+    assert "optional" in find(driver, "label[for=question-text-1]").text
+    find(driver, "#question-part1-text-1").send_keys("Did you use an AI tool?")
+    find(driver, "#question-part2-text-1").send_keys("Your year?")
+    find(driver, "#question-part2-type-1").send_keys(Keys.ARROW_DOWN)  # multiple choice
+    assert value_of(driver, "#question-part2-type-1") == "choice"
+    options = find(driver, "#question-part2-options-1")
+    assert options.is_displayed()
+    # A yes/no question's options field: hidden by the script, there without it (its label
+    # says it is for multiple choice only).
+    assert find(driver, "#question-part1-options-1").is_displayed() is not javascript
+    options.send_keys("First", Keys.ENTER, "Second", Keys.ENTER, "Third")
+    if javascript:
+        wait_for(driver, lambda d: "takes about" in find(d, "#readout-planning").text)
+        # Another question turned into a pair by the keyboard: its fields show, its text
+        # is no longer required.
+        press_enter_on(driver, "#add-yes-no")
+        kind = find(driver, "#question-type-2")
+        kind.send_keys(Keys.ARROW_DOWN * 3)  # yes/no, multiple choice, number, pair
+        assert value_of(driver, "#question-type-2") == "paired"
+        assert find(driver, "#question-part1-text-2").is_displayed()
+        assert find(driver, "#question-text-2").get_attribute("required") is None
+        press_enter_on(driver, "button[value=remove_2]")
+    else:
+        press_enter_on(driver, "#update-plan")
+        assert "takes about" in find(driver, "#readout-planning").text
+    assert "Question 2, two questions asked together" in find(driver, "#readout-planning").text
+    press_enter_on(driver, "#save-survey")
+    with live_app.app.app_context():
+        pair = find_survey(slug_of(driver)).questions[1]
+        assert pair.parts == [
+            {"text": "Did you use an AI tool?", "type": "yes_no"},
+            {"text": "Your year?", "type": "choice", "options": ["First", "Second", "Third"]},
+        ]

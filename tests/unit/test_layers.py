@@ -92,6 +92,7 @@ RANKS: tuple[tuple[str, int], ...] = (
     ("survey_app.*.words", 2),
     ("survey_app.results.cautions", 2),
     ("survey_app.planning.readout_words", 2),
+    ("survey_app.planning.pairs", 2),
     ("survey_app.planning.margin_words", 2),
     ("survey_app.results.mechanism_words", 2),
     ("survey_app.results.release_words", 2),

@@ -41,7 +41,17 @@ GREEK_QUESTIONS = [
     {"text": "Ερώτηση ναι ή όχι;", "type": "yes_no"},
     {"text": "Πόσο συχνά;", "type": "choice", "options": "Ποτέ\nΜία φορά\nΣυχνά"},
     {"text": "Πόσες ώρες;", "type": "numeric", "min": "0", "max": "40", "unit": "ώρες"},
+    {
+        "text": "Μαζί",
+        "type": "paired",
+        "part1_text": "Αντέγραψες;",
+        "part2_text": "Έτος;",
+        "part2_type": "choice",
+        "part2_options": "Πρώτο\nΔεύτερο",
+    },
 ]
+#: A pair of GREEK_QUESTIONS, each of its refusals made by a change of its fields.
+GREEK_PAIR = GREEK_QUESTIONS[3]
 
 
 def greek_form(token: str, questions: list[dict], **fields) -> dict:
@@ -75,7 +85,7 @@ def test_a_new_survey_and_each_kind_added_speak_the_language(speaking):
     assert '<html lang="eo" dir="ltr">' in new.text
     assert left(new.text) == []
     assert pseudo("Add a number question") in new.text
-    for kind in ("yes_no", "choice", "numeric"):
+    for kind in ("yes_no", "choice", "numeric", "paired"):
         added = post(client, greek_form(token, GREEK_QUESTIONS, action=f"add_{kind}"))
         assert added.status_code == 200
         assert left(added.text) == [], kind
@@ -106,6 +116,15 @@ REFUSALS = {
     "long option": ({}, [{"text": "Πόσο;", "type": "choice", "options": "Α\n" + "Β" * 201}]),
     "unknown type": ({}, [{"text": "Πόσο;", "type": "free_text"}]),
     "class size unclear": ({"class_size": "1,0"}, GREEK_QUESTIONS),
+    "a pair's question empty": ({}, [{**GREEK_PAIR, "part1_text": ""}]),
+    "a pair's question of another kind": ({}, [{**GREEK_PAIR, "part1_type": "numeric"}]),
+    "a pair's question with one option": ({}, [{**GREEK_PAIR, "part2_options": "Ένα"}]),
+    "a pair's question with an option twice": ({}, [{**GREEK_PAIR, "part2_options": "Α\nΑ"}]),
+    "a pair's option too long": ({}, [{**GREEK_PAIR, "part2_options": "Α\n" + "Β" * 201}]),
+    "a pair of too many pairs of answers": (
+        {},
+        [{**GREEK_PAIR, "part2_options": "\n".join("Α" * n for n in range(1, 8))}],
+    ),
     "several at once": (
         {"title": ""},
         [{"text": "", "type": "yes_no"}, {**GREEK_QUESTIONS[2], "min": "12", "max": "0"}],
@@ -120,6 +139,21 @@ def test_every_refusal_speaks_the_language(speaking, fields, questions):
     assert refused.status_code == 400
     assert 'class="field-error"' in refused.text
     assert left(refused.text, *fields.values()) == []
+
+
+@pytest.mark.parametrize(
+    "questions",
+    [GREEK_QUESTIONS, [GREEK_PAIR], [{**GREEK_PAIR, "part2_options": ""}]],
+    ids=["a pair among others", "a pair alone", "a pair not ready"],
+)
+def test_what_the_planner_says_of_a_pair_speaks_the_language(speaking, questions):
+    client, token = speaking
+    planned = post(client, greek_form(token, questions, action="plan", class_size="300"))
+    assert planned.status_code == 200 and 'id="readout-planning"' in planned.text
+    assert left(planned.text) == []
+    readout = post(client, greek_form(token, questions), "/analyst/privacy-readout").get_json()
+    said = readout["planning"].get("text") or readout["planning"]["error"]
+    assert left(f"<p>{html.escape(said)}</p>") == []
 
 
 @pytest.mark.parametrize(
