@@ -72,8 +72,11 @@ def _writes_take_the_lock_first(app: Flask) -> None:
     @app.before_request
     def _begin_writes():
         # Submissions write on a connection of their own (database.write_transaction).
+        # An LTI launch may fetch its platform's key set first: it begins its writes itself,
+        # once checked (no write lock waits on the network).
         if request.method not in ("GET", "HEAD", "OPTIONS") and request.endpoint not in (
             "api.submit_response",
+            "lti.launch",
             None,
         ):
             begin_session_writes()

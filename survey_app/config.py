@@ -135,6 +135,9 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
         "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
         "JOIN_RATE_LIMIT": env.get("SURVEY_APP_JOIN_RATE_LIMIT", "600 per minute"),
+        # LTI logins and launches per address: a lecture hall behind one address launches at
+        # once (a login and a launch a student).
+        "LTI_RATE_LIMIT": env.get("SURVEY_APP_LTI_RATE_LIMIT", "600 per minute"),
         # A closed survey's join code stops resolving this long after it closed.
         "JOIN_CODE_GRACE": _hours("SURVEY_APP_JOIN_CODE_GRACE_HOURS", 24),
         "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),

@@ -10,6 +10,8 @@ app's secret key, valid for half an hour, so nothing is stored. The answer is an
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 
@@ -31,10 +33,17 @@ def _serializer(secret_key: str) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret_key, salt=_SALT)
 
 
-def ticket(secret_key: str, launch: Launch) -> str:
-    """What the chooser page needs of a deep linking request, signed (nothing of who asked)."""
+def _hashed(chooser: str) -> str:
+    return hashlib.sha256(chooser.encode("utf-8")).hexdigest()
+
+
+def ticket(secret_key: str, launch: Launch, chooser: str) -> str:
+    """What the chooser page needs of a deep linking request, signed (nothing of who asked),
+    tied to the browser that made it by the hash of ``chooser``, a secret in its cookie: a
+    ticket sent to someone else opens no choice of their surveys."""
     return _serializer(secret_key).dumps(
         {
+            "chooser": _hashed(chooser),
             "platform": launch.platform_id,
             "deployment": launch.deployment_id,
             "return_url": launch.deep_link_return_url,
@@ -43,12 +52,16 @@ def ticket(secret_key: str, launch: Launch) -> str:
     )
 
 
-def read_ticket(secret_key: str, text: str) -> dict:
-    """A ticket's request, or LaunchRefused when forged or older than half an hour."""
+def read_ticket(secret_key: str, text: str, chooser: str | None) -> dict:
+    """A ticket's request, or LaunchRefused when forged, older than half an hour, or read in
+    another browser than the one it was made for (``chooser``: its cookie)."""
     try:
-        return _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
+        asked = _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
     except BadSignature:
         raise LaunchRefused("ticket") from None
+    if not chooser or not hmac.compare_digest(asked.get("chooser", ""), _hashed(chooser)):
+        raise LaunchRefused("ticket")
+    return asked
 
 
 def signed_response(

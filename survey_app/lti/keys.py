@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import os
+import secrets
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -37,15 +38,19 @@ def instance_key_pem(instance_path: str) -> bytes:
     if path.exists():
         return path.read_bytes()
     path.parent.mkdir(parents=True, exist_ok=True)
-    pem = _new_key_pem()
-    # O_EXCL: when several workers start at once only one writes; the others read its key.
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
+    # Written whole to a file of its own, then linked into place: when several workers start
+    # at once one link wins, and no worker ever reads a key file half written.
+    draft = path.with_name(f"{KEY_FILE}.{secrets.token_hex(8)}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as handle:
-        handle.write(pem)
-    return pem
+        handle.write(_new_key_pem())
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass
+    finally:
+        draft.unlink()
+    return path.read_bytes()
 
 
 @functools.lru_cache(maxsize=4)

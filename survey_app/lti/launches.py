@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
@@ -97,6 +99,12 @@ def _digest(state: str) -> str:
     return hashlib.sha256(state.encode("utf-8")).hexdigest()
 
 
+def state_name(state: str) -> str:
+    """A short name for a login's state (the start of its hash, which tells nothing of it): its
+    cookie's, so that two logins at once in one browser each keep their own."""
+    return _digest(state)[:16]
+
+
 def begin_login(params: Mapping[str, str], launch_url: str) -> tuple[str, str]:
     """The platform's authorization URL to redirect to, and the state to set as a cookie;
     ``params``: the login initiation's (LOGIN_PARAMETERS, each one value; "" if not sent)."""
@@ -138,30 +146,55 @@ def begin_login(params: Mapping[str, str], launch_url: str) -> tuple[str, str]:
     return f"{platform.auth_url}{separator}{urlencode(query)}", state
 
 
+#: Each platform key set's client (its keys cached for KEY_SET_LIFESPAN), and when it was last
+#: fetched again for a kid it did not hold.
 _KEY_SETS: dict[str, jwt.PyJWKClient] = {}
+_REFETCHED: dict[str, float] = {}
+#: A key set is fetched again for an unknown kid at most this often (seconds): a flood of
+#: launches with made-up kids must not make the tool fetch it on every request.
+REFETCH_INTERVAL = 60
+
+
+def _key_set_client(url: str) -> jwt.PyJWKClient:
+    client = _KEY_SETS.get(url)
+    if client is None:
+        client = jwt.PyJWKClient(
+            url, cache_keys=False, lifespan=KEY_SET_LIFESPAN, timeout=KEY_SET_TIMEOUT
+        )
+        _KEY_SETS[url] = client
+    return client
+
+
+def _keys(url: str, refresh: bool) -> list[jwt.PyJWK]:
+    """The platform's signing keys (cached unless ``refresh``); LaunchRefused when they cannot
+    be read (a 502: the platform's fault, not the launch's)."""
+    try:
+        return _key_set_client(url).get_signing_keys(refresh=refresh)
+    except jwt.PyJWKClientConnectionError:
+        raise LaunchRefused("key_set", 502) from None
+    except (jwt.PyJWTError, ValueError, TypeError):  # not JSON, no keys, a malformed set
+        raise LaunchRefused("key_set", 502) from None
 
 
 def _signing_key(platform: LtiPlatform, token: str):
-    """The platform's key named by the token's ``kid``: its key set, fetched again once when
-    the kid is not in it (PyJWKClient), so that a platform can rotate its keys."""
-    client = _KEY_SETS.get(platform.jwks_url)
-    if client is None:
-        client = jwt.PyJWKClient(
-            platform.jwks_url, cache_keys=False, lifespan=KEY_SET_LIFESPAN, timeout=KEY_SET_TIMEOUT
-        )
-        _KEY_SETS[platform.jwks_url] = client
+    """The platform's RSA key named by the token's ``kid``: from its key set, fetched again
+    once (at most every REFETCH_INTERVAL) when the kid is not in it, so that a platform can
+    rotate its keys."""
     try:
         header = jwt.get_unverified_header(token)
-    except jwt.InvalidTokenError:
+    except jwt.PyJWTError:
         raise LaunchRefused("token") from None
-    if header.get("alg") != "RS256" or not isinstance(header.get("kid"), str):
+    kid = header.get("kid")
+    if header.get("alg") != "RS256" or not isinstance(kid, str):
         raise LaunchRefused("token")
-    try:
-        return client.get_signing_key(header["kid"]).key
-    except jwt.PyJWKClientConnectionError:
-        raise LaunchRefused("key_set", 502) from None
-    except jwt.PyJWKClientError:
-        raise LaunchRefused("unknown_key") from None
+    url = platform.jwks_url
+    found = [key for key in _keys(url, refresh=False) if key.key_id == kid]
+    if not found and time.monotonic() - _REFETCHED.get(url, -REFETCH_INTERVAL) >= REFETCH_INTERVAL:
+        _REFETCHED[url] = time.monotonic()
+        found = [key for key in _keys(url, refresh=True) if key.key_id == kid]
+    if not found or found[0].key_type != "RSA":
+        raise LaunchRefused("unknown_key")
+    return found[0].key
 
 
 def _login_of(state: str, cookie_state: str | None) -> LtiLogin:
@@ -189,7 +222,7 @@ def _claims(token: str, platform: LtiPlatform) -> dict:
         raise LaunchRefused("expired") from None
     except (jwt.InvalidAudienceError, jwt.InvalidIssuerError):
         raise LaunchRefused("audience") from None
-    except jwt.InvalidTokenError:
+    except (jwt.PyJWTError, ValueError, TypeError):  # a bad signature, claim or key
         raise LaunchRefused("token") from None
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
     if ("azp" in claims or len(audiences) > 1) and claims.get("azp") != platform.client_id:
@@ -216,7 +249,13 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     custom = claims.get(CLAIM + "custom")
     slug = custom.get(SURVEY_PARAMETER) if isinstance(custom, dict) else None
     settings = claims.get(DEEP_LINKING_SETTINGS)
-    if message_type == DEEP_LINKING_REQUEST and not _return_url(settings):
+    settings = settings if isinstance(settings, dict) else {}
+    if message_type == DEEP_LINKING_REQUEST and not _can_link(settings):
+        raise LaunchRefused("message")
+    link = claims.get(CLAIM + "resource_link")
+    if message_type == RESOURCE_LINK_REQUEST and not (
+        isinstance(link, dict) and isinstance(link.get("id"), str) and link["id"]
+    ):
         raise LaunchRefused("message")
     return Launch(
         platform_id=platform.id,
@@ -224,20 +263,57 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
         message_type=message_type,
         teaches=bool(TEACHING_ROLES.intersection(roles)),
         survey_slug=slug if isinstance(slug, str) else None,
-        deep_link_return_url=settings.get("deep_link_return_url") if settings else None,
-        deep_link_data=settings.get("data") if settings else None,
+        deep_link_return_url=settings.get("deep_link_return_url"),
+        deep_link_data=settings.get("data"),
     )
 
 
-def _return_url(settings: object) -> bool:
-    """A deep linking request's settings name where to send the answer: an http(s) URL."""
-    url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
-    return isinstance(url, str) and urlsplit(url).scheme in ("https", "http") and "//" in url
+def _can_link(settings: dict) -> bool:
+    """A deep linking request the tool can answer: it takes a resource link (or says nothing
+    of what it takes) and names where to send the answer (return_origin)."""
+    accepted = settings.get("accept_types", ["ltiResourceLink"])
+    url = settings.get("deep_link_return_url")
+    return (
+        isinstance(accepted, list)
+        and "ltiResourceLink" in accepted
+        and isinstance(url, str)
+        and return_origin(url) is not None
+    )
+
+
+#: A host name as a URL's origin may give it (no user, no spaces, no other punctuation).
+_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
+
+
+def return_origin(url: str) -> str | None:
+    """The origin (scheme, host and port) of a deep linking return URL, or None when it is not
+    an https URL (http on loopback) of a plain host name: the chooser's page allows a form to
+    be sent there alone, and its policy header is built from this."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname or ""
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    if parts.username is not None or parts.password is not None or not _HOST.match(host):
+        return None
+    if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+        return None
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
 def finish_login(state: str) -> None:
-    """End the login of ``state``: its launch was accepted, and no other may use it."""
-    db.session.execute(delete(LtiLogin).where(LtiLogin.state_sha256 == _digest(state)))
+    """End the login of ``state``: its launch was accepted, and no other may use it. Refused
+    (LaunchRefused) when another request ended it first, as two posts of one launch at once
+    would: one of them only is accepted."""
+    ended = db.session.execute(
+        delete(LtiLogin).where(
+            LtiLogin.state_sha256 == _digest(state), LtiLogin.expires_at > utc_now()
+        )
+    )
+    if ended.rowcount != 1:
+        raise LaunchRefused("state")
 
 
 def pending_logins() -> int:

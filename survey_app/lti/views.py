@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import secrets
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
@@ -13,6 +13,7 @@ from survey_app.lti import deep_linking, launches
 from survey_app.lti.keys import public_jwk, tool_key
 from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
+from survey_app.storage.database import begin_session_writes
 from survey_app.storage.lti_models import LtiPlatform
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import find_survey
@@ -20,10 +21,15 @@ from survey_app.web.languages import enter_error_page
 from survey_app.web.security import CONTENT_SECURITY_POLICY, never_cached
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
+# No cache keeps a login's redirect (its state cookie), a launch's landing or a choice of surveys.
+bp.after_request(never_cached)
 
-#: The cookie that carries a login's state to its launch (a cross-site form post from the
-#: platform: SameSite=None, hence Secure, over HTTPS).
-STATE_COOKIE = "survey_app_lti_state"
+#: The cookies that carry a login's state to its launch, one a login (named after its state's
+#: hash, so that two launches at once in one browser keep theirs), and a deep linking request's
+#: tie to the browser that made it. Both go with a cross-site form post from the platform:
+#: SameSite=None, hence Secure, over HTTPS.
+STATE_COOKIE = "survey_app_lti_state_"
+CHOOSER_COOKIE = "survey_app_lti_chooser"
 
 
 def _refused(error: LaunchRefused):
@@ -34,8 +40,21 @@ def _refused(error: LaunchRefused):
     )
 
 
-def _secure() -> bool:
-    return bool(current_app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
+def _set_cookie(response, name: str, value: str, seconds: int, path: str) -> None:
+    secure = bool(current_app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
+    response.set_cookie(
+        name,
+        value,
+        max_age=seconds,
+        path=path,
+        secure=secure,
+        httponly=True,
+        samesite="None" if secure else "Lax",
+    )
+
+
+def _state_cookie(state: str) -> str:
+    return STATE_COOKIE + launches.state_name(state)
 
 
 @bp.get("/jwks.json")
@@ -51,22 +70,15 @@ def login():
     """The platform's third-party login initiation: on to its authorization URL."""
     sent = request.form if request.method == "POST" else request.args
     params = {name: sent.get(name, "") for name in launches.LOGIN_PARAMETERS}
+    begin_session_writes()  # it reads the platform, then writes the login (SQLite: one lock)
     try:
         target, state = launches.begin_login(params, url_for("lti.launch", _external=True))
     except LaunchRefused as error:
         return _refused(error)
     db.session.commit()
     response = redirect(target, 302)
-    secure = _secure()
-    response.set_cookie(
-        STATE_COOKIE,
-        state,
-        max_age=int(launches.LOGIN_LIFETIME.total_seconds()),
-        path=url_for("lti.launch"),
-        secure=secure,
-        httponly=True,
-        samesite="None" if secure else "Lax",
-    )
+    seconds = int(launches.LOGIN_LIFETIME.total_seconds())
+    _set_cookie(response, _state_cookie(state), state, seconds, url_for("lti.launch"))
     return response
 
 
@@ -74,32 +86,44 @@ def login():
 @csrf.exempt  # the platform's form post, checked by its signed token, state and nonce instead
 def launch():
     """A launch from the course: checked whole, then on to where it lands."""
+    state = request.form.get("state", "")
     try:
-        accepted = launches.verify_launch(request.form, request.cookies.get(STATE_COOKIE))
-        target = _landing(accepted)
+        # Checked before any write: the platform's key set may be fetched meanwhile, and on
+        # SQLite no write lock may wait on the network.
+        accepted = launches.verify_launch(request.form, request.cookies.get(_state_cookie(state)))
+        target, chooser = _landing(accepted)
+        db.session.rollback()
+        begin_session_writes()
+        launches.finish_login(state)
     except LaunchRefused as error:
+        db.session.rollback()
         return _refused(error)
-    launches.finish_login(request.form["state"])
     db.session.commit()
     response = redirect(target, 303)
-    response.delete_cookie(STATE_COOKIE, path=url_for("lti.launch"))
+    response.delete_cookie(_state_cookie(state), path=url_for("lti.launch"))
+    if chooser is not None:
+        path = url_for("lti.choose_survey", ticket="x").rsplit("/", 1)[0]
+        _set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
     return response
 
 
-def _landing(accepted: launches.Launch) -> str:
-    """Where an accepted launch goes: a learner to the survey's page, as if its join code had
-    been typed; an instructor to its dashboard (signing in there as its owner)."""
+def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
+    """Where an accepted launch goes, and for a deep linking request the secret that ties its
+    choice to this browser: a learner to the survey's page, as if its join code had been
+    typed; an instructor to its dashboard (signing in there as its owner), or to the choice
+    of a survey for the course."""
     if accepted.message_type == launches.DEEP_LINKING_REQUEST:
         if not accepted.teaches:
             raise LaunchRefused("deep_linking_role", 403)
-        signed = deep_linking.ticket(current_app.secret_key, accepted)
-        return url_for("lti.choose_survey", ticket=signed)
+        chooser = secrets.token_urlsafe(24)
+        signed = deep_linking.ticket(current_app.secret_key, accepted, chooser)
+        return url_for("lti.choose_survey", ticket=signed), chooser
     survey = find_survey(accepted.survey_slug) if accepted.survey_slug else None
     if survey is None or (survey.is_draft and not accepted.teaches):
         raise LaunchRefused("no_survey", 404)
     if accepted.teaches:
-        return url_for("dashboard.dashboard", slug=survey.slug)
-    return url_for("respondent.survey_page", slug=survey.slug)
+        return url_for("dashboard.dashboard", slug=survey.slug), None
+    return url_for("respondent.survey_page", slug=survey.slug), None
 
 
 @bp.route("/deep-link/<ticket>", methods=["GET", "POST"])
@@ -108,7 +132,9 @@ def choose_survey(ticket: str):
     """An instructor picks one of their surveys for the course (deep linking); then the signed
     answer goes back to the platform."""
     try:
-        asked = deep_linking.read_ticket(current_app.secret_key, ticket)
+        asked = deep_linking.read_ticket(
+            current_app.secret_key, ticket, request.cookies.get(CHOOSER_COOKIE)
+        )
     except LaunchRefused as error:
         return _refused(error)
     surveys = db.session.execute(
@@ -138,10 +164,11 @@ def choose_survey(ticket: str):
     page = render_template(
         "lti/return.html", return_url=asked["return_url"], signed=signed, title=chosen.title
     )
-    response = never_cached(current_app.make_response(page))
-    # The one form that leaves the site: to the platform's return URL, which it named.
-    parts = urlsplit(asked["return_url"])
+    response = current_app.make_response(page)
+    # The one form that leaves the site: to the platform's return URL (its origin checked
+    # when the launch was: launches.return_origin), which the platform named.
+    origin = launches.return_origin(asked["return_url"])
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY.replace(
-        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"
+        "form-action 'self'", f"form-action 'self' {origin}"
     )
     return response

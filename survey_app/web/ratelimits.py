@@ -38,6 +38,9 @@ STORAGE_TIMEOUT_SECONDS = 0.5
 #: it counts.
 LIMITED_ENDPOINTS = {
     "api.submit_response": ("SUBMISSION_RATE_LIMIT", None),
+    # LTI: each login writes a row that lives 5 minutes, and a launch may fetch a key set.
+    "lti.login": ("LTI_RATE_LIMIT", None),
+    "lti.launch": ("LTI_RATE_LIMIT", None),
 }
 
 #: Typed join codes, by the join form or a join link: one count per address for both, under

@@ -281,6 +281,10 @@ NEVER_CACHED = {
     "api.pooled_results_json",
     "api.survey_results_csv",
     "api.survey_responses_csv",
+    # LTI: the login's redirect sets its state cookie; the key set and the choice of a survey.
+    "lti.login",
+    "lti.key_set",
+    "lti.choose_survey",
 }
 #: The rest: what respondents see, a public definition, the static files (their own rule).
 CACHEABLE = {

@@ -5,17 +5,21 @@ written."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import time
 from urllib.parse import urlsplit
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
 from sqlalchemy import func, select
 
 from survey_app.extensions import db
 from survey_app.lti.platforms import add_platform
-from survey_app.storage.lti_models import LtiLogin
-from survey_app.storage.models import AnalystSession, Submission, Survey
+from survey_app.storage.models import Submission, Survey
 from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, INSTRUCTOR, Platform, SigningKey
 
 LOGIN_HINT = "opaque-login-hint-42"
@@ -56,13 +60,23 @@ def post_launch(client, token: str, state: str):
     return client.post("/lti/launch", data={"id_token": token, "state": state})
 
 
-def kept(app) -> tuple:
-    """What a refused launch must leave as it was: surveys, answers, sessions, logins."""
+def database_dump(app) -> str:
+    """Every row of every table, as text."""
+    from sqlalchemy import MetaData
+
     with app.app_context():
-        return tuple(
-            db.session.execute(select(func.count()).select_from(table)).scalar_one()
-            for table in (Survey, Submission, AnalystSession, LtiLogin)
+        metadata = MetaData()
+        metadata.reflect(bind=db.engine)
+        return "\n".join(
+            f"{table.name}: {row!r}"
+            for table in metadata.sorted_tables
+            for row in db.session.execute(table.select()).all()
         )
+
+
+def kept(app) -> str:
+    """What a refused launch must leave as it was: the whole database."""
+    return database_dump(app)
 
 
 @pytest.fixture
@@ -96,7 +110,10 @@ def test_a_learner_lands_on_the_survey_and_nothing_of_them_is_kept(
     assert urlsplit(response.location).path == f"/s/{open_survey_slug}"
     # No session: a learner is never signed in; the login is used up.
     assert "session=" not in response.headers.get("Set-Cookie", "")
-    assert kept(app)[:3] == before[:3] and kept(app)[3] == before[3] - 1
+    # The login is used up, and nothing else changed.
+    assert kept(app) == "\n".join(
+        line for line in before.splitlines() if not line.startswith("lti_logins:")
+    )
     # Used once: the same launch again is refused.
     again = post_launch(client, token, query["state"])
     assert again.status_code == 400
@@ -126,6 +143,26 @@ def test_a_rotated_key_is_fetched_once_and_accepted(client, platform, open_surve
     token = platform.id_token(query["nonce"], custom, key=new)
     assert post_launch(client, token, query["state"]).status_code == 303
     assert platform.key_set_fetches == fetches + 1  # the unknown kid: fetched again, once
+
+
+def hs256_with_public_key(platform, nonce):
+    """Algorithm confusion: HS256 "signed" with the platform's public key (PEM) as the secret,
+    under a kid of its set."""
+    public = (
+        platform.keys[0]
+        .key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    body = jwt.decode(platform.id_token(nonce), options={"verify_signature": False})
+    header = {"kid": platform.keys[0].kid, "alg": "HS256", "typ": "JWT"}
+
+    def part(data) -> str:
+        raw = json.dumps(data, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    signing_input = f"{part(header)}.{part(body)}"
+    mac = hmac.new(public, signing_input.encode(), hashlib.sha256).digest()
+    return f"{signing_input}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
 
 def _expired(platform, nonce):
@@ -179,9 +216,49 @@ FAULTS = {
         "not signed as LTI 1.3 asks",
     ),
     "not a token": (lambda platform, nonce: "not.a.token", "not signed as LTI 1.3 asks"),
-    "an HS256 token": (
-        lambda platform, nonce: jwt.encode({"nonce": nonce}, "k" * 32, algorithm="HS256"),
+    "an HS256 token keyed by the public key": (
+        lambda platform, nonce: hs256_with_public_key(platform, nonce),
         "not signed as LTI 1.3 asks",
+    ),
+    "iat in the future": (
+        lambda platform, nonce: platform.id_token(
+            nonce, {"iat": int(time.time()) + 3600, "exp": int(time.time()) + 7200}
+        ),
+        "not signed as LTI 1.3 asks",
+    ),
+    "exp just outside the clock's tolerance": (
+        lambda platform, nonce: platform.id_token(
+            nonce, {"exp": int(time.time()) - 31, "iat": int(time.time()) - 300}
+        ),
+        "expired",
+    ),
+    "one aud and another azp": (
+        lambda platform, nonce: platform.id_token(nonce, {"azp": "another-tool"}),
+        "meant for another tool",
+    ),
+    "another message type": (
+        lambda platform, nonce: platform.id_token(
+            nonce, {CLAIM + "message_type": "LtiSubmissionReviewRequest"}
+        ),
+        "does not take",
+    ),
+    "no deployment": (
+        lambda platform, nonce: platform.id_token(nonce, drop=(CLAIM + "deployment_id",)),
+        "deployment of the tool is not registered",
+    ),
+    "a resource link without its id": (
+        lambda platform, nonce: platform.id_token(nonce, {CLAIM + "resource_link": {}}),
+        "does not take",
+    ),
+    "deep linking settings that are not an object": (
+        lambda platform, nonce: platform.id_token(
+            nonce,
+            {
+                CLAIM + "message_type": "LtiDeepLinkingRequest",
+                "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings": "x",
+            },
+        ),
+        "does not take",
     ),
 }
 
@@ -207,7 +284,9 @@ def test_a_mismatched_or_missing_state_is_refused(client, app, platform):
     # The form's state is not the cookie's (a launch begun in another browser).
     assert post_launch(client, token, "x" * 43).status_code == 400
     # No cookie at all (another browser, or one that blocks the course's cookies).
-    client.delete_cookie("survey_app_lti_state", path="/lti/launch")
+    for cookie in list(client._cookies.values()):
+        if cookie.key.startswith("survey_app_lti_state_"):
+            client.delete_cookie(cookie.key, path="/lti/launch")
     refused = post_launch(client, token, query["state"])
     assert refused.status_code == 400 and "does not match a login begun here" in refused.text
     assert kept(app) == before
@@ -304,7 +383,8 @@ def test_thirty_learners_launch_and_answer_and_nothing_of_them_is_stored_or_logg
         )
         stored = db.session.execute(select(func.count()).select_from(Submission)).scalar_one()
     assert stored == 30
-    log = "\n".join(record.getMessage() for record in caplog.records)
+    # The messages and whatever they carry (tracebacks too), as the log would print them.
+    log = caplog.text + "\n".join(record.getMessage() for record in caplog.records)
     for value in secrets_sent + [LOGIN_HINT]:
         assert value not in dump, value
         assert value not in log, value
