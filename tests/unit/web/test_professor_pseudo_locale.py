@@ -194,9 +194,10 @@ def test_the_page_that_adds_a_survey_to_a_course_speaks_the_language(
             "https://lms.example.edu/return",
             None,
         )
-        ticket = deep_linking.ticket(pseudo_app.secret_key, launch)
+        ticket = deep_linking.ticket(pseudo_app.secret_key, launch, "this-browser")
         title = find_survey(slug).title  # the professor's words, quoted back
     sign_in_as(client, analyst)
+    client.set_cookie("survey_app_lti_chooser", "this-browser", path="/lti/deep-link")
     chooser = client.get(f"/lti/deep-link/{ticket}", headers=SPEAKING)
     assert chooser.status_code == 200
     assert english_left(chooser.text, skipped=LANGUAGE_NAMES, typed=(title, *QUOTED)) == []
