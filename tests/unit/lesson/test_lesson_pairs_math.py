@@ -94,3 +94,24 @@ def test_kept_is_the_reports_phi_over_the_classs(p, phi):
 def test_students_needed_refuses_what_cannot_be_planned(kept, relation, power, level):
     with pytest.raises(ValueError):
         students_needed(kept, relation, power, level)
+
+
+def test_the_app_loads_no_scipy_stats_in_a_worker():
+    """scipy.stats (and scipy.optimize) would add some 45 MB to every worker: the app's math,
+    the lesson's pairs included, takes what it needs from scipy.special."""
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_SECRET_KEY
+
+    script = (
+        "import sys\n"
+        "from survey_app import create_app\n"
+        f"create_app({{'TESTING': True, 'SECRET_KEY': {TEST_SECRET_KEY!r}, "
+        "'SQLALCHEMY_DATABASE_URI': 'sqlite://'})\n"
+        "print(sorted(m for m in ('scipy.stats', 'scipy.optimize') if m in sys.modules))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
