@@ -224,7 +224,7 @@ def question_shape(
     table = (view or {}).get("joint")
     if table is not None:
         # Its key and its sentence run under and over it as a caution does.
-        said = len(table["room_key"]) + len(Markup(table["association"] or "").striptags())
+        said = len(table["room_key"]) + len(Markup(table["room_association"] or "").striptags())
         return QuestionShape(
             question.number, len(question.text), table_rows=len(table["rows"]), caution_length=said
         )

@@ -9,13 +9,13 @@ nothing here computes a statistic, it only words them.
 
 from __future__ import annotations
 
-from flask_babel import gettext, ngettext
+from flask_babel import gettext, ngettext, npgettext
 from markupsafe import Markup, escape
 
 from survey_app import kinds, privacy
 from survey_app.results import rounding
 from survey_app.results.question_words import share_sentence
-from survey_app.results.tables import OptionResult
+from survey_app.results.tables import OptionResult, shown_range
 from survey_app.web.languages import is_english
 from survey_app.words import local_figure, percent, percent_high, percent_low
 
@@ -53,6 +53,11 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
             for a in range(told.shape[0])
         ],
         "totals": [margin_cell(estimate) for estimate in told.margins[1].estimates],
+        # Why "Any answer" need not be its row's or column's sum, said under the table.
+        "totals_note": gettext(
+            "Each “Any answer” is worked out from that question’s answers alone: it need not "
+            "equal the sum of its row or column, and the cells need not add up to 100%."
+        ),
         "caption": caption_words(question, confidence),
         # The projector's line above its table: which question the rows and columns are.
         "room_key": gettext(
@@ -60,6 +65,19 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         ),
         "margins": margins,
         "association": association,
+        # The projector's: each cell in the range the page leads with (live while open: it
+        # redraws as answers arrive), and the approximate test alone (the difference's range,
+        # for one look, stays on the dashboard).
+        "room_rows": [
+            [
+                room_cell(told.cells.estimates[a * told.shape[1] + b], kind)
+                for b in range(told.shape[1])
+            ]
+            for a in range(told.shape[0])
+        ],
+        "room_association": p_value_words(told.association.p_value)
+        if told.consistent_with_randomization
+        else None,
         "how": how_words(told.shape),
         # While open the page leads with live ranges; the table's hold for one look.
         "one_look": one_look_words() if kind == "live" else None,
@@ -84,6 +102,20 @@ def cell_words(told: privacy.JointShares, a: int, b: int) -> dict:
         "of_row": None
         if of_row is None
         else gettext("%(share)s of the row", share=percent(of_row[b])),
+    }
+
+
+def room_cell(estimate: privacy.Estimate, kind: str) -> dict:
+    """One cell as the projector shows it: its share of the class inside its range of ``kind``
+    (live while the survey is open, valid however often the screen redraws)."""
+    if not estimate.consistent_with_randomization:
+        return {"consistent": False}
+    low, high = shown_range(estimate, kind)
+    return {
+        "consistent": True,
+        "share": percent(estimate.headline(low, high)),
+        "low": percent_low(low),
+        "high": percent_high(high),
     }
 
 
@@ -139,17 +171,26 @@ def signed_points(share: float, how) -> str:
     figure = how(share * 100, 1.0)
     size = rounding.text(abs(figure), 0) if is_english() else local_figure(abs(figure), 0)
     sign = "+" if figure > 0 else "−" if figure < 0 else ""
-    return ngettext(
-        "%(figure)s point", "%(figure)s points", int(abs(figure)), figure=f"{sign}{size}"
+    # A context of its own: in German the difference's points follow "von" and "zwischen"
+    # (Punkten), where the lesson's stand alone (Punkte).
+    return npgettext(
+        "a difference of, between",
+        "%(figure)s point",
+        "%(figure)s points",
+        int(abs(figure)),
+        figure=f"{sign}{size}",
     )
 
 
 def association_words(told, parts, labels, confidence: float) -> Markup | None:
-    """How the two answers go together, in one sentence: for a 2x2 table the difference with
-    its guaranteed range (or why there is none), for a larger one the approximate test."""
-    if told.shape == (2, 2):
-        return difference_words(told, parts, labels, confidence)
-    return p_value_words(told.association.p_value)
+    """How the two answers go together: for a 2x2 table the difference with its guaranteed
+    range (or why there is none), then for every table the approximate test, which is what
+    the builder plans a pair for (planning.pairs: how often it sees a relation)."""
+    tested = p_value_words(told.association.p_value)
+    if told.shape != (2, 2):
+        return tested
+    difference = difference_words(told, parts, labels, confidence)
+    return difference if tested is None else Markup(" ").join((difference, tested))
 
 
 def difference_words(told, parts, labels, confidence: float) -> Markup | None:

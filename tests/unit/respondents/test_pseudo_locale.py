@@ -61,7 +61,11 @@ def pseudo_app(app, tmp_path, monkeypatch):
         if message.id:
             ids = message.id if isinstance(message.id, tuple) else (message.id,)
             strings = tuple(pseudo(text) for text in ids)
-            catalog.add(message.id, strings if isinstance(message.id, tuple) else strings[0])
+            catalog.add(
+                message.id,
+                strings if isinstance(message.id, tuple) else strings[0],
+                context=message.context,
+            )
     folder = tmp_path / PSEUDO / "LC_MESSAGES"
     folder.mkdir(parents=True)
     compiled = io.BytesIO()

@@ -102,7 +102,11 @@ def test_the_dashboard_shows_a_two_by_two_pair_as_a_cross_tab_with_its_differenc
         f"points</strong>, between −{-low} points and +100 points, guaranteed at least 95% of the "
         "time."
     ) in part
-    assert "Answers this far from unrelated" not in part
+    # Then the approximate test, which is what the builder plans a pair for.
+    assert (
+        "guaranteed at least 95% of the time. Answers this far from unrelated would come about"
+    ) in part
+    assert "(an approximate test)." in part
     assert "The difference’s range is guaranteed too" in part
     # Its cells' shares are the table's: no sentence says what they add up to.
     assert "The shares add up to" not in part
@@ -148,7 +152,7 @@ def test_the_pairs_read_in_german(client, closed_pairs):
     assert (
         "Von denen, die auf „Did you use an AI tool for the essay?“ „Ja“ antworten würden" in pair
     )
-    assert "ein Unterschied von <strong>+100 Punkte</strong>" in pair
+    assert "ein Unterschied von <strong>+100 Punkten</strong>" in pair
     assert "garantiert in mindestens 95\u00a0% der Fälle." in pair
     assert "(ein Näherungstest)" in year
     for english in ("of the row", "Any answer", "Among those", "approximate test"):
@@ -170,7 +174,10 @@ def test_the_projector_shows_the_compact_table_and_the_sentence_on_one_page(clie
     assert page.count('<table class="present-crosstab">') == 2
     assert "Rows: “Your year of study?”. Columns: “Did you copy any homework?”." in page
     assert '<th scope="row">Third</th>' in page
-    assert "a difference of <strong>+100 points</strong>" in page
+    # The room gets the approximate test; the difference and its one-look range stay on the
+    # dashboard.
+    assert "a difference of" not in page
+    assert page.count("Answers this far from unrelated would come") == 2
     state = client.get(f"/analyst/surveys/{slug}/present/state").get_json()
     assert [page["columns"] for page in state["pages"]] == [[[1], [2]]]
 
@@ -213,7 +220,7 @@ def test_a_difference_is_signed_in_whole_points_rounded_as_asked(app):
         assert signed_points(0.0, nearest) == "0 points"
         assert signed_points(0.01, nearest) == "+1 point"
     with app.test_request_context(headers=GERMAN):
-        assert signed_points(0.4, nearest) == "+40 Punkte"
+        assert signed_points(0.4, nearest) == "+40 Punkten"
 
 
 def test_a_table_with_an_empty_row_says_there_is_no_difference_in_words(app):
@@ -261,3 +268,25 @@ def test_counts_no_randomization_would_give_say_nothing_of_the_association(
     cells = [cell for row in crosstab_cells(part)[2:4] for cell in row[1:3]]
     assert any(cell == "not consistent" for cell in cells), cells
     assert "a difference of" not in part and "Answers this far" not in part
+
+
+def test_while_open_the_projector_gives_each_cell_its_live_range(
+    app, client, make_survey, analyst, sign_in_as
+):
+    """The projector redraws as answers arrive: its pair's cells are in the live ranges, valid
+    however often it redraws, never the one-look exact ones the dashboard's table gives."""
+    from survey_app.words import percent_high, percent_low
+
+    slug, (pair_id, _) = make_survey(DEFINITION)
+    submit(app, slug, list(zip(PAIR_REPORTS, YEAR_REPORTS, strict=True)))
+    sign_in_as(client, analyst)
+    results = client.get(f"/api/v1/surveys/{slug}/results").get_json()
+    cell = results["questions"][0]["cells"][0]
+    assert cell["live_ci_high"] - cell["live_ci_low"] > cell["exact_ci_high"] - cell["exact_ci_low"]
+    page = flat(client.get(f"/analyst/surveys/{slug}/present").text)
+    table = re.search(r'<table class="present-crosstab">.*?</table>', page).group(0)
+    with app.test_request_context():
+        live = f"{percent_low(cell['live_ci_low'])}–{percent_high(cell['live_ci_high'])}"
+        exact = f"{percent_low(cell['exact_ci_low'])}–{percent_high(cell['exact_ci_high'])}"
+    assert live in table and exact not in table
+    assert "a difference of" not in page
