@@ -498,12 +498,17 @@ def make_plan(
         () if has_shares else flip_probabilities,
         TRADE_OFF_SIZES,
     )
+    needed_worst = max(respondents_needed(p, k, margin, confidence) for k in option_counts)
     return Plan(
         margin=margin,
         confidence=confidence,
         respondents=n,
-        needed_yes_no=respondents_needed(p, 2, margin, confidence),
-        needed_worst=max(respondents_needed(p, k, margin, confidence) for k in option_counts),
+        # Without a question of two answers (a survey of pairs and larger choices), no sentence
+        # names "its yes/no questions alone": their count is the survey's.
+        needed_yes_no=respondents_needed(p, 2, margin, confidence)
+        if 2 in option_counts
+        else needed_worst,
+        needed_worst=needed_worst,
         needed_chebyshev=max(
             respondents_needed_chebyshev(p, k, margin, confidence) for k in option_counts
         ),

@@ -113,17 +113,27 @@ def _joint_fields(told: privacy.JointShares, question, kind: str) -> dict:
             for option in question.options
         ],
         "margins": [
-            [margin_fields(value, estimate) for value, estimate in enumerate(margin.estimates)]
-            for margin in told.margins
+            [
+                margin_fields(value, part.labels[value], estimate)
+                for value, estimate in enumerate(margin.estimates)
+            ]
+            for part, margin in zip(question.parts, told.margins, strict=True)
         ],
+        # The margins' live ranges are each look's own: valid at every look, but they do not
+        # keep what an earlier release proved (the cells' do, as ``live_carried`` says).
+        "margins_live_carried": False,
         "association": association_fields(told.association),
+        # False: counts no randomized answers would give; the association then says nothing.
+        "consistent": told.consistent_with_randomization,
     }
 
 
-def margin_fields(value: int, estimate: privacy.Estimate) -> dict:
+def margin_fields(value: int, label: str, estimate: privacy.Estimate) -> dict:
     """One answer's share of one question of a pair, as an option's figures are given."""
     return {
         "value": value,
+        "label": label,
+        "consistent": estimate.consistent_with_randomization,
         "noisy_count": estimate.noisy_count,
         "estimate": estimate.estimate,
         "headline": estimate.headline(estimate.exact_low, estimate.exact_high),

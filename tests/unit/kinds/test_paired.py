@@ -204,6 +204,8 @@ def test_the_results_give_the_table_each_questions_shares_and_the_association(
     assert [round(cell["estimate"], 9) for cell in pair["cells"]] == [0.25, -0.2, -0.05, 1.0]
     # Each question's own shares: Q1 (the rows) reported yes 26 times of 40, Q2 yes 24 times.
     first, second = pair["margins"]
+    assert [m["label"] for m in first] == ["No", "Yes"] and first[0]["consistent"] is True
+    assert pair["consistent"] is True and pair["margins_live_carried"] is False
     assert [m["noisy_count"] for m in first] == [14, 26]
     assert [m["noisy_count"] for m in second] == [16, 24]
     assert all(m["exact_ci_low"] <= m["headline"] <= m["exact_ci_high"] for m in first + second)
@@ -323,3 +325,17 @@ def test_the_readme_s_paired_example_is_a_definition_that_parses():
     ).questions
     assert question.kind == "paired"
     assert [part.kind for part in question.parts] == ["yes_no", "choice"]
+
+
+def test_a_survey_of_pairs_alone_is_planned_without_words_for_yes_no_questions(app, make_survey):
+    from survey_app.planning.shares import make_plan
+
+    slug, _ = make_survey({**DEFINITION, "questions": DEFINITION["questions"][:1]})
+    with app.app_context():
+        plan = make_plan(find_survey(slug), 0.1, 0.95)
+        # A 2x2 pair is planned by its 4 cells; it has no yes/no question of its own.
+        assert plan.needed_yes_no == plan.needed_worst
+    mixed, _ = make_survey({**DEFINITION, "questions": [*DEFINITION["questions"][:1], AI_TOOL]})
+    with app.app_context():
+        plan = make_plan(find_survey(mixed), 0.1, 0.95)
+        assert plan.needed_yes_no < plan.needed_worst
