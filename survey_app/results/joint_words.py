@@ -68,13 +68,7 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         # The projector's: each cell in the range the page leads with (live while open: it
         # redraws as answers arrive), and the approximate test alone (the difference's range,
         # for one look, stays on the dashboard).
-        "room_rows": [
-            [
-                room_cell(told.cells.estimates[a * told.shape[1] + b], kind)
-                for b in range(told.shape[1])
-            ]
-            for a in range(told.shape[0])
-        ],
+        "room_rows": room_rows(told, kind),
         "room_association": p_value_words(told.association.p_value)
         if told.consistent_with_randomization
         else None,
@@ -103,6 +97,14 @@ def cell_words(told: privacy.JointShares, a: int, b: int) -> dict:
         if of_row is None
         else gettext("%(share)s of the row", share=percent(of_row[b])),
     }
+
+
+def room_rows(told: privacy.JointShares, kind: str) -> list[list[dict]]:
+    """The projector's cells, row by row (room_cell)."""
+    k1, k2 = told.shape
+    return [
+        [room_cell(told.cells.estimates[a * k2 + b], kind) for b in range(k2)] for a in range(k1)
+    ]
 
 
 def room_cell(estimate: privacy.Estimate, kind: str) -> dict:
