@@ -7,7 +7,6 @@ import datetime as dt
 import re
 import secrets
 import sys
-from typing import NoReturn
 
 import click
 from flask import Flask
@@ -15,17 +14,8 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from survey_app.extensions import db, login
 from survey_app.lti.commands import COMMANDS as LTI_COMMANDS
+from survey_app.refusals import fail
 from survey_app.web.links import external_url
-
-#: Exit status for bad input (a bad file, an unknown account), as usage errors have.
-BAD_INPUT = 2
-
-
-def fail(message: str) -> NoReturn:
-    """One line on standard error, exit status 2, nothing changed."""
-    db.session.rollback()
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(BAD_INPUT)
 
 
 def _find_analyst(email: str):

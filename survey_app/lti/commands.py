@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from typing import NoReturn
-
 import click
 from flask.cli import with_appcontext
 
 from survey_app.extensions import db
 from survey_app.lti.platforms import PlatformError, add_platform, all_platforms, remove_platform
+from survey_app.refusals import fail
 from survey_app.web.links import external_url
-
-
-def _fail(message: str) -> NoReturn:
-    """One line on standard error, exit status 2 (bad input), nothing changed: as every command
-    of survey_app.cli refuses."""
-    db.session.rollback()
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(2)
 
 
 def _tool_urls() -> list[tuple[str, str]]:
@@ -47,7 +37,7 @@ def add_platform_command(issuer, client_id, deployment_ids, auth_url, token_url,
     try:
         platform = add_platform(issuer, client_id, list(deployment_ids), urls)
     except PlatformError as error:
-        _fail(str(error))
+        fail(str(error))
     db.session.commit()
     click.echo(f"Platform {platform.issuer} (client id {platform.client_id}) registered.")
     click.echo("Deployments: " + ", ".join(platform.deployment_ids))
@@ -77,7 +67,7 @@ def remove_platform_command(issuer, client_id):
     try:
         remove_platform(issuer, client_id)
     except PlatformError as error:
-        _fail(str(error))
+        fail(str(error))
     db.session.commit()
     click.echo(f"Platform {issuer.strip()} (client id {client_id.strip()}) removed.")
 

@@ -17,6 +17,7 @@ import base64
 import json
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import select
@@ -66,6 +67,17 @@ def answer(driver, answers: dict[int, int]) -> None:
         element = radio(driver, question_id, value)
         element.click()
         assert element.is_selected()
+
+
+def tab_to_and_choose(driver, keys, element) -> None:
+    """Tab from where the focus is to ``element`` (ten presses at most), then Space chooses it."""
+    for _ in range(10):
+        if driver.switch_to.active_element == element:
+            break
+        keys.send_keys(Keys.TAB).perform()
+    assert driver.switch_to.active_element == element
+    keys.send_keys(Keys.SPACE).perform()
+    assert element.is_selected()
 
 
 def submit_and_wait(driver, element_id: str = "thank-you") -> None:

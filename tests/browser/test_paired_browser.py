@@ -18,6 +18,7 @@ from tests.browser.respondent_helpers import (
     status_text,
     stored_submissions,
     stored_tallies,
+    tab_to_and_choose,
     wait,
 )
 from tests.browser.test_accessibility import axe_source, violations
@@ -81,13 +82,7 @@ def test_a_pair_is_answered_by_keyboard_on_a_phone_and_sent_as_one_cell(
     # named, and the focus goes to it.
     keys = ActionChains(driver)
     first = part_radio(driver, pair, 0, 1)
-    for _ in range(10):
-        if driver.switch_to.active_element == first:
-            break
-        keys.send_keys(Keys.TAB).perform()
-    assert driver.switch_to.active_element == first
-    keys.send_keys(Keys.SPACE).perform()
-    assert first.is_selected()
+    tab_to_and_choose(driver, keys, first)
     driver.find_element(By.ID, "submit-survey").click()
     wait(driver).until(lambda d: "Not answered yet: 1." in status_text(d))
     assert driver.switch_to.active_element == part_radio(driver, pair, 1, 0)

@@ -36,6 +36,7 @@ from tests.browser.respondent_helpers import (
     stored_tallies,
     submit_and_wait,
     survey_url,
+    tab_to_and_choose,
     wait,
 )
 
@@ -300,13 +301,7 @@ def test_a_phone_sized_page_works_with_the_keyboard(driver, live_app, make_surve
     # key chooses, Tab to the button, Enter sends.
     keys = ActionChains(driver)
     first = radio(driver, yes_no, YES)
-    for _ in range(10):
-        if driver.switch_to.active_element == first:
-            break
-        keys.send_keys(Keys.TAB).perform()
-    assert driver.switch_to.active_element == first
-    keys.send_keys(Keys.SPACE).perform()
-    assert first.is_selected()
+    tab_to_and_choose(driver, keys, first)
     keys.send_keys(Keys.TAB).perform()
     assert driver.switch_to.active_element == radio(driver, choice, 0)
     keys.send_keys(Keys.ARROW_DOWN).perform()
