@@ -326,6 +326,8 @@ def test_a_professors_day(live_app, analyst, make_chromium):
         "simultaneous_ci_high",
         "live_ci_low",  # valid at every look
         "live_ci_high",
+        "row_value",  # a paired question's two answers, by value
+        "column_value",
     ]
     options = [
         (number, q, o)
