@@ -11,6 +11,7 @@ of its own kind; a ``text`` is optional: without one, the pair is named by its p
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 from typing import Any
 
@@ -213,9 +214,7 @@ class Paired(Kind):
 
     def mechanism(self, question: Any) -> privacy.Mechanism:
         """The pair's answers randomized as one, over its k1 k2 cells."""
-        return privacy.JointRandomizedResponse(
-            question.survey.flip_probability, self.shape(question)
-        )
+        return _joint_mechanism(question.survey.flip_probability, self.shape(question))
 
     def option_labels(self, question: Any) -> list[str]:
         """Each cell's label, by report ``a k2 + b``: "Yes / No"."""
@@ -270,3 +269,9 @@ def _option_count(part: QuestionDefinition) -> int:
 
 
 KIND = Paired()
+
+
+@functools.lru_cache(maxsize=256)
+def _joint_mechanism(flip_probability: float, shape: tuple[int, int]) -> privacy.Mechanism:
+    # Built once a (p, shape): a mechanism is immutable, and each submission reads one.
+    return privacy.JointRandomizedResponse(flip_probability, shape)

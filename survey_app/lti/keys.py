@@ -32,8 +32,10 @@ def _new_key_pem() -> bytes:
     )
 
 
+@functools.lru_cache(maxsize=4)
 def instance_key_pem(instance_path: str) -> bytes:
-    """The key kept in the instance folder, made (readable by its owner only) at first use."""
+    """The key kept in the instance folder, made (readable by its owner only) at first use;
+    read once a process (the file is never replaced once made)."""
     path = Path(instance_path) / KEY_FILE
     if path.exists():
         return path.read_bytes()

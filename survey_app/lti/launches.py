@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 import jwt
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 
 from survey_app.extensions import db
 from survey_app.lti.platforms import find_platform
 from survey_app.storage.lti_models import LtiLogin, LtiPlatform
 from survey_app.storage.models import utc_now
+from survey_app.web.links import is_loopback_host
 
 #: How long a login waits for its launch.
 LOGIN_LIFETIME = dt.timedelta(minutes=5)
@@ -295,10 +296,9 @@ def return_origin(url: str) -> str | None:
     except ValueError:
         return None
     host = parts.hostname or ""
-    loopback = host in ("localhost", "::1") or host.startswith("127.")
     if parts.username is not None or parts.password is not None or not _HOST.match(host):
         return None
-    if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+    if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback_host(host)):
         return None
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
 
@@ -314,8 +314,3 @@ def finish_login(state: str) -> None:
     )
     if ended.rowcount != 1:
         raise LaunchRefused("state")
-
-
-def pending_logins() -> int:
-    """Logins waiting for their launch (for tests and the operator)."""
-    return len(db.session.execute(select(LtiLogin.state_sha256)).all())

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from survey_app.extensions import db
 from survey_app.storage.lti_models import MAX_LTI_TEXT, LtiDeployment, LtiPlatform
+from survey_app.web.links import is_loopback_host
 
 
 class PlatformError(ValueError):
@@ -23,9 +24,7 @@ def _https_url(name: str, value: str) -> str:
     """An absolute https URL (http only on loopback: a platform on the same machine)."""
     text = (value or "").strip()
     parts = urlsplit(text)
-    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1") or (
-        parts.hostname or ""
-    ).startswith("127.")
+    loopback = is_loopback_host(parts.hostname)
     scheme_ok = parts.scheme == "https" or (parts.scheme == "http" and loopback)
     if not scheme_ok or not parts.netloc or len(text) > MAX_LTI_TEXT:
         raise PlatformError(f"{name} must be an https URL, got {value!r}")

@@ -30,6 +30,8 @@ bp.after_request(never_cached)
 #: SameSite=None, hence Secure, over HTTPS.
 STATE_COOKIE = "survey_app_lti_state_"
 CHOOSER_COOKIE = "survey_app_lti_chooser"
+#: The chooser cookie's path below the blueprint's: the choice of a survey's pages alone.
+CHOOSER_PATH = "/deep-link"
 
 
 def _refused(error: LaunchRefused):
@@ -102,7 +104,7 @@ def launch():
     response = redirect(target, 303)
     response.delete_cookie(_state_cookie(state), path=url_for("lti.launch"))
     if chooser is not None:
-        path = url_for("lti.choose_survey", ticket="x").rsplit("/", 1)[0]
+        path = request.script_root + bp.url_prefix + CHOOSER_PATH
         _set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
     return response
 
@@ -126,7 +128,7 @@ def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
     return url_for("respondent.survey_page", slug=survey.slug), None
 
 
-@bp.route("/deep-link/<ticket>", methods=["GET", "POST"])
+@bp.route(CHOOSER_PATH + "/<ticket>", methods=["GET", "POST"])
 @login_required
 def choose_survey(ticket: str):
     """An instructor picks one of their surveys for the course (deep linking); then the signed

@@ -79,8 +79,8 @@ def paired_definition(mechanism: privacy.JointRandomizedResponse, question: Ques
     """What a browser needs to randomize a pair of answers as one: each question's options
     (``shape``, ``k1`` then ``k2``) and texts; its ``options`` are the cells, by report
     ``a k2 + b``, and ``report_range`` what the submission API accepts."""
-    parts = kinds.kind_of(question).parts(question)
-    labels = kinds.kind_of(question).part_labels(question)
+    kind = kinds.kind_of(question)
+    parts, labels = kind.parts(question), kind.part_labels(question)
     return {
         "shape": list(mechanism.shape),
         "parts": [

@@ -14,6 +14,12 @@ from flask import current_app, has_request_context, request, url_for
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 
 
+def is_loopback_host(host: str | None) -> bool:
+    """True when ``host`` (a URL's host name) can only name this machine: a loopback name or
+    any address of 127.0.0.0/8."""
+    return bool(host) and (host in LOOPBACK_HOSTS or host.startswith("127."))
+
+
 def path_of(endpoint: str, **values: object) -> str:
     """The path of ``endpoint``, inside a request or outside one (a command of the CLI)."""
     if has_request_context():
