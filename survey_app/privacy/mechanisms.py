@@ -9,7 +9,6 @@ callers never ask which kind of question they hold.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -347,7 +346,7 @@ def suggest_flip_probability(
     by the guaranteed half-width at epsilon = ln((1 - p) / p) of the mechanism a survey
     planned for n answers gets (or the one named). The search never goes below
     p = 0.05: None when even p = 0.05 does not reach the margin (the class is too small for it).
-    The result has two decimals, rounded down.
+    The result has two decimals: the largest p of two decimals that reaches the margin.
     """
     size = check_margin(margin)
     respondents = check_count("n", n)
@@ -370,15 +369,19 @@ def suggest_flip_probability(
             for lo, hi, name in numeric_questions
         )
 
-    low, high = MIN_SUGGESTED_FLIP_PROBABILITY, MAX_SUGGESTED_FLIP_PROBABILITY
-    if not reaches(low):
+    # Searched on the hundredths the suggestion is given in: about six looks, each at a p
+    # that recurs from one plan to the next (so its numeric mechanisms come from the cache),
+    # and the p returned is one that was seen to reach the margin.
+    low = round(MIN_SUGGESTED_FLIP_PROBABILITY * 100)
+    high = round(MAX_SUGGESTED_FLIP_PROBABILITY * 100)
+    if not reaches(low / 100):
         return None
-    if reaches(high):
-        return high
-    for _ in range(20):
-        middle = (low + high) / 2.0
-        if reaches(middle):
+    if reaches(high / 100):
+        return high / 100
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reaches(middle / 100):
             low = middle
         else:
             high = middle
-    return math.floor(low * 100.0) / 100.0
+    return low / 100

@@ -87,7 +87,9 @@ def numeric_mechanism(
             known = ", ".join(repr(each) for each in NUMERIC_MECHANISMS)
             raise ValueError(f"mechanism must be one of {known}, got {name!r}")
         return NUMERIC_MECHANISMS[name](lo, hi, epsilon)
-    candidates = [kind(lo, hi, epsilon) for kind in NUMERIC_MECHANISMS.values()]
+    # Each candidate from the cache too: its costly figures (a tail bound's worst moments) are
+    # then worked out once a process, not once a choice.
+    candidates = [numeric_mechanism(lo, hi, epsilon, each) for each in NUMERIC_MECHANISMS]
     return min(candidates, key=lambda mechanism: mechanism.half_width(respondents))
 
 

@@ -384,3 +384,13 @@ def test_suggested_flip_probability_reaches_the_margin_within_the_floor():
     assert privacy.suggest_flip_probability(0.01, 20, [2]) is None
     # A margin any p reaches: the most private suggestion allowed.
     assert privacy.suggest_flip_probability(0.5, 10_000, [2]) == 0.45
+
+
+def test_suggested_flip_probability_is_the_largest_hundredth_that_reaches():
+    # The next hundredth up is less private than allowed for this margin: some question misses.
+    p = privacy.suggest_flip_probability(0.15, 100, [2, 3])
+    assert p < privacy.MAX_SUGGESTED_FLIP_PROBABILITY
+    assert any(
+        RandomizedResponse(round(p + 0.01, 2), k)._typical_half_width(100, 0.95) > 0.15
+        for k in (2, 3)
+    )
