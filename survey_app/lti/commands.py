@@ -6,6 +6,7 @@ import click
 from flask.cli import with_appcontext
 
 from survey_app.extensions import db
+from survey_app.lti.framing import platform_origins
 from survey_app.lti.platforms import PlatformError, add_platform, all_platforms, remove_platform
 from survey_app.refusals import fail
 from survey_app.web.links import external_url
@@ -29,18 +30,28 @@ def _tool_urls() -> list[tuple[str, str]]:
 @click.option("--auth-url", required=True, help="The platform's OIDC authorization URL.")
 @click.option("--token-url", required=True, help="The platform's access token URL.")
 @click.option("--jwks-url", required=True, help="The platform's public key set URL.")
+@click.option(
+    "--frame-origin",
+    "frame_origins",
+    multiple=True,
+    help="An origin whose pages may show the tool in a frame, beside the issuer's and the "
+    "auth URL's (Canvas: the school's own host, https://school.instructure.com). Repeatable.",
+)
 @with_appcontext
-def add_platform_command(issuer, client_id, deployment_ids, auth_url, token_url, jwks_url):
-    """Register a platform (again: add deployment ids, update its URLs); print the tool's URLs
-    for the platform's administrator."""
+def add_platform_command(
+    issuer, client_id, deployment_ids, auth_url, token_url, jwks_url, frame_origins
+):
+    """Register a platform (again: add deployment ids and frame origins, update its URLs);
+    print the tool's URLs for the platform's administrator."""
     urls = {"auth_url": auth_url, "token_url": token_url, "jwks_url": jwks_url}
     try:
-        platform = add_platform(issuer, client_id, list(deployment_ids), urls)
+        platform = add_platform(issuer, client_id, list(deployment_ids), urls, list(frame_origins))
     except PlatformError as error:
         fail(str(error))
     db.session.commit()
     click.echo(f"Platform {platform.issuer} (client id {platform.client_id}) registered.")
     click.echo("Deployments: " + ", ".join(platform.deployment_ids))
+    click.echo("May show the tool in a frame: " + ", ".join(sorted(platform_origins(platform))))
     click.echo("Type these into the platform:")
     for name, url in _tool_urls():
         click.echo(f"  {name}: {url}")
@@ -55,7 +66,11 @@ def list_platforms_command():
         click.echo("No platform is registered.")
     for platform in platforms:
         deployments = ", ".join(platform.deployment_ids)
-        click.echo(f"{platform.issuer}  client id {platform.client_id}  deployments {deployments}")
+        framing = ", ".join(sorted(platform_origins(platform)))
+        click.echo(
+            f"{platform.issuer}  client id {platform.client_id}  deployments {deployments}"
+            f"  framed by {framing}"
+        )
 
 
 @click.command("lti-remove-platform", short_help="Stop a platform from launching the tool.")

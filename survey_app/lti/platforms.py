@@ -7,12 +7,14 @@ is registered, so a launch never meets a platform it cannot use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
 from survey_app.extensions import db
-from survey_app.storage.lti_models import MAX_LTI_TEXT, LtiDeployment, LtiPlatform
+from survey_app.lti.framing import origin_of
+from survey_app.storage.lti_models import MAX_LTI_TEXT, LtiDeployment, LtiFrameOrigin, LtiPlatform
 from survey_app.web.links import is_loopback_host
 
 
@@ -38,6 +40,20 @@ def _identifier(name: str, value: str) -> str:
     return text
 
 
+def _frame_origin(value: str) -> str:
+    """An origin whose pages may frame the tool: https (http only on loopback), a plain host
+    name, no path, query or fragment (a frame's ancestors are named by origin alone)."""
+    text = (value or "").strip()
+    origin = origin_of(text)
+    parts = urlsplit(text)
+    if origin is None or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise PlatformError(
+            f"--frame-origin must be an https origin such as https://school.instructure.com "
+            f"(no path), got {value!r}"
+        )
+    return origin
+
+
 def find_platform(issuer: str, client_id: str | None = None) -> LtiPlatform | None:
     """The platform of ``issuer`` (and ``client_id``, which is needed when the issuer has
     several); None when there is none, or several and no client id to choose."""
@@ -53,14 +69,16 @@ def add_platform(
     client_id: str,
     deployment_ids: list[str],
     urls: dict[str, str],
+    frame_origins: Sequence[str] = (),
 ) -> LtiPlatform:
-    """Register a platform (or add deployment ids to one registered with the same issuer and
-    client id, its URLs then updated); the caller commits."""
+    """Register a platform (or add deployment ids and frame origins to one registered with the
+    same issuer and client id, its URLs then updated); the caller commits."""
     issuer = _https_url("--issuer", issuer)
     client_id = _identifier("--client-id", client_id)
     if not deployment_ids:
         raise PlatformError("--deployment-id is needed at least once")
     deployments = sorted({_identifier("--deployment-id", d) for d in deployment_ids})
+    origins = sorted({_frame_origin(origin) for origin in frame_origins})
     checked = {
         name: _https_url(f"--{name.replace('_', '-')}", urls.get(name, ""))
         for name in ("auth_url", "token_url", "jwks_url")
@@ -75,6 +93,10 @@ def add_platform(
     known = set(platform.deployment_ids)
     new = [deployment for deployment in deployments if deployment not in known]
     platform.deployments.extend(LtiDeployment(deployment_id=deployment) for deployment in new)
+    named = set(platform.named_frame_origins)
+    platform.frame_origins.extend(
+        LtiFrameOrigin(origin=origin) for origin in origins if origin not in named
+    )
     db.session.flush()
     return platform
 

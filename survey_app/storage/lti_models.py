@@ -42,10 +42,21 @@ class LtiPlatform(db.Model):
         cascade="all, delete-orphan",
         order_by="LtiDeployment.deployment_id",
     )
+    frame_origins: Mapped[list[LtiFrameOrigin]] = relationship(
+        back_populates="platform",
+        cascade="all, delete-orphan",
+        order_by="LtiFrameOrigin.origin",
+    )
 
     @property
     def deployment_ids(self) -> list[str]:
         return [deployment.deployment_id for deployment in self.deployments]
+
+    @property
+    def named_frame_origins(self) -> list[str]:
+        """The origins the operator named (``--frame-origin``) beside the issuer's and the
+        login's, whose pages may show the tool in a frame (survey_app.lti.framing)."""
+        return [frame.origin for frame in self.frame_origins]
 
 
 class LtiDeployment(db.Model):
@@ -59,6 +70,21 @@ class LtiDeployment(db.Model):
     deployment_id: Mapped[str] = mapped_column(String(MAX_LTI_TEXT), primary_key=True)
 
     platform: Mapped[LtiPlatform] = relationship(back_populates="deployments")
+
+
+class LtiFrameOrigin(db.Model):
+    """An origin (``https://host[:port]``) whose pages may frame the tool for a platform: a
+    course's pages may live at a school's own host (Canvas's ``school.instructure.com``), not
+    at the platform's issuer."""
+
+    __tablename__ = "lti_frame_origins"
+
+    platform_id: Mapped[int] = mapped_column(
+        ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True
+    )
+    origin: Mapped[str] = mapped_column(String(MAX_LTI_TEXT), primary_key=True)
+
+    platform: Mapped[LtiPlatform] = relationship(back_populates="frame_origins")
 
 
 class LtiLogin(db.Model):

@@ -1,0 +1,85 @@
+"""The tool inside a course's page: which origins may show it in a frame, and the headers that
+say so.
+
+Canvas, Moodle and Blackboard open a tool in an iframe of the course's page, another site than
+the tool's. Every other page of the app refuses to be framed (``frame-ancestors 'none'`` and
+``X-Frame-Options: DENY``, survey_app.web.security); the LTI pages, and the survey page a
+launch lands on (marked by :data:`LAUNCHED_PARAMETER` in its address), may be framed by the
+registered platforms' origins alone: each platform's issuer and login (authorization URL)
+origins, and those its operator named (``--frame-origin``). Never ``*``, never another origin.
+X-Frame-Options cannot name origins: such a response drops it, and its policy's
+``frame-ancestors`` governs (every browser that frames honours it).
+
+The marker in the survey page's address is harmless: anyone may add it, but it lets only the
+registered platforms' pages frame the survey, and the page reads nothing else from it.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from flask import Response, request
+from sqlalchemy import select
+
+from survey_app.extensions import db
+from survey_app.storage.lti_models import LtiPlatform
+from survey_app.web.links import is_loopback_host
+from survey_app.web.security import CONTENT_SECURITY_POLICY
+
+#: The query parameter (value "1") of the survey page a learner's launch lands on.
+LAUNCHED_PARAMETER = "launched"
+#: The policy's directive for pages no site may frame.
+FRAMED_BY_NONE = "frame-ancestors 'none'"
+#: A host name as an origin may give it (no user, no wildcard, no other punctuation): it goes
+#: into a header, so nothing else may.
+_HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
+
+
+def origin_of(url: str) -> str | None:
+    """The origin (scheme, host, port) of an https URL (http only on loopback) of a plain host
+    name, lower-cased; None for anything else."""
+    try:
+        parts = urlsplit((url or "").strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    if parts.username is not None or parts.password is not None or not _HOST.match(host):
+        return None
+    scheme = parts.scheme.lower()
+    if scheme != "https" and not (scheme == "http" and is_loopback_host(host)):
+        return None
+    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+
+
+def platform_origins(platform: LtiPlatform) -> set[str]:
+    """The origins whose pages may frame the tool for ``platform``."""
+    found = {origin_of(platform.issuer), origin_of(platform.auth_url)}
+    found.update(platform.named_frame_origins)
+    return {origin for origin in found if origin}
+
+
+def frame_ancestors() -> list[str]:
+    """Every registered platform's framing origins, sorted (one policy for all pages)."""
+    platforms = db.session.execute(select(LtiPlatform)).scalars()
+    return sorted(set().union(*(platform_origins(platform) for platform in platforms)))
+
+
+def framed_by_platforms(response: Response) -> Response:
+    """``response`` allowed in a frame of the registered platforms' pages (none registered:
+    still in none); the rest of its policy kept as the view set it."""
+    origins = frame_ancestors()
+    if not origins:
+        return response
+    policy = response.headers.get("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers["Content-Security-Policy"] = policy.replace(
+        FRAMED_BY_NONE, "frame-ancestors " + " ".join(origins)
+    )
+    response.headers.pop("X-Frame-Options", None)
+    return response
+
+
+def reached_from_a_launch() -> bool:
+    """Whether this request's address carries the mark of a learner's launch."""
+    return request.args.get(LAUNCHED_PARAMETER) == "1"
