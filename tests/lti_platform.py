@@ -74,6 +74,8 @@ class Platform:
         self.thread.start()
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.issuer = self.base
+        #: Its authorization endpoint (a test that serves the course's pages elsewhere moves it).
+        self.auth_url = f"{self.base}/auth"
         #: What the tool's last login sent to the authorization endpoint.
         self.last_authorization: dict | None = None
 
@@ -84,7 +86,7 @@ class Platform:
     @property
     def urls(self) -> dict[str, str]:
         return {
-            "auth_url": f"{self.base}/auth",
+            "auth_url": self.auth_url,
             "token_url": f"{self.base}/token",
             "jwks_url": f"{self.base}/jwks",
         }
@@ -160,6 +162,14 @@ class Platform:
                     "data": data,
                 },
             },
+            drop=(CLAIM + "resource_link",),
+        )
+
+    def data_privacy_request(self, nonce: str, roles: list[str]) -> str:
+        """A data privacy launch's id_token (LTI Data Privacy Launch 1.0): no resource link."""
+        return self.id_token(
+            nonce,
+            {CLAIM + "message_type": "LtiDataPrivacyLaunchRequest", CLAIM + "roles": roles},
             drop=(CLAIM + "resource_link",),
         )
 

@@ -12,6 +12,17 @@ by its ``kid`` (the key set refetched once when the kid is unknown, as platforms
 the message type and version are LTI 1.3's, and the roles claim is there. Else LaunchRefused,
 and nothing is written: the login stays until it expires, no session is made.
 
+A launch without its state cookie (a course's frame in a browser that blocks the course's
+third-party cookies, as Safari does) is still bound to its login server-side: the posted state
+must be a live, unused login whose nonce the platform signed into the token (the state and the
+nonce were made together, and the nonce is used once). That is enough for a learner's launch:
+it makes no account and no session, and names nobody, so someone who sends a victim's browser
+their own launch can at most make it open a survey page (which a link could do anyway). It is
+not enough for an instructor's (or a deep linking request): a launch that signs in or acts for
+an analyst would let an attacker sign a victim's browser in as the attacker's account (login
+CSRF), so those need the cookie and are refused without it ("open in a new window").
+``Launch.bound_to_browser`` says which it was.
+
 Nothing of who launched is read beyond the roles (a learner or an instructor) and the custom
 parameter naming the survey: ``sub``, names, e-mails and the token itself are never kept.
 """
@@ -48,7 +59,9 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
 DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
-MESSAGE_TYPES = frozenset({RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST})
+#: LTI Data Privacy Launch 1.0: the platform asks the tool to say what it keeps of a user.
+DATA_PRIVACY_REQUEST = "LtiDataPrivacyLaunchRequest"
+MESSAGE_TYPES = frozenset({RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST, DATA_PRIVACY_REQUEST})
 #: Roles that teach (LIS vocabulary): the course's instructors and administrators, and the
 #: institution's or the system's administrators.
 TEACHING_ROLES = frozenset(
@@ -94,6 +107,9 @@ class Launch:
     #: A deep linking request's return URL and its opaque data, to send back.
     deep_link_return_url: str | None = None
     deep_link_data: str | None = None
+    #: True when the launch came with its login's state cookie (so from the browser that
+    #: began the login); False for a learner's launch accepted without it (verify_launch).
+    bound_to_browser: bool = True
 
 
 def _digest(state: str) -> str:
@@ -198,13 +214,15 @@ def _signing_key(platform: LtiPlatform, token: str):
     return found[0].key
 
 
-def _login_of(state: str, cookie_state: str | None) -> LtiLogin:
-    if not state or not cookie_state or not secrets.compare_digest(state, cookie_state):
+def _login_of(state: str, cookie_state: str | None) -> tuple[LtiLogin, bool]:
+    """The live, unused login of ``state``, and whether the browser's state cookie came with
+    it (a cookie that names another state is refused: it is not a lost cookie)."""
+    if not state or (cookie_state and not secrets.compare_digest(state, cookie_state)):
         raise LaunchRefused("state")
     login = db.session.get(LtiLogin, _digest(state))
     if login is None or login.expires_at <= utc_now():
         raise LaunchRefused("state")
-    return login
+    return login, bool(cookie_state)
 
 
 def _claims(token: str, platform: LtiPlatform) -> dict:
@@ -234,7 +252,7 @@ def _claims(token: str, platform: LtiPlatform) -> dict:
 def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     """The launch of ``form`` (``id_token`` and ``state``), every check passed; else
     LaunchRefused, with nothing written. The caller then ends the login (finish_login)."""
-    login = _login_of(form.get("state", ""), cookie_state)
+    login, bound = _login_of(form.get("state", ""), cookie_state)
     platform = db.session.get(LtiPlatform, login.platform_id)
     claims = _claims(form.get("id_token", ""), platform)
     if not secrets.compare_digest(str(claims["nonce"]), login.nonce):
@@ -247,6 +265,9 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     roles = claims.get(CLAIM + "roles")
     if not isinstance(roles, list) or not all(isinstance(role, str) for role in roles):
         raise LaunchRefused("roles")
+    teaches = bool(TEACHING_ROLES.intersection(roles))
+    if not bound and (teaches or message_type == DEEP_LINKING_REQUEST):
+        raise LaunchRefused("unbound", 403)
     custom = claims.get(CLAIM + "custom")
     slug = custom.get(SURVEY_PARAMETER) if isinstance(custom, dict) else None
     settings = claims.get(DEEP_LINKING_SETTINGS)
@@ -262,10 +283,11 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
         platform_id=platform.id,
         deployment_id=claims[CLAIM + "deployment_id"],
         message_type=message_type,
-        teaches=bool(TEACHING_ROLES.intersection(roles)),
+        teaches=teaches,
         survey_slug=slug if isinstance(slug, str) else None,
         deep_link_return_url=settings.get("deep_link_return_url"),
         deep_link_data=settings.get("data"),
+        bound_to_browser=bound,
     )
 
 

@@ -9,7 +9,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from survey_app.extensions import csrf, db
-from survey_app.lti import deep_linking, launches
+from survey_app.lti import deep_linking, framing, launches
 from survey_app.lti.keys import public_jwk, tool_key
 from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
@@ -23,11 +23,15 @@ from survey_app.web.security import CONTENT_SECURITY_POLICY, never_cached
 bp = Blueprint("lti", __name__, url_prefix="/lti")
 # No cache keeps a login's redirect (its state cookie), a launch's landing or a choice of surveys.
 bp.after_request(never_cached)
+# The course's page shows them in its frame: its platform's origins may (framing.py).
+bp.after_request(framing.framed_by_platforms)
 
 #: The cookies that carry a login's state to its launch, one a login (named after its state's
 #: hash, so that two launches at once in one browser keep theirs), and a deep linking request's
 #: tie to the browser that made it. Both go with a cross-site form post from the platform:
-#: SameSite=None, hence Secure, over HTTPS.
+#: SameSite=None, hence Secure, over HTTPS; and Partitioned (CHIPS), so that a browser that
+#: blocks third-party cookies still keeps them for the course's frame that set them (the
+#: login and its launch happen in the same frame, under the same course page).
 STATE_COOKIE = "survey_app_lti_state_"
 CHOOSER_COOKIE = "survey_app_lti_chooser"
 #: The chooser cookie's path below the blueprint's: the choice of a survey's pages alone.
@@ -52,6 +56,7 @@ def _set_cookie(response, name: str, value: str, seconds: int, path: str) -> Non
         secure=secure,
         httponly=True,
         samesite="None" if secure else "Lax",
+        partitioned=secure,
     )
 
 
@@ -102,7 +107,8 @@ def launch():
         return _refused(error)
     db.session.commit()
     response = redirect(target, 303)
-    response.delete_cookie(_state_cookie(state), path=url_for("lti.launch"))
+    # Deleted with the attributes it was set with (a partitioned cookie's deletion is too).
+    _set_cookie(response, _state_cookie(state), "", 0, url_for("lti.launch"))
     if chooser is not None:
         path = request.script_root + bp.url_prefix + CHOOSER_PATH
         _set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
@@ -114,6 +120,8 @@ def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
     choice to this browser: a learner to the survey's page, as if its join code had been
     typed; an instructor to its dashboard (signing in there as its owner), or to the choice
     of a survey for the course."""
+    if accepted.message_type == launches.DATA_PRIVACY_REQUEST:
+        return url_for("lti.data_privacy"), None
     if accepted.message_type == launches.DEEP_LINKING_REQUEST:
         if not accepted.teaches:
             raise LaunchRefused("deep_linking_role", 403)
@@ -125,7 +133,15 @@ def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
         raise LaunchRefused("no_survey", 404)
     if accepted.teaches:
         return url_for("dashboard.dashboard", slug=survey.slug), None
-    return url_for("respondent.survey_page", slug=survey.slug), None
+    # Marked as reached from a launch: the course's page may frame it (framing.py).
+    marked = {framing.LAUNCHED_PARAMETER: "1"}
+    return url_for("respondent.survey_page", slug=survey.slug, **marked), None
+
+
+@bp.get("/data-privacy")
+def data_privacy():
+    """What the tool keeps of who launched it (nothing), the page a data privacy launch opens."""
+    return render_template("lti/data_privacy.html")
 
 
 @bp.route(CHOOSER_PATH + "/<ticket>", methods=["GET", "POST"])

@@ -22,6 +22,12 @@ REFUSALS = {
         "This launch does not match a login begun here, or came too late or twice: open the link "
         "again from the course (or in a new window, if your browser blocks the course’s cookies)."
     ),
+    "unbound": lazy_gettext(
+        "This launch came without the cookie its login set, as happens in a course’s frame when "
+        "the browser blocks the course’s cookies; an instructor’s launch needs it. Open the link "
+        "in a new window, or ask the course’s administrator to set the tool to open in a new "
+        "window."
+    ),
     "token": lazy_gettext(
         "The course sent a launch that is not signed as LTI 1.3 asks: nothing was opened."
     ),
@@ -42,7 +48,7 @@ REFUSALS = {
     ),
     "message": lazy_gettext(
         "The course sent a kind of launch this survey app does not take (it takes LTI 1.3 "
-        "resource links and deep linking)."
+        "resource links, deep linking and data privacy launches)."
     ),
     "roles": lazy_gettext("The course sent this launch without the roles LTI 1.3 requires."),
     "no_survey": lazy_gettext(

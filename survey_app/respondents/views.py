@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from survey_app.classroom.codes import normalise_code
+from survey_app.lti.framing import framed_by_platforms, reached_from_a_launch
 from survey_app.respondents.class_results import class_results_context, results_shown_to_respondents
 from survey_app.respondents.words import privacy_words
 from survey_app.storage.models import JOIN_CODE_LENGTH
@@ -19,6 +20,13 @@ bp = Blueprint("respondent", __name__)
 @bp.get("/s/<slug>")
 def survey_page(slug: str):
     """A survey for respondents: answers are randomized in the browser before they are sent."""
+    response = make_response(_survey_page(slug))
+    # Reached from a course's launch (survey_app.lti): the course's page may show it in its
+    # frame; its answers are sent with no cookie, so the frame needs none (lti.framing).
+    return framed_by_platforms(response) if reached_from_a_launch() else response
+
+
+def _survey_page(slug: str):
     survey = find_survey(slug)
     if survey is None or survey.is_draft:
         abort(404)

@@ -101,6 +101,11 @@ def register(app: Flask) -> None:
     def _security_headers(response):
         headers = response.headers
         present = {name.lower() for name in headers.keys()}
+        # X-Frame-Options cannot name origins: a page whose policy lets some frame it (an LTI
+        # page, in the course's frame: survey_app.lti.framing) goes without it.
+        policy = headers.get("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        if "frame-ancestors " in policy and "frame-ancestors 'none'" not in policy:
+            present.add("x-frame-options")
         for name, value in SECURITY_HEADERS:
             if name.lower() not in present:
                 headers.add(name, value)

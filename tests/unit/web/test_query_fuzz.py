@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from werkzeug.datastructures import ImmutableMultiDict
 
 from survey_app.extensions import db
+from survey_app.lti.framing import LAUNCHED_PARAMETER
 from survey_app.lti.launches import LOGIN_PARAMETERS
 from survey_app.surveys.services import find_survey
 from tests.analyst_helpers import ANALYST_EMAIL, route_addresses
@@ -35,6 +36,8 @@ QUERY_PARAMETERS = {
     "lti_deployment_id",
     "lti_message_hint",
     "target_link_uri",
+    # The mark of a survey page reached from a launch (survey_app.lti.framing).
+    "launched",
     "class_size",
     "code",
     "confidence",
@@ -155,8 +158,9 @@ def read_in_the_source() -> set[str]:
     for path in PACKAGE.rglob("*.py"):
         for match in pattern.finditer(path.read_text(encoding="utf-8")):
             found.add(next(group for group in match.groups() if group))
-    # The LTI login reads its parameters by name, from the query or (posted) the form.
-    return found | set(LOGIN_PARAMETERS)
+    # The LTI login reads its parameters by name, from the query or (posted) the form; the
+    # survey page its launch's mark by name too.
+    return found | set(LOGIN_PARAMETERS) | {LAUNCHED_PARAMETER}
 
 
 def test_every_parameter_a_view_reads_is_listed(target):

@@ -1,0 +1,239 @@
+"""The tool inside a course's page, in a real browser: a course page on another site (the
+platform's, served on 127.0.0.2, a different site from the tool's 127.0.0.1) frames the tool's
+login; the platform's authorization page posts the launch back inside the frame, which lands on
+the survey page, and a learner answers there. The tool is served over HTTPS (a certificate made
+here, its errors ignored by this browser alone), so that the login's state cookie
+(SameSite=None; Secure; Partitioned) crosses to the launch. A survey page not reached from a
+launch refuses to be framed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import ipaddress
+import ssl
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from survey_app.extensions import db
+from survey_app.lti import launches
+from survey_app.lti.platforms import add_platform
+from tests.browser.respondent_helpers import (
+    YES,
+    answer,
+    stored_submissions,
+    submit_and_wait,
+    wait,
+)
+from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, Platform
+
+pytestmark = pytest.mark.browser
+
+COURSE_HOST = "127.0.0.2"
+LOGIN_HINT = "opaque-login-hint-7"
+
+
+def self_signed(directory) -> ssl.SSLContext:
+    """A server context with a certificate for 127.0.0.1 made now (for this test alone)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = directory / "tool.crt", directory / "tool.key"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    return context
+
+
+@pytest.fixture
+def tool(app, tmp_path) -> Iterator[str]:
+    """The app served over HTTPS on 127.0.0.1; its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True, ssl_context=self_signed(tmp_path))
+    thread = threading.Thread(target=server.serve_forever, name="tool-https", daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+class Course:
+    """The platform's pages on 127.0.0.2: a course page framing the tool, and the
+    authorization endpoint that checks the tool's login redirect and posts the launch back."""
+
+    def __init__(self, platform: Platform, tool: str, slug: str) -> None:
+        course = self
+        self.platform, self.tool, self.slug = platform, tool, slug
+
+        class Pages(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                body = course.page(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):  # quiet
+                pass
+
+        self.server = ThreadingHTTPServer((COURSE_HOST, 0), Pages)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.base = f"http://{COURSE_HOST}:{self.server.server_address[1]}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def page(self, path: str) -> str | None:
+        if path == "/course":
+            login = (
+                self.tool
+                + "/lti/login?"
+                + urlencode(
+                    {
+                        "iss": self.platform.issuer,
+                        "login_hint": LOGIN_HINT,
+                        "target_link_uri": self.tool + "/lti/launch",
+                        "client_id": CLIENT_ID,
+                        "lti_deployment_id": DEPLOYMENT_ID,
+                    }
+                )
+            )
+            return (
+                "<!doctype html><title>Ethics 101</title><h1>Ethics 101</h1>"
+                f'<iframe id="launched" width="800" height="900" src="{html.escape(login)}">'
+                "</iframe>"
+            )
+        if path == "/course-unlaunched":
+            survey = html.escape(f"{self.tool}/s/{self.slug}")
+            return f'<!doctype html><title>x</title><iframe id="plain" src="{survey}"></iframe>'
+        if path.startswith("/auth?"):
+            query = self.platform.authorize(self.base + path, self.tool + "/lti/launch", LOGIN_HINT)
+            token = self.platform.id_token(
+                query["nonce"], claims={CLAIM + "custom": {"survey": self.slug}}
+            )
+            fields = {"id_token": token, "state": query["state"]}
+            inputs = "".join(
+                f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
+                for name, value in fields.items()
+            )
+            action = html.escape(query["redirect_uri"])
+            return (
+                f'<!doctype html><form method="post" action="{action}">{inputs}</form>'
+                "<script>document.forms[0].submit()</script>"
+            )
+        return None
+
+
+@pytest.fixture
+def course(app, tool, make_survey) -> Iterator[tuple[Course, list[int]]]:
+    slug, questions = make_survey()
+    platform = Platform()
+    running = Course(platform, tool, slug)
+    platform.auth_url = running.base + "/auth"
+    with app.app_context():
+        add_platform(platform.issuer, CLIENT_ID, [DEPLOYMENT_ID], platform.urls)
+        db.session.commit()
+    try:
+        yield running, questions
+    finally:
+        running.stop()
+        platform.stop()
+
+
+@pytest.fixture
+def trusting_driver(chromium):
+    """The session's Chromium, ignoring the test certificate's errors until the test ends."""
+    chromium.get("about:blank")
+    chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    chromium.execute_cdp_cmd("Security.setIgnoreCertificateErrors", {"ignore": True})
+    yield chromium
+    chromium.switch_to.default_content()
+    chromium.get("about:blank")
+    chromium.execute_cdp_cmd("Security.setIgnoreCertificateErrors", {"ignore": False})
+
+
+def test_a_course_page_on_another_site_frames_the_launch_and_a_learner_answers(
+    trusting_driver, course, monkeypatch, app
+):
+    driver = trusting_driver
+    running, (yes_no, choice) = course
+    bound = []
+    verify = launches.verify_launch
+
+    def recording(form, cookie_state):
+        accepted = verify(form, cookie_state)
+        bound.append(accepted.bound_to_browser)
+        return accepted
+
+    monkeypatch.setattr(launches, "verify_launch", recording)
+    driver.get(running.base + "/course")
+    frame = driver.find_element(By.ID, "launched")
+    driver.switch_to.frame(frame)
+    wait(driver, 30).until(
+        lambda d: d.execute_script(
+            "const b = document.getElementById('submit-survey'); return b && !b.disabled;"
+        )
+    )
+    assert driver.execute_script("return location.pathname + location.search") == (
+        f"/s/{running.slug}?launched=1"
+    )
+    # The login's cookie crossed from the course's site to the launch (over HTTPS).
+    assert bound == [True]
+    answer(driver, {yes_no: YES, choice: 2})
+    submit_and_wait(driver)
+    assert len(stored_submissions(SimpleNamespace(app=app), running.slug)) == 1
+
+
+def test_a_survey_page_not_reached_from_a_launch_refuses_the_course_frame(trusting_driver, course):
+    driver = trusting_driver
+    running, _ = course
+    driver.get(running.base + "/course-unlaunched")
+    wait(driver).until(EC.presence_of_element_located((By.ID, "plain")))
+    driver.switch_to.frame(driver.find_element(By.ID, "plain"))
+    # Chromium shows its error page in place of a page that refuses the frame.
+    wait(driver).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    assert driver.execute_script("return location.href").startswith("chrome-error://")
+    assert driver.find_elements(By.ID, "submit-survey") == []
