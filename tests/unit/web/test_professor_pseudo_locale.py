@@ -208,3 +208,10 @@ def test_the_page_that_adds_a_survey_to_a_course_speaks_the_language(
     )
     assert returned.status_code == 200
     assert english_left(returned.text, skipped=LANGUAGE_NAMES, typed=(title, *QUOTED)) == []
+
+
+def test_the_data_privacy_page_speaks_the_language(pseudo_app, client):
+    """What the tool keeps of who launched it (a data privacy launch lands there)."""
+    page = client.get("/lti/data-privacy", headers=SPEAKING)
+    assert page.status_code == 200
+    assert leaks(page) == []
