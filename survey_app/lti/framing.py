@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from flask import Response, request
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from survey_app.extensions import db
 from survey_app.storage.lti_models import LtiPlatform
@@ -62,7 +63,8 @@ def platform_origins(platform: LtiPlatform) -> set[str]:
 
 def frame_ancestors() -> list[str]:
     """Every registered platform's framing origins, sorted (one policy for all pages)."""
-    platforms = db.session.execute(select(LtiPlatform)).scalars()
+    query = select(LtiPlatform).options(selectinload(LtiPlatform.frame_origins))
+    platforms = db.session.execute(query).scalars()
     return sorted(set().union(*(platform_origins(platform) for platform in platforms)))
 
 

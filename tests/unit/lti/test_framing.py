@@ -98,6 +98,15 @@ def test_a_survey_page_not_reached_from_a_launch_is_never_framed(
         assert_never_framed(response)
 
 
+def test_a_launched_survey_that_has_closed_says_so_in_the_frame(
+    client, framed_platform, make_survey
+):
+    slug, _ = make_survey(status="closed")
+    response = client.get(f"/s/{slug}?launched=1")
+    assert response.status_code == 410
+    assert_framed_by(response, sorted([framed_platform.base, SCHOOL]))
+
+
 def test_the_other_pages_are_never_framed(client, framed_platform, survey_slug):
     for address in ("/", "/join?code=nothing", "/analyst/login", f"/s/{survey_slug}/results"):
         assert_never_framed(client.get(address))
