@@ -1,9 +1,10 @@
 """The tool inside a course's page, in a real browser: a course page on another site (the
 platform's, served on 127.0.0.2, a different site from the tool's 127.0.0.1) frames the tool's
 login; the platform's authorization page posts the launch back inside the frame, which lands on
-the survey page, and a learner answers there. The tool is served over HTTPS (a certificate made
-here, its errors ignored by this browser alone), so that the login's state cookie
-(SameSite=None; Secure; Partitioned) crosses to the launch. A survey page not reached from a
+the survey page, and a learner answers there, third-party cookies blocked. Over HTTPS (a
+certificate made here, its errors ignored by this browser alone) the login's state cookie
+(SameSite=None; Secure; Partitioned) crosses to the launch; over plain HTTP no cookie does, and
+the learner's launch is accepted bound to its login alone. A survey page not reached from a
 launch refuses to be framed."""
 
 from __future__ import annotations
@@ -77,16 +78,18 @@ def self_signed(directory) -> ssl.SSLContext:
     return context
 
 
-@pytest.fixture
-def tool(app, tmp_path) -> Iterator[str]:
-    """The app served over HTTPS on 127.0.0.1; its base URL."""
+@pytest.fixture(params=["https"])
+def tool(request, app, tmp_path) -> Iterator[str]:
+    """The app served over HTTPS (or, when a test asks, plain HTTP) on 127.0.0.1; its base URL."""
     from werkzeug.serving import make_server
 
-    server = make_server("127.0.0.1", 0, app, threaded=True, ssl_context=self_signed(tmp_path))
-    thread = threading.Thread(target=server.serve_forever, name="tool-https", daemon=True)
+    secure = request.param == "https"
+    context = self_signed(tmp_path) if secure else None
+    server = make_server("127.0.0.1", 0, app, threaded=True, ssl_context=context)
+    thread = threading.Thread(target=server.serve_forever, name="tool", daemon=True)
     thread.start()
     try:
-        yield f"https://127.0.0.1:{server.server_port}"
+        yield f"{request.param}://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         server.server_close()
@@ -193,12 +196,24 @@ def trusting_driver(chromium):
     chromium.switch_to.default_content()
     chromium.get("about:blank")
     chromium.execute_cdp_cmd("Security.setIgnoreCertificateErrors", {"ignore": False})
+    chromium.execute_cdp_cmd(
+        "Network.setCookieControls", {"enableThirdPartyCookieRestriction": False}
+    )
 
 
+@pytest.mark.parametrize(
+    ("tool", "bound_to_browser"), [("https", True), ("http", False)], indirect=["tool"]
+)
 def test_a_course_page_on_another_site_frames_the_launch_and_a_learner_answers(
-    trusting_driver, course, monkeypatch, app
+    trusting_driver, course, monkeypatch, app, bound_to_browser
 ):
+    """Third-party cookies blocked, as Chrome's setting does. Over HTTPS the state cookie is
+    Partitioned, so the frame that set it (under the course's site) carries it to the launch;
+    over plain HTTP it is a Lax cookie, which no cross-site frame's post carries, as a browser
+    that drops every third-party cookie (Safari) would: the learner's launch is accepted
+    without it, bound to its login alone."""
     driver = trusting_driver
+    driver.execute_cdp_cmd("Network.setCookieControls", {"enableThirdPartyCookieRestriction": True})
     running, (yes_no, choice) = course
     bound = []
     verify = launches.verify_launch
@@ -220,8 +235,7 @@ def test_a_course_page_on_another_site_frames_the_launch_and_a_learner_answers(
     assert driver.execute_script("return location.pathname + location.search") == (
         f"/s/{running.slug}?launched=1"
     )
-    # The login's cookie crossed from the course's site to the launch (over HTTPS).
-    assert bound == [True]
+    assert bound == [bound_to_browser]
     answer(driver, {yes_no: YES, choice: 2})
     submit_and_wait(driver)
     assert len(stored_submissions(SimpleNamespace(app=app), running.slug)) == 1
