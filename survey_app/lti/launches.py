@@ -13,7 +13,8 @@ the message type and version are LTI 1.3's, and the roles claim is there. Else L
 and nothing is written: the login stays until it expires, no session is made.
 
 Nothing of who launched is read beyond the roles (a learner or an instructor) and the custom
-parameter naming the survey: ``sub``, names, e-mails and the token itself are never kept.
+parameter naming the survey, and an instructor's ``sub`` as a keyed digest (instructor_links):
+a learner's ``sub``, names, e-mails and the token itself are never kept.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 import jwt
+from flask import current_app
 from sqlalchemy import delete
 
 from survey_app.extensions import db
+from survey_app.lti.instructor_links import sub_digest
 from survey_app.lti.platforms import find_platform
 from survey_app.storage.lti_models import LtiLogin, LtiPlatform
 from survey_app.storage.models import utc_now
@@ -94,6 +97,12 @@ class Launch:
     #: A deep linking request's return URL and its opaque data, to send back.
     deep_link_return_url: str | None = None
     deep_link_data: str | None = None
+    #: An instructor's ``sub``, as the keyed digest their link to an analyst account is kept
+    #: under (instructor_links.sub_digest); None for a learner or an anonymous launch.
+    instructor_digest: str | None = None
+    #: Whether the launch's state cookie was there and matched: only such a launch may sign
+    #: anyone in (a launch not bound to this browser could be another's, planted: login CSRF).
+    bound_to_browser: bool = True
 
 
 def _digest(state: str) -> str:
@@ -258,14 +267,21 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
         isinstance(link, dict) and isinstance(link.get("id"), str) and link["id"]
     ):
         raise LaunchRefused("message")
+    teaches = bool(TEACHING_ROLES.intersection(roles))
+    sub = claims.get("sub")
     return Launch(
         platform_id=platform.id,
         deployment_id=claims[CLAIM + "deployment_id"],
         message_type=message_type,
-        teaches=bool(TEACHING_ROLES.intersection(roles)),
+        teaches=teaches,
         survey_slug=slug if isinstance(slug, str) else None,
         deep_link_return_url=settings.get("deep_link_return_url"),
         deep_link_data=settings.get("data"),
+        instructor_digest=(
+            sub_digest(current_app.secret_key, platform.issuer, sub)
+            if teaches and isinstance(sub, str) and sub
+            else None
+        ),
     )
 
 
