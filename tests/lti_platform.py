@@ -146,8 +146,16 @@ class Platform:
         signer = key or self.keys[0]
         return jwt.encode(body, signer.key, algorithm="RS256", headers={"kid": kid or signer.kid})
 
-    def deep_linking_request(self, nonce: str, roles: list[str], data: str = "opaque-42") -> str:
-        """A deep linking request's id_token: where to return, and the data to send back."""
+    def deep_linking_request(
+        self,
+        nonce: str,
+        roles: list[str],
+        data: str = "opaque-42",
+        claims: dict | None = None,
+        drop: tuple[str, ...] = (),
+    ) -> str:
+        """A deep linking request's id_token: where to return, and the data to send back (with
+        ``claims`` over the usual ones, and ``drop`` taken out)."""
         return self.id_token(
             nonce,
             {
@@ -159,8 +167,9 @@ class Platform:
                     "accept_presentation_document_targets": ["iframe", "window"],
                     "data": data,
                 },
-            },
-            drop=(CLAIM + "resource_link",),
+            }
+            | (claims or {}),
+            drop=(CLAIM + "resource_link", *drop),
         )
 
     def receive_deep_link(self, response_jwt: str, tool_key_set: dict) -> dict:
