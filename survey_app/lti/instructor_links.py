@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 
 from survey_app.extensions import db
 from survey_app.storage.lti_models import LtiInstructorLink
@@ -55,12 +55,3 @@ def unlink_instructors(platform_id: int, analyst: Analyst | None = None) -> int:
     if analyst is not None:
         statement = statement.where(LtiInstructorLink.analyst_id == analyst.id)
     return db.session.execute(statement).rowcount
-
-
-def links_of(analyst: Analyst) -> int:
-    """How many platform accounts are linked to ``analyst``."""
-    return len(
-        db.session.execute(
-            select(LtiInstructorLink.platform_id).where(LtiInstructorLink.analyst_id == analyst.id)
-        ).all()
-    )

@@ -26,6 +26,7 @@ from survey_app.accounts.devices import remember_device
 from survey_app.accounts.services import (
     AccountError,
     create_analyst,
+    find_analyst,
     password_weakness,
     sign_in_browser,
 )
@@ -76,7 +77,7 @@ class Arrival:
                     "The course sent this launch without a user id (an anonymous launch), so "
                     "this survey app cannot remember you: sign in with your survey-app account."
                 ),
-                "success",
+                "info",
             )
 
 
@@ -184,22 +185,27 @@ def link_page(ticket: str, linker: str | None, method: str, action: str | None):
             return answer
         existing.password.errors.append(str(NO_MATCH))
     elif method == "POST" and action == "create" and new.validate_on_submit():
-        try:
-            analyst = create_analyst(new.email.data, new.password.data)
-        except AccountError as error:
-            new.email.errors.append(_account_error_words(str(error)))
-        else:
+        analyst = _new_account(new)
+        if analyst is not None:
             return _linked(pending, analyst)
     status = 200 if method == "GET" else 400
     return _page(existing, new), status
 
 
-def _account_error_words(error: str) -> str:
-    """create_analyst's refusal of the email, in the page's language (the password's were
-    found by the form already)."""
-    if "already exists" in error:
-        return gettext("An account with this email exists already: sign in with it instead.")
-    return gettext("That is not an email address.")
+def _new_account(new: NewAccountForm) -> Analyst | None:
+    """The account the form asks for, made by the usual rules (create_analyst); None, with the
+    email's error beside it, when one has that email or it is not an email address (the
+    password's rules were the form's)."""
+    if find_analyst(new.email.data) is not None:
+        new.email.errors.append(
+            gettext("An account with this email exists already: sign in with it instead.")
+        )
+        return None
+    try:
+        return create_analyst(new.email.data, new.password.data)
+    except AccountError:
+        new.email.errors.append(gettext("That is not an email address."))
+        return None
 
 
 def _linked(pending: dict, analyst: Analyst):

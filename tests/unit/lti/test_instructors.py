@@ -146,6 +146,8 @@ def test_a_new_account_is_made_only_when_confirmed_and_the_password_policy_holds
     assert unconfirmed.status_code == 400 and "Tick this box" in unconfirmed.text
     differing = create("new@example.edu", NEW_PASSWORD, NEW_PASSWORD + "!", True)
     assert differing.status_code == 400 and "The two passwords differ" in differing.text
+    not_an_address = create("new-at-example", NEW_PASSWORD, NEW_PASSWORD, True)
+    assert not_an_address.status_code == 400 and "not an email address" in not_an_address.text
     taken = create(analyst, NEW_PASSWORD, NEW_PASSWORD, True)
     assert taken.status_code == 400 and "exists already" in taken.text
     assert 'aria-describedby="new-email-error"' in taken.text
