@@ -316,3 +316,20 @@ def test_the_operator_unlinks_a_platforms_instructors(client, app, platform, slu
     browser = app.test_client()
     again = instructor_launch(browser, platform, slug)
     assert urlsplit(again.location).path.startswith("/lti/link/")  # asked to link again
+
+
+def test_a_learners_launch_carries_no_digest_and_links_nothing(client, app, platform, slug):
+    """Not even the keyed digest of a learner's sub is made (the dump of the 30 learners' test
+    looks for plain values, which a digest would not show)."""
+    from survey_app.lti import launches
+
+    query = begin(client, platform)
+    token = platform.id_token(query["nonce"], {CLAIM + "custom": {"survey": slug}, "sub": SUB})
+    with app.test_request_context():
+        accepted = launches.verify_launch(
+            {"id_token": token, "state": query["state"]}, query["state"]
+        )
+        assert not accepted.teaches and accepted.instructor_digest is None
+        db.session.rollback()
+    assert post_launch(client, token, query["state"]).status_code == 303
+    assert links(app) == []
