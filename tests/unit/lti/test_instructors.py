@@ -19,7 +19,7 @@ from survey_app.lti.launches import RESOURCE_LINK_REQUEST, Launch
 from survey_app.storage.lti_models import LtiInstructorLink, LtiPlatform
 from tests.analyst_helpers import csrf_token
 from tests.conftest import ANALYST_PASSWORD, create_test_analyst
-from tests.lti_platform import CLAIM, INSTRUCTOR
+from tests.lti_platform import CLAIM, CLIENT_ID, INSTRUCTOR
 from tests.unit.lti.test_launches import begin, database_dump, kept, platform, post_launch
 
 __all__ = ["platform"]
@@ -305,7 +305,7 @@ def test_the_operator_unlinks_a_platforms_instructors(client, app, platform, slu
             "--issuer",
             platform.issuer,
             "--client-id",
-            "survey-tool-client",
+            CLIENT_ID,
             "--email",
             analyst,
         ]
@@ -316,6 +316,12 @@ def test_the_operator_unlinks_a_platforms_instructors(client, app, platform, slu
     browser = app.test_client()
     again = instructor_launch(browser, platform, slug)
     assert urlsplit(again.location).path.startswith("/lti/link/")  # asked to link again
+    link_with_password(browser, urlsplit(again.location).path, analyst, ANALYST_PASSWORD)
+    assert len(links(app)) == 1
+    removed = runner.invoke(
+        args=["lti-remove-platform", "--issuer", platform.issuer, "--client-id", CLIENT_ID]
+    )
+    assert removed.exit_code == 0 and links(app) == []  # a removed platform's links go with it
 
 
 def test_a_learners_launch_carries_no_digest_and_links_nothing(client, app, platform, slug):
