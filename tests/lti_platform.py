@@ -7,18 +7,24 @@ login hint) and signs an ``id_token`` carrying the tool's nonce, which the brows
 the tool with the state. It can rotate its keys, and each test can spoil one part of a launch
 (``claims`` overrides, a key outside the set, another ``kid``) to see the tool refuse it.
 
+For a browser it serves a course page whose link starts the tool's login, an authorization
+endpoint whose page posts the signed ``id_token`` to the tool at once (as platforms do), and a
+deep linking return that verifies the tool's answer against the tool's key set.
+
 No recorded token and no switched-off check: every token is made and signed here, now.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.request import urlopen
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -53,15 +59,38 @@ class Platform:
         self.key_set_fetches = 0
         platform = self
 
-        class KeySet(BaseHTTPRequestHandler):
+        class Pages(BaseHTTPRequestHandler):
+            """The key set; and, for a browser, the course page, the authorization endpoint and
+            the deep linking return (browser_pages)."""
+
             def do_GET(self):  # noqa: N802 (http.server's name)
-                if urlsplit(self.path).path != "/jwks":
+                parts = urlsplit(self.path)
+                if parts.path == "/jwks":
+                    platform.key_set_fetches += 1
+                    body = {"keys": [key.jwk() for key in platform.keys]}
+                    self.answer(200, json.dumps(body), "application/json")
+                elif parts.path in ("/course", "/auth"):
+                    query = {name: values[0] for name, values in parse_qs(parts.query).items()}
+                    page = platform.browser_page(parts.path, query)
+                    if page is None:
+                        self.send_error(400)
+                    else:
+                        self.answer(*page)
+                else:
+                    self.send_error(404)
+
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                length = int(self.headers.get("Content-Length", "0"))
+                form = parse_qs(self.rfile.read(length).decode("ascii"))
+                if urlsplit(self.path).path != "/deep-link-return" or "JWT" not in form:
                     self.send_error(404)
                     return
-                platform.key_set_fetches += 1
-                body = json.dumps({"keys": [key.jwk() for key in platform.keys]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.answer(*platform.return_page(form["JWT"][0]))
+
+            def answer(self, status: int, text: str, kind: str = "text/html") -> None:
+                body = text.encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", f"{kind}; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -69,7 +98,7 @@ class Platform:
             def log_message(self, *args):  # quiet
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), KeySet)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -78,6 +107,11 @@ class Platform:
         self.auth_url = f"{self.base}/auth"
         #: What the tool's last login sent to the authorization endpoint.
         self.last_authorization: dict | None = None
+        #: For a browser: the tool's address, the course's users by login hint (their claims),
+        #: and the deep linking answers received and verified (their claims).
+        self.tool_base = ""
+        self.users: dict[str, dict] = {}
+        self.deep_links: list[dict] = []
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -148,8 +182,16 @@ class Platform:
         signer = key or self.keys[0]
         return jwt.encode(body, signer.key, algorithm="RS256", headers={"kid": kid or signer.kid})
 
-    def deep_linking_request(self, nonce: str, roles: list[str], data: str = "opaque-42") -> str:
-        """A deep linking request's id_token: where to return, and the data to send back."""
+    def deep_linking_request(
+        self,
+        nonce: str,
+        roles: list[str],
+        data: str = "opaque-42",
+        claims: dict | None = None,
+        drop: tuple[str, ...] = (),
+    ) -> str:
+        """A deep linking request's id_token: where to return, and the data to send back (with
+        ``claims`` over the usual ones, and ``drop`` taken out)."""
         return self.id_token(
             nonce,
             {
@@ -161,8 +203,9 @@ class Platform:
                     "accept_presentation_document_targets": ["iframe", "window"],
                     "data": data,
                 },
-            },
-            drop=(CLAIM + "resource_link",),
+            }
+            | (claims or {}),
+            drop=(CLAIM + "resource_link", *drop),
         )
 
     def data_privacy_request(self, nonce: str, roles: list[str]) -> str:
@@ -187,3 +230,65 @@ class Platform:
             issuer=CLIENT_ID,
             options={"require": ["exp", "iat", "iss", "aud", "nonce"]},
         )
+
+    # ----------------------------------------------------------------- for a browser
+
+    def course_url(self, user: str, survey: str | None = None) -> str:
+        """The course page ``user`` (a key of ``users``) opens: a link that launches the tool
+        (a resource link naming ``survey``, or deep linking when None)."""
+        return f"{self.base}/course?user={user}&survey={survey or ''}"
+
+    def browser_page(self, path: str, query: dict[str, str]) -> tuple[int, str] | None:
+        """The course page (its link starts the tool's login, as a platform's third-party
+        login initiation does), or the authorization endpoint: the login request checked, then a
+        page that posts the signed id_token to the tool at once. None when a check fails."""
+        if path == "/course":
+            login = urlencode(
+                {
+                    "iss": self.issuer,
+                    "login_hint": query.get("user", ""),
+                    "target_link_uri": f"{self.tool_base}/lti/launch",
+                    "lti_message_hint": query.get("survey", ""),
+                    "client_id": CLIENT_ID,
+                    "lti_deployment_id": DEPLOYMENT_ID,
+                }
+            )
+            link = f'<a id="open-tool" href="{self.tool_base}/lti/login?{html.escape(login)}">'
+            return 200, f"<!doctype html><title>Ethics 101</title>{link}Class survey</a>"
+        user = self.users.get(query.get("login_hint", ""))
+        redirect_uri = f"{self.tool_base}/lti/launch"
+        expected = {
+            "scope": "openid",
+            "response_type": "id_token",
+            "response_mode": "form_post",
+            "prompt": "none",
+            "client_id": CLIENT_ID,
+            "redirect_uri": redirect_uri,
+        }
+        if user is None or any(query.get(name) != value for name, value in expected.items()):
+            return None
+        survey = query.get("lti_message_hint")
+        if survey:
+            custom = {CLAIM + "custom": {"survey": survey}}
+            token = self.id_token(query["nonce"], user | custom)
+        else:
+            token = self.deep_linking_request(query["nonce"], user[CLAIM + "roles"], claims=user)
+        fields = {"id_token": token, "state": query["state"]}
+        inputs = "".join(
+            f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
+            for name, value in fields.items()
+        )
+        return 200, (
+            f'<!doctype html><form method="post" action="{redirect_uri}">{inputs}</form>'
+            "<script>document.forms[0].submit()</script>"
+        )
+
+    def return_page(self, response_jwt: str) -> tuple[int, str]:
+        """The deep linking return: the tool's answer verified against its key set, fetched
+        from the tool as a platform does; what it added, in the course."""
+        with urlopen(f"{self.tool_base}/lti/jwks.json", timeout=10) as answer:  # noqa: S310
+            tool_key_set = json.load(answer)
+        claims = self.receive_deep_link(response_jwt, tool_key_set)
+        self.deep_links.append(claims)
+        (item,) = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+        return 200, f'<!doctype html><p id="added">Added: {html.escape(item["title"])}</p>'

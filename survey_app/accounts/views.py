@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from flask import current_app, flash, redirect, render_template, request, session, url_for
@@ -26,6 +28,7 @@ from survey_app.accounts.services import (
 )
 from survey_app.extensions import db
 from survey_app.storage.database import begin_session_writes
+from survey_app.storage.models import Analyst
 from survey_app.web.analyst_area import analyst_blueprint
 from survey_app.web.forms import ActionForm
 from survey_app.web.languages import language_reach
@@ -120,6 +123,50 @@ def _writes_next() -> None:
     begin_session_writes()
 
 
+#: What a sign-in refused for too many attempts, or for a wrong email or password, says.
+TOO_MANY_ATTEMPTS = lazy_gettext("Too many sign-in attempts. Please wait a minute and try again.")
+NO_MATCH = lazy_gettext("That email and password do not match an account.")
+
+
+@dataclass(frozen=True)
+class SignInCheck:
+    """What the sign-in checks made of an email and password: the account, when they match;
+    else how long to wait, when the throttle refused the attempt; and the browser's device."""
+
+    analyst: Analyst | None
+    device: str | None
+    retry_after: int | None = None
+
+
+def check_sign_in(email: str, password: str) -> SignInCheck:
+    """The sign-in page's checks, for every form that signs in with a password: the attempt is
+    counted by the throttle (and committed, whatever follows), then the password checked."""
+    device = known_device(email)
+    throttle = sign_in_throttle()
+    refused = throttle.attempt(email, device) if throttle is not None else None
+    db.session.commit()  # the attempt counts whatever follows; the lock is not held below
+    if refused is not None:
+        current_app.logger.warning(
+            "sign-in refused: too many attempts %s",
+            "from one address" if refused.reason == "address" else "on one account",
+        )
+        return SignInCheck(None, device, refused.retry_after)
+    analyst = authenticate(email, password)
+    if analyst is None:
+        current_app.logger.warning("sign-in failed: wrong email or password")
+    return SignInCheck(analyst, device)
+
+
+def sign_in_now(analyst: Analyst, then: Callable[[], None] | None = None) -> None:
+    """Sign this browser in as ``analyst`` in a fresh session, after ``then`` (a write of the
+    same transaction), and commit."""
+    _writes_next()
+    if then is not None:
+        then()
+    sign_in_browser(analyst)
+    db.session.commit()
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     """Sign in with email and password."""
@@ -127,31 +174,17 @@ def login():
     if request.method == "GET":
         form.next.data = request.args.get("next", "")
     if form.validate_on_submit():
-        email = form.email.data
-        device = known_device(email)
-        throttle = sign_in_throttle()
-        refused = throttle.attempt(email, device) if throttle is not None else None
-        db.session.commit()  # the attempt counts whatever follows; the lock is not held below
-        if refused is not None:
-            current_app.logger.warning(
-                "sign-in refused: too many attempts %s",
-                "from one address" if refused.reason == "address" else "on one account",
-            )
-            flash(
-                gettext("Too many sign-in attempts. Please wait a minute and try again."), "error"
-            )
+        checked = check_sign_in(form.email.data, form.password.data)
+        if checked.retry_after is not None:
+            flash(str(TOO_MANY_ATTEMPTS), "error")
             page = render_template("accounts/login.html", form=form)
-            return page, 429, {"Retry-After": str(refused.retry_after)}
-        analyst = authenticate(email, form.password.data)
-        if analyst is not None:
-            _writes_next()
-            sign_in_browser(analyst)
-            db.session.commit()
+            return page, 429, {"Retry-After": str(checked.retry_after)}
+        if checked.analyst is not None:
+            sign_in_now(checked.analyst)
             response = redirect(safe_next(form.next.data))
-            remember_device(response, analyst.email, device)
+            remember_device(response, checked.analyst.email, checked.device)
             return response
-        current_app.logger.warning("sign-in failed: wrong email or password")
-        flash(gettext("That email and password do not match an account."), "error")
+        flash(str(NO_MATCH), "error")
     status = 401 if request.method == "POST" else 200
     return render_template("accounts/login.html", form=form), status
 

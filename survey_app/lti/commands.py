@@ -1,13 +1,22 @@
-"""The operator's commands for LTI: register a learning platform, list them, remove one."""
+"""The operator's commands for LTI: register a learning platform, list them, remove one, and
+undo its instructors' links to analyst accounts."""
 
 from __future__ import annotations
 
 import click
 from flask.cli import with_appcontext
 
+from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
 from survey_app.lti.framing import platform_origins
-from survey_app.lti.platforms import PlatformError, add_platform, all_platforms, remove_platform
+from survey_app.lti.instructor_links import unlink_instructors
+from survey_app.lti.platforms import (
+    PlatformError,
+    add_platform,
+    all_platforms,
+    find_platform,
+    remove_platform,
+)
 from survey_app.refusals import fail
 from survey_app.web.links import external_url
 
@@ -87,4 +96,34 @@ def remove_platform_command(issuer, client_id):
     click.echo(f"Platform {issuer.strip()} (client id {client_id.strip()}) removed.")
 
 
-COMMANDS = (add_platform_command, list_platforms_command, remove_platform_command)
+@click.command(
+    "lti-unlink-instructors",
+    short_help="Undo the links of a platform's instructors to analyst accounts.",
+)
+@click.option("--issuer", required=True)
+@click.option("--client-id", required=True)
+@click.option("--email", default=None, help="Only the links to this analyst account.")
+@with_appcontext
+def unlink_instructors_command(issuer, client_id, email):
+    """Undo the links of a platform's instructors to analyst accounts (or to one account): their
+    next launch asks them to sign in once again, or to make an account."""
+    platform = find_platform(issuer.strip(), client_id.strip())
+    if platform is None:
+        fail(f"no platform is registered as {issuer!r} with client id {client_id!r}")
+    analyst = None
+    if email is not None:
+        analyst = find_analyst(email)
+        if analyst is None:
+            fail(f"no analyst account has the email {email!r}")
+    count = unlink_instructors(platform.id, analyst)
+    db.session.commit()
+    noun = "instructor" if count == 1 else "instructors"
+    click.echo(f"{count} {noun} of {platform.issuer} (client id {platform.client_id}) unlinked.")
+
+
+COMMANDS = (
+    add_platform_command,
+    list_platforms_command,
+    remove_platform_command,
+    unlink_instructors_command,
+)

@@ -24,7 +24,8 @@ CSRF), so those need the cookie and are refused without it ("open in a new windo
 ``Launch.bound_to_browser`` says which it was.
 
 Nothing of who launched is read beyond the roles (a learner or an instructor) and the custom
-parameter naming the survey: ``sub``, names, e-mails and the token itself are never kept.
+parameter naming the survey, and an instructor's ``sub`` as a keyed digest (instructor_links):
+a learner's ``sub``, names, e-mails and the token itself are never kept.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 import jwt
+from flask import current_app
 from sqlalchemy import delete
 
 from survey_app.extensions import db
+from survey_app.lti.instructor_links import sub_digest
 from survey_app.lti.platforms import find_platform
 from survey_app.storage.lti_models import LtiLogin, LtiPlatform
 from survey_app.storage.models import utc_now
@@ -107,8 +110,12 @@ class Launch:
     #: A deep linking request's return URL and its opaque data, to send back.
     deep_link_return_url: str | None = None
     deep_link_data: str | None = None
+    #: An instructor's ``sub``, as the keyed digest their link to an analyst account is kept
+    #: under (instructor_links.sub_digest); None for a learner or an anonymous launch.
+    instructor_digest: str | None = None
     #: True when the launch came with its login's state cookie (so from the browser that
     #: began the login); False for a learner's launch accepted without it (verify_launch).
+    #: Only a launch bound to its browser may sign anyone in (else login CSRF).
     bound_to_browser: bool = True
 
 
@@ -279,6 +286,8 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
         isinstance(link, dict) and isinstance(link.get("id"), str) and link["id"]
     ):
         raise LaunchRefused("message")
+    teaches = bool(TEACHING_ROLES.intersection(roles))
+    sub = claims.get("sub")
     return Launch(
         platform_id=platform.id,
         deployment_id=claims[CLAIM + "deployment_id"],
@@ -287,6 +296,11 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
         survey_slug=slug if isinstance(slug, str) else None,
         deep_link_return_url=settings.get("deep_link_return_url"),
         deep_link_data=settings.get("data"),
+        instructor_digest=(
+            sub_digest(current_app.secret_key, platform.issuer, sub)
+            if teaches and isinstance(sub, str) and sub
+            else None
+        ),
         bound_to_browser=bound,
     )
 

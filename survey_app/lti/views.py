@@ -9,7 +9,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from survey_app.extensions import csrf, db
-from survey_app.lti import deep_linking, framing, launches
+from survey_app.lti import deep_linking, framing, instructors, launches
 from survey_app.lti.keys import public_jwk, tool_key
 from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
@@ -99,16 +99,33 @@ def launch():
         # SQLite no write lock may wait on the network.
         accepted = launches.verify_launch(request.form, request.cookies.get(_state_cookie(state)))
         target, chooser = _landing(accepted)
+        # An instructor is signed in (or asked to link) on the way to a survey or its choice;
+        # what the tool keeps is for anyone to read, signed in or not.
+        signs_in = accepted.teaches and accepted.message_type != launches.DATA_PRIVACY_REQUEST
+        arrived = instructors.arrival(accepted, target) if signs_in else None
         db.session.rollback()
         begin_session_writes()
         launches.finish_login(state)
     except LaunchRefused as error:
         db.session.rollback()
         return _refused(error)
+    if arrived is not None:
+        arrived.begin()
     db.session.commit()
-    response = redirect(target, 303)
+    if arrived is not None and arrived.refusal is not None:
+        response = current_app.make_response(_refused(LaunchRefused(arrived.refusal, 403)))
+    else:
+        response = redirect(target if arrived is None else arrived.target, 303)
     # Deleted with the attributes it was set with (a partitioned cookie's deletion is too).
     _set_cookie(response, _state_cookie(state), "", 0, url_for("lti.launch"))
+    if arrived is not None and arrived.linker is not None:
+        _set_cookie(
+            response,
+            instructors.LINKER_COOKIE,
+            arrived.linker,
+            instructors.TICKET_LIFETIME,
+            instructors.linker_path(),
+        )
     if chooser is not None:
         path = request.script_root + bp.url_prefix + CHOOSER_PATH
         _set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
@@ -118,8 +135,9 @@ def launch():
 def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
     """Where an accepted launch goes, and for a deep linking request the secret that ties its
     choice to this browser: a learner to the survey's page, as if its join code had been
-    typed; an instructor to its dashboard (signing in there as its owner), or to the choice
-    of a survey for the course."""
+    typed; an instructor to its dashboard, or to the choice of a survey for the course (signed
+    in, or asked to link their account, by instructors.arrival); anyone to what the tool keeps
+    (a data privacy launch)."""
     if accepted.message_type == launches.DATA_PRIVACY_REQUEST:
         return url_for("lti.data_privacy"), None
     if accepted.message_type == launches.DEEP_LINKING_REQUEST:
@@ -190,3 +208,15 @@ def choose_survey(ticket: str):
         "form-action 'self'", f"form-action 'self' {origin}"
     )
     return response
+
+
+@bp.route(instructors.LINK_PATH + "/<ticket>", methods=["GET", "POST"])
+def link_account(ticket: str):
+    """An instructor's first launch from a platform: link it to an account, signing in once or
+    making one; then on to where the launch was going."""
+    # Which of the page's two forms was sent (a form's field: a GET reads none).
+    action = request.form.get("action") if request.method == "POST" else None
+    answer = instructors.link_page(
+        ticket, request.cookies.get(instructors.LINKER_COOKIE), request.method, action
+    )
+    return _refused(answer) if isinstance(answer, LaunchRefused) else answer

@@ -61,4 +61,12 @@ REFUSALS = {
     "ticket": lazy_gettext(
         "This choice of a survey has expired or was changed: add the survey from the course again."
     ),
+    "link_ticket": lazy_gettext(
+        "This page to link your course account has expired or was changed, or was opened in "
+        "another browser: open the link again from the course."
+    ),
+    "not_owner": lazy_gettext(
+        "You are signed in, but this course link opens a survey of another account of this "
+        "survey app: ask its owner, or add one of your own surveys to the course."
+    ),
 }

@@ -101,3 +101,24 @@ class LtiLogin(db.Model):
     nonce: Mapped[str] = mapped_column(String(64))
     platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+
+
+class LtiInstructorLink(db.Model):
+    """An instructor of a platform linked to the analyst account they sign in as from it.
+
+    The platform's user id (``sub``) is kept only as a digest keyed by the app's secret key
+    (lti.instructor_links.sub_digest): the row tells which account a course's instructor uses,
+    never who the instructor is on the platform; no name or e-mail of theirs is kept. Learners
+    are never linked.
+    """
+
+    __tablename__ = "lti_instructor_links"
+
+    platform_id: Mapped[int] = mapped_column(
+        ForeignKey("lti_platforms.id", ondelete="CASCADE"), primary_key=True
+    )
+    sub_digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    analyst_id: Mapped[int] = mapped_column(
+        ForeignKey("analysts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)

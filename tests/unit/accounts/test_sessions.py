@@ -281,11 +281,13 @@ NEVER_CACHED = {
     "api.pooled_results_json",
     "api.survey_results_csv",
     "api.survey_responses_csv",
-    # LTI: the login's redirect sets its state cookie; the key set and the choice of a survey;
-    # what the tool keeps (the data privacy launch's page).
+    # LTI: the login's redirect sets its state cookie; the key set, the choice of a survey,
+    # the page that links an instructor's platform account to an account, and what the tool
+    # keeps (the data privacy launch's page).
     "lti.login",
     "lti.key_set",
     "lti.choose_survey",
+    "lti.link_account",
     "lti.data_privacy",
 }
 #: The rest: what respondents see, a public definition, the static files (their own rule).

@@ -119,15 +119,21 @@ def test_a_learner_lands_on_the_survey_and_nothing_of_them_is_kept(
     assert again.status_code == 400
 
 
-def test_an_instructor_lands_on_the_surveys_dashboard(client, platform, open_survey_slug):
+def test_an_instructor_lands_on_the_surveys_dashboard_or_first_links_an_account(
+    client, platform, open_survey_slug
+):
+    instructor = {CLAIM + "roles": [INSTRUCTOR], CLAIM + "custom": {"survey": open_survey_slug}}
     query = begin(client, platform)
-    token = platform.id_token(
-        query["nonce"],
-        claims={CLAIM + "roles": [INSTRUCTOR], CLAIM + "custom": {"survey": open_survey_slug}},
-    )
+    # Anonymous (no sub): on to the dashboard, which asks to sign in.
+    token = platform.id_token(query["nonce"], claims=instructor, drop=("sub",))
     response = post_launch(client, token, query["state"])
     assert response.status_code == 303
     assert urlsplit(response.location).path == f"/analyst/surveys/{open_survey_slug}"
+    # With a sub, not linked yet: the page that links it first (test_instructors.py).
+    query = begin(client, platform)
+    response = post_launch(client, platform.id_token(query["nonce"], instructor), query["state"])
+    assert response.status_code == 303
+    assert urlsplit(response.location).path.startswith("/lti/link/")
 
 
 def test_a_rotated_key_is_fetched_once_and_accepted(client, platform, open_survey_slug):

@@ -236,8 +236,11 @@ UNTOUCHED_BY_SUBMISSIONS = {
     "analyst_sessions",
     "api_tokens",
     "carried_live_ranges",
-    # LTI: platforms, and logins until their launch (a login is over before any answer).
+    # LTI: platforms and the origins that may frame the tool, logins until their launch (a
+    # login is over before any answer), and instructors' links to their accounts.
     "lti_deployments",
+    "lti_frame_origins",
+    "lti_instructor_links",
     "lti_logins",
     "lti_platforms",
     "questions",

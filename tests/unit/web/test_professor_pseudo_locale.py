@@ -215,3 +215,53 @@ def test_the_data_privacy_page_speaks_the_language(pseudo_app, client):
     page = client.get("/lti/data-privacy", headers=SPEAKING)
     assert page.status_code == 200
     assert leaks(page) == []
+
+
+def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
+    pseudo_app, client, analyst, make_survey
+):
+    """LTI: an instructor's first launch links their course account to an account of the app."""
+    from survey_app.lti import instructors
+    from survey_app.lti.platforms import add_platform
+
+    with pseudo_app.test_request_context():
+        platform = add_platform(
+            "https://lms.example.edu",
+            "tool-1",
+            ["deployment-1"],
+            {
+                "auth_url": "https://lms.example.edu/auth",
+                "token_url": "https://lms.example.edu/token",
+                "jwks_url": "https://lms.example.edu/jwks",
+            },
+        )
+        db.session.commit()
+        ticket = instructors.ticket(platform.id, "0" * 64, "/analyst/", None, "this-browser")
+    client.set_cookie(instructors.LINKER_COOKIE, "this-browser", path="/lti/link")
+    page = client.get(f"/lti/link/{ticket}", headers=SPEAKING)
+    assert page.status_code == 200
+    wrong = client.post(
+        f"/lti/link/{ticket}",
+        data={
+            "csrf_token": csrf_token(page.text),
+            "existing-email": "prof@example.edu",
+            "existing-password": "not the password",
+            "action": "sign-in",
+        },
+        headers=SPEAKING,
+    )
+    weak = client.post(
+        f"/lti/link/{ticket}",
+        data={
+            "csrf_token": csrf_token(page.text),
+            "new-email": "prof@example.edu",
+            "new-password": "password1234",
+            "new-repeat_password": "other",
+            "action": "create",
+        },
+        headers=SPEAKING,
+    )
+    assert [wrong.status_code, weak.status_code] == [400, 400]
+    for shown in (page, wrong, weak):
+        assert leaks(shown) == [], leaks(shown)
+    assert "⟦" in weak.text
