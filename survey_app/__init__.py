@@ -41,6 +41,10 @@ def _base_config(app: Flask, test_config: dict | None) -> None:
     app.config.from_mapping(config.from_environment(app.instance_path, not given_key))
     if test_config is not None:
         app.config.from_mapping(test_config)
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {})
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] |= config.engine_options(
+        app.config.get("DATABASE_POOL_MODE", "session")
+    )
     config.check_secret_key(app.config["SECRET_KEY"])
     # A signed session cookie older than a session may live is refused outright.
     app.permanent_session_lifetime = app.config["SESSION_MAX_AGE"]

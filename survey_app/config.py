@@ -108,6 +108,39 @@ def hsts_max_age(value: str | None) -> int:
     return int(value)
 
 
+#: How a connection pooler between the app and PostgreSQL lends server connections (PgBouncer's
+#: ``pool_mode``): "session" (or no pooler) keeps one server connection a client connection;
+#: "transaction" lends one a transaction, so the app must keep nothing on a server connection
+#: between transactions.
+DATABASE_POOL_MODES = ("session", "transaction")
+
+
+def database_pool_mode(value: str | None) -> str:
+    """SURVEY_APP_DATABASE_POOL_MODE, checked: "session" unless set."""
+    if value is None or value.strip() == "":
+        return "session"
+    mode = value.strip().lower()
+    if mode not in DATABASE_POOL_MODES:
+        raise ConfigurationError(
+            f"SURVEY_APP_DATABASE_POOL_MODE must be session or transaction (PgBouncer's "
+            f"pool_mode), got {value!r}"
+        )
+    return mode
+
+
+def engine_options(pool_mode: str) -> dict:
+    """The database engine's options for a pool mode.
+
+    Behind a pooler that lends server connections a transaction at a time, psycopg must not
+    prepare statements on the server (it does after a statement's fifth use): the next
+    transaction may run on another server connection, where the prepared statement does not
+    exist. PgBouncer 1.18, Debian 12's, cannot carry them.
+    """
+    if pool_mode == "transaction":
+        return {"connect_args": {"prepare_threshold": None}}
+    return {}
+
+
 def _host_list(value: str | None) -> list[str] | None:
     if value is None or value.strip() == "":
         return None
@@ -128,6 +161,7 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         settings["SECRET_KEY"] = secret_key
     return settings | {
         "SQLALCHEMY_DATABASE_URI": database_url,
+        "DATABASE_POOL_MODE": database_pool_mode(env.get("SURVEY_APP_DATABASE_POOL_MODE")),
         "SESSION_COOKIE_SECURE_ALWAYS": _flag(env.get("SURVEY_APP_SESSION_COOKIE_SECURE"), False),
         "TRUSTED_PROXIES": int(env.get("SURVEY_APP_TRUSTED_PROXIES") or 0),
         "RATELIMIT_ENABLED": _flag(env.get("SURVEY_APP_RATELIMIT_ENABLED"), True),

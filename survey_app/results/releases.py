@@ -278,11 +278,20 @@ def _release_if_due(survey: Survey, live: dict[int, Counts]) -> dict[int, Counts
     writes already holds one: then in it, which SQLite would otherwise wait on); the survey's
     row is locked first, and whether a release is due is decided again under that lock.
     """
-    lock = not is_sqlite()  # SQLite writes one transaction at a time: no row locks
-    if session_writes():
-        return _release_in(survey, live, db.session.execute, lock)
-    with write_transaction() as connection:
-        return _release_in(survey, live, connection.execute, lock)
+    if is_sqlite():
+        # SQLite writes one transaction at a time (no row locks): a read transaction cannot
+        # become a write one while another writes, so the release takes a connection of its
+        # own, in the writers' queue, unless this request already writes.
+        if session_writes():
+            return _release_in(survey, live, db.session.execute, lock=False)
+        with write_transaction() as connection:
+            return _release_in(survey, live, connection.execute, lock=False)
+    # PostgreSQL: in the request's own transaction, committed at once, so that a request holds
+    # one server connection at a time (behind PgBouncer's transaction pooling, requests that
+    # each held one and waited for a second would wait for each other for ever).
+    counts = _release_in(survey, live, db.session.execute, lock=True)
+    db.session.commit()
+    return counts
 
 
 def _release_in(survey: Survey, live: dict[int, Counts], execute: Callable, lock: bool):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+from cluster import PgBouncer
 from loadkit import (
     Deployment,
     Server,
@@ -21,6 +22,8 @@ from loadkit import (
     prepare_deployment,
     wait_until_ready,
 )
+
+from tests.databases import TEST_DATABASE_URL
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +35,19 @@ def deployment_template(tmp_path_factory) -> Deployment:
 @pytest.fixture
 def deployment(tmp_path, deployment_template) -> Deployment:
     return prepare_deployment(tmp_path / "deployment", deployment_template)
+
+
+@pytest.fixture
+def pgbouncer() -> Iterator[PgBouncer]:
+    """PgBouncer in transaction pooling (deploy/pgbouncer.ini) before the PostgreSQL pass's
+    server, two server connections a database (tests/load/cluster.py); the PostgreSQL pass
+    alone runs the tests that use it (tests/conftest.py: EVERY_DATABASE_FIXTURES). One a test:
+    its server connections must be gone before the next test's database replaces this one's."""
+    if not TEST_DATABASE_URL:
+        pytest.fail("PgBouncer stands before PostgreSQL: set SURVEY_APP_TEST_DATABASE_URL")
+    bouncer = PgBouncer.start(TEST_DATABASE_URL)
+    yield bouncer
+    bouncer.stop()
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
@@ -105,11 +105,19 @@ class Deployment(harness.Deployment):
     """A database set up with the real CLI (see prepare_deployment), and what it stores."""
 
     survey: SurveyRef | None = None
+    #: Settings its commands and servers get besides the deployment's own (``SURVEY_APP_*``).
+    settings: dict[str, str] = field(default_factory=dict)
 
-    def create_survey(self, definition: dict) -> SurveyRef:
+    @property
+    def env(self) -> dict[str, str]:
+        return super().env | self.settings
+
+    def create_survey(self, definition: dict, open_it: bool = True) -> SurveyRef:
+        """Create a survey with the command line (opened, unless ``open_it`` is False)."""
         path = self.directory / f"survey-{secrets.token_hex(4)}.json"
         path.write_text(json.dumps(definition))
-        output = self.cli("create-survey", str(path), "--owner", ANALYST_EMAIL, "--open")
+        opened = ["--open"] if open_it else []
+        output = self.cli("create-survey", str(path), "--owner", ANALYST_EMAIL, *opened)
         slug = output.strip().splitlines()[-1]
         with self.engine() as engine, engine.connect() as connection:
             survey_id = connection.execute(
@@ -241,9 +249,13 @@ class Server(harness.Server):
     def request(self, method, path, body=None, headers=None, source=None):
         return super().request(method, path, body, CLIENT_HEADERS | (headers or {}), source)
 
-    def submit(self, survey: SurveyRef, submission_id: str, values) -> tuple[int, object]:
-        """POST one submission; return (status, parsed JSON reply, or the raw bytes if none)."""
-        body = json.dumps({"submission_id": submission_id, "answers": survey.answers(values)})
+    def submit(
+        self, survey: SurveyRef, submission_id: str, values, code: str | None = None
+    ) -> tuple[int, object]:
+        """POST one submission (with a one-time ``code``, if given); return (status, parsed
+        JSON reply, or the raw bytes if none)."""
+        body = {"submission_id": submission_id, "answers": survey.answers(values)}
+        body = json.dumps(body | ({"code": code} if code is not None else {}))
         status, _, reply = self.request(
             "POST", survey.url, body, {"Content-Type": "application/json"}
         )

@@ -1,0 +1,119 @@
+"""What stands around the app servers in a deployment of several: PgBouncer (and, in time, the
+balancer and Redis), started on loopback from the configuration files operators get (deploy/).
+
+``PgBouncer.start(server_url)`` runs Debian's pgbouncer in the foreground on
+deploy/pgbouncer.ini as it is, followed by the test's own lines, which set only what a site sets
+(where PostgreSQL is, the port to listen on, the users' file, the log) and how many server
+connections it lends in turn.
+PgBouncer refuses to run as root: as root it runs as the ``postgres`` user, as the test's
+PostgreSQL server does. Every wait is bounded; ``stop`` kills it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from benchmarks.harness import HOST, START_TIMEOUT, STOP_TIMEOUT, free_port
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+
+
+def _as_service_user(argv: list[str]) -> list[str]:
+    """Run ``argv`` as ``postgres`` when this is root (PgBouncer refuses root)."""
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+def _wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"pgbouncer exited ({process.returncode}): {log.read_text()}")
+        try:
+            with socket.create_connection((HOST, port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"pgbouncer did not listen on {port}: {log.read_text()}")
+
+
+@dataclass
+class PgBouncer:
+    """A PgBouncer in transaction pooling before the PostgreSQL server of a database URL."""
+
+    directory: Path
+    port: int
+    process: subprocess.Popen
+
+    @classmethod
+    def start(cls, server_url: str, pool_size: int = 2) -> PgBouncer:
+        """PgBouncer before ``server_url``'s server, ``pool_size`` server connections a
+        database; any database of that server is reached through it by its name."""
+        server = make_url(server_url)
+        # Its own folder outside the test's (pytest's are the owner's alone), readable by the
+        # service user.
+        directory = Path(tempfile.mkdtemp(prefix="survey-app-pgbouncer-"))
+        directory.chmod(0o755)
+        (directory / "userlist.txt").write_text(f'"{server.username}" ""\n')
+        port = free_port()
+        log = directory / "pgbouncer.log"
+        # The operators' file as it is, then this site's settings: they fall in its
+        # [pgbouncer] section, its last (PgBouncer 1.18 keeps only the last [pgbouncer] section
+        # of a file, so they cannot come in one of their own), then where PostgreSQL is.
+        site = (
+            f"listen_addr = {HOST}\n"
+            f"listen_port = {port}\n"
+            "unix_socket_dir =\n"
+            "auth_type = trust\n"
+            f"auth_file = {directory / 'userlist.txt'}\n"
+            f"logfile = {log}\n"
+            f"pidfile = {directory / 'pgbouncer.pid'}\n"
+            f"default_pool_size = {pool_size}\n"
+            # Its server connections made at once and lent in turn: each transaction may land
+            # on another one, so what the app must not keep on one is certain to be missed.
+            f"min_pool_size = {pool_size}\n"
+            "server_round_robin = 1\n"
+            "[databases]\n"
+            f"* = host={server.host} port={server.port}\n"
+        )
+        deploy = (DEPLOY / "pgbouncer.ini").read_text()
+        (directory / "pgbouncer.ini").write_text(deploy.rstrip("\n") + "\n" + site)
+        if os.geteuid() == 0:
+            shutil.chown(directory, "postgres")
+            for path in directory.iterdir():
+                shutil.chown(path, "postgres")
+        process = subprocess.Popen(
+            _as_service_user([PGBOUNCER, str(directory / "pgbouncer.ini")]),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )
+        bouncer = cls(directory, port, process)
+        try:
+            _wait_listening(port, process, log)
+        except BaseException:
+            bouncer.stop()
+            raise
+        return bouncer
+
+    def url(self, database_url: str) -> str:
+        """``database_url`` (a database of the server behind) reached through PgBouncer."""
+        url = make_url(database_url).set(host=HOST, port=self.port)
+        return url.render_as_string(hide_password=False)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=STOP_TIMEOUT)
+        shutil.rmtree(self.directory, ignore_errors=True)
