@@ -38,13 +38,13 @@ def _wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"pgbouncer exited ({process.returncode}): {log.read_text()}")
+            raise RuntimeError(f"{process.args} exited ({process.returncode}): {log.read_text()}")
         try:
             with socket.create_connection((HOST, port), timeout=1):
                 return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"pgbouncer did not listen on {port}: {log.read_text()}")
+    raise RuntimeError(f"{process.args} did not listen on {port}: {log.read_text()}")
 
 
 @dataclass
@@ -117,3 +117,49 @@ class PgBouncer:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=STOP_TIMEOUT)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+
+
+@dataclass
+class HAProxy:
+    """HAProxy on deploy/haproxy.cfg as it is, balancing round robin across app servers."""
+
+    port: int
+    process: subprocess.Popen
+    log: Path
+
+    @classmethod
+    def start(cls, servers: list[int], directory: Path) -> HAProxy:
+        """HAProxy on a free loopback port before the app servers on ``servers`` (ports)."""
+        port = free_port()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/bin"),
+            "SURVEY_APP_LISTEN": f"{HOST}:{port}",
+        } | {
+            f"SURVEY_APP_SERVER_{index}": f"{HOST}:{server}"
+            for index, server in enumerate(servers, start=1)
+        }
+        log = directory / "haproxy.log"
+        with open(log, "ab") as output:
+            process = subprocess.Popen(
+                [HAPROXY, "-db", "-f", str(DEPLOY / "haproxy.cfg")],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                process_group=0,
+            )
+        balancer = cls(port, process, log)
+        try:
+            _wait_listening(port, process, log)
+        except BaseException:
+            balancer.stop()
+            raise
+        return balancer
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=STOP_TIMEOUT)

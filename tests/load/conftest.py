@@ -11,13 +11,21 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 from cluster import PgBouncer
 from loadkit import (
+    HOST,
+    START_TIMEOUT,
+    STOP_TIMEOUT,
     Deployment,
     Server,
+    free_port,
     launch_server,
     prepare_deployment,
     wait_until_ready,
@@ -35,6 +43,44 @@ def deployment_template(tmp_path_factory) -> Deployment:
 @pytest.fixture
 def deployment(tmp_path, deployment_template) -> Deployment:
     return prepare_deployment(tmp_path / "deployment", deployment_template)
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    """(URL, client) of a fresh redis-server on a free loopback port, with no persistence."""
+    binary = shutil.which("redis-server")
+    assert binary, "redis-server is missing: apt-get install redis-server"
+    port = free_port()
+    log = open(tmp_path / "redis.log", "w")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    client = redis.Redis(host=HOST, port=port, socket_timeout=10)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, (tmp_path / "redis.log").read_text()
+            try:
+                if client.ping():
+                    break
+            except redis.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "redis-server did not answer"
+            time.sleep(0.05)
+        yield f"redis://{HOST}:{port}/0", client
+    finally:
+        client.close()
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+        log.close()
 
 
 @pytest.fixture

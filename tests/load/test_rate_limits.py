@@ -13,9 +13,6 @@ limit of N a minute lets about N through, not 3N. No limit's storage keeps a cli
 from __future__ import annotations
 
 import hashlib
-import shutil
-import subprocess
-import time
 from collections import Counter
 
 import limits
@@ -26,8 +23,6 @@ from loadkit import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,
     HOST,
-    START_TIMEOUT,
-    STOP_TIMEOUT,
     address_lines,
     free_port,
     login_form,
@@ -42,44 +37,6 @@ from survey_app.storage.models import Survey
 LOGIN_LIMIT = 5
 SUBMISSION_LIMIT = 20
 CONCURRENT_ATTEMPTS = 15
-
-
-@pytest.fixture
-def redis_server(tmp_path):
-    """(URL, client) of a fresh redis-server on a free loopback port, with no persistence."""
-    binary = shutil.which("redis-server")
-    assert binary, "redis-server is missing: apt-get install redis-server"
-    port = free_port()
-    log = open(tmp_path / "redis.log", "w")  # noqa: SIM115 (closed below)
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    client = redis.Redis(host=HOST, port=port, socket_timeout=10)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            assert process.poll() is None, (tmp_path / "redis.log").read_text()
-            try:
-                if client.ping():
-                    break
-            except redis.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "redis-server did not answer"
-            time.sleep(0.05)
-        yield f"redis://{HOST}:{port}/0", client
-    finally:
-        client.close()
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
-        log.close()
 
 
 def with_limits(redis_url: str | None, **limits_: str) -> dict[str, str]:

@@ -1,0 +1,151 @@
+"""Several app servers on one PostgreSQL, as docs/deployment.md tells an operator to run them,
+started from the repository's own configuration files (deploy/): HAProxy balancing round robin
+across three ``survey-app serve``, PgBouncer in transaction pooling before PostgreSQL, Redis for
+the rate limits, all on loopback and bounded in time.
+
+A lecture hall of 300 students behind one address (one source address, as behind a campus NAT)
+answers through the balancer with the rate limits on; one app server is killed with SIGKILL
+half-way. Every student's submission is stored exactly once (a reply lost with the server is
+sent again with the same id, as the students' page does), none is refused as too many, and the
+professor's projector, opened through the balancer (its session made on one server, read on
+the others), shows the class's answers within two seconds of the last.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import signal
+import threading
+import time
+from http.cookies import SimpleCookie
+from urllib.parse import urlencode
+
+from cluster import HAProxy
+from loadkit import (
+    ANALYST_EMAIL,
+    ANALYST_PASSWORD,
+    LOAD_SURVEY,
+    LOGIN_PATH,
+    Server,
+    login_form,
+    new_id,
+    run_parallel,
+)
+
+STUDENTS = 300
+SERVERS = 3
+#: A student's page sends a submission again after a lost reply, with the same id.
+ATTEMPTS = 8
+RETRY_PAUSE = 0.25
+#: The projector redraws from what the class sent within this (seconds) of the last answer.
+PROJECTOR_LAG = 2.0
+
+
+def _balanced(balancer: HAProxy, directory) -> Server:
+    """A client of the balancer: a Server object that is never started, only asked."""
+    return Server("haproxy", [], {}, 0, directory / "unused.log", port=balancer.port)
+
+
+def _signed_in_cookie(front: Server) -> str:
+    """The professor's session cookie, from the sign-in form sent through the balancer."""
+    cookie, token = login_form(front)
+    body = urlencode(
+        {"csrf_token": token, "email": ANALYST_EMAIL, "password": ANALYST_PASSWORD, "next": ""}
+    )
+    status, headers, _ = front.request(
+        "POST",
+        LOGIN_PATH,
+        body,
+        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie},
+    )
+    assert status in (302, 303), status
+    jar = SimpleCookie()
+    for value in headers.get_all("Set-Cookie") or []:
+        jar.load(value)
+    return "; ".join(f"{name}={morsel.value}" for name, morsel in jar.items())
+
+
+def _answer_until_stored(front: Server, survey, submission_id: str, values) -> int:
+    """One student's submission, sent again (same id) after a lost reply; its last status."""
+    status = 0
+    for _ in range(ATTEMPTS):
+        try:
+            status, _ = front.submit(survey, submission_id, values)
+        except OSError:
+            status = 0  # the connection went with the server
+        if status in (200, 201, 429) or 400 <= status < 500:
+            return status
+        time.sleep(RETRY_PAUSE)
+    return status
+
+
+def test_a_class_answers_through_three_servers_while_one_is_killed(
+    pgbouncer, redis_server, deployment, start_server, tmp_path
+):
+    redis_url, _ = redis_server
+    through = dataclasses.replace(
+        deployment,
+        database_url=pgbouncer.url(deployment.database_url),
+        settings={
+            "SURVEY_APP_DATABASE_POOL_MODE": "transaction",
+            "SURVEY_APP_RATELIMIT_ENABLED": "true",
+            "SURVEY_APP_RATELIMIT_STORAGE_URL": redis_url,
+            "SURVEY_APP_TRUSTED_PROXIES": "1",
+        },
+    )
+    survey = through.create_survey(LOAD_SURVEY)
+    servers = [start_server(through, workers=2, **through.settings) for _ in range(SERVERS)]
+    balancer = HAProxy.start([server.port for server in servers], tmp_path)
+    try:
+        front = _balanced(balancer, tmp_path)
+        session = _signed_in_cookie(front)
+        state_path = f"/analyst/surveys/{survey.slug}/present/state"
+        # The session made on one server is read by each of them (round robin).
+        for _ in range(SERVERS):
+            status, _, _ = front.request("GET", state_path, headers={"Cookie": session})
+            assert status == 200
+
+        rng = random.Random(310)
+        sent = {new_id(): survey.random_values(rng) for _ in range(STUDENTS)}
+        answered = threading.Semaphore(0)
+        killed = threading.Event()
+
+        def student(submission_id: str, values) -> int:
+            status = _answer_until_stored(front, survey, submission_id, values)
+            answered.release()
+            return status
+
+        def kill_one_half_way() -> None:
+            for _ in range(STUDENTS // 2):
+                answered.acquire(timeout=120)
+            os.killpg(servers[1].process.pid, signal.SIGKILL)
+            killed.set()
+
+        killer = threading.Thread(target=kill_one_half_way)
+        killer.start()
+        results = run_parallel(
+            [lambda item=item: student(*item) for item in sent.items()], threads=16
+        )
+        killer.join(timeout=120)
+        last_answer = time.monotonic()
+        assert killed.is_set(), "the server was not killed while the class answered"
+        # ... and the balancer saw it go (its health check), and sent the rest elsewhere.
+        assert "app2 is DOWN" in balancer.log.read_text()
+        # Every student got through, none throttled as one address, each stored once.
+        assert set(results) <= {200, 201}, sorted(set(results))
+        assert through.assert_consistent(survey).keys() == sent.keys()
+
+        # The projector shows the class's answers (its last release of whole batches of
+        # five) within PROJECTOR_LAG of the last, whichever servers took them and serve it.
+        released = STUDENTS - STUDENTS % 5
+        seen = 0
+        while seen < released and time.monotonic() - last_answer < PROJECTOR_LAG:
+            status, _, body = front.request("GET", state_path, headers={"Cookie": session})
+            assert status == 200
+            seen = int(json.loads(body)["respondents"])
+        assert seen >= released, f"the projector showed {seen} of {released}"
+    finally:
+        balancer.stop()
