@@ -3,9 +3,14 @@ and the tool returns to the platform a link that opens it.
 
 The platform's request is checked as any launch (launches.verify_launch); what it asks to be sent
 back (its return URL and opaque ``data``) travels to the chooser page in a ticket signed with the
-app's secret key, valid for half an hour, so nothing is stored. The answer is an
-``LtiDeepLinkingResponse`` JWT signed RS256 by the tool's key (its ``kid`` the one in
-``/lti/jwks.json``), with one ``ltiResourceLink`` whose custom parameter names the survey.
+app's secret key, valid for half an hour, so nothing is stored. When the launch signed an
+instructor in (their platform account linked, the launch bound to the browser), the ticket also
+names their analyst account: the chooser then acts for it without the session cookie, which a
+browser never sends to the course's cross-site frame (Canvas opens deep linking in one).
+
+The answer is an ``LtiDeepLinkingResponse`` JWT signed RS256 by the tool's key (its ``kid``
+the one in ``/lti/jwks.json``), with one ``ltiResourceLink`` whose custom parameter names
+the survey.
 """
 
 from __future__ import annotations
@@ -37,10 +42,11 @@ def _hashed(chooser: str) -> str:
     return hashlib.sha256(chooser.encode("utf-8")).hexdigest()
 
 
-def ticket(secret_key: str, launch: Launch, chooser: str) -> str:
-    """What the chooser page needs of a deep linking request, signed (nothing of who asked),
-    tied to the browser that made it by the hash of ``chooser``, a secret in its cookie: a
-    ticket sent to someone else opens no choice of their surveys."""
+def ticket(secret_key: str, launch: Launch, chooser: str, analyst_id: int | None = None) -> str:
+    """What the chooser page needs of a deep linking request, signed (nothing of who asked on
+    the platform), tied to the browser that made it by the hash of ``chooser``, a secret in its
+    cookie: a ticket sent to someone else opens no choice of their surveys. ``analyst_id``: the
+    account the launch signed in, whose surveys the chooser offers (None: the session's)."""
     return _serializer(secret_key).dumps(
         {
             "chooser": _hashed(chooser),
@@ -48,8 +54,20 @@ def ticket(secret_key: str, launch: Launch, chooser: str) -> str:
             "deployment": launch.deployment_id,
             "return_url": launch.deep_link_return_url,
             "data": launch.deep_link_data,
+            "analyst": analyst_id,
         }
     )
+
+
+def for_analyst(secret_key: str, text: str, analyst_id: int) -> str:
+    """The ticket ``text`` (checked: signed, not expired) naming ``analyst_id`` as the account it
+    acts for, still tied to the same browser: once a link page has linked the instructor's
+    platform account, their choice of a survey acts for that account."""
+    try:
+        asked = _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
+    except BadSignature:
+        raise LaunchRefused("ticket") from None
+    return _serializer(secret_key).dumps(asked | {"analyst": analyst_id})
 
 
 def read_ticket(secret_key: str, text: str, chooser: str | None) -> dict:

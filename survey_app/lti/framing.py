@@ -82,6 +82,18 @@ def framed_by_platforms(response: Response) -> Response:
     return response
 
 
+def arrived_in_a_frame() -> bool:
+    """Whether this request is a frame's navigation, by the ``Sec-Fetch-Dest`` header browsers
+    send on every navigation (Chromium, Firefox, Safari 16.4+): ``iframe`` in the course's page.
+
+    The header, rather than the session cookie missing on the next request: a platform on the
+    same site as the tool (lms.school.edu and surveys.school.edu) gets the session cookie in its
+    frame, yet the dashboard still refuses to be framed; the header tells both cases apart from
+    a window of its own at once, with no extra request. A browser that sends no such header is
+    taken to be in a window of its own (as before: the dashboard)."""
+    return request.headers.get("Sec-Fetch-Dest", "").lower() in {"iframe", "frame"}
+
+
 def reached_from_a_launch() -> bool:
     """Whether this request's address carries the mark of a learner's launch."""
     return request.args.get(LAUNCHED_PARAMETER) == "1"

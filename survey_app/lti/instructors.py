@@ -40,6 +40,7 @@ from survey_app.accounts.views import (
     sign_in_now,
     weak_password_words,
 )
+from survey_app.lti.deep_linking import for_analyst
 from survey_app.lti.instructor_links import link_instructor, linked_analyst
 from survey_app.lti.launches import DEEP_LINKING_REQUEST, Launch, LaunchRefused
 from survey_app.storage.models import Analyst
@@ -98,10 +99,11 @@ def owns_target(analyst: Analyst, survey_slug: str | None) -> bool:
     return survey is not None and survey.owner_id == analyst.id
 
 
-def arrival(accepted: Launch, target: str) -> Arrival:
-    """Where an instructor's launch lands (``target``: the dashboard, or deep linking's choice):
-    signed in when linked and bound to this browser; the link page when not linked yet; as
-    before (a sign-in on the page) when it cannot be linked, saying why when it has no sub."""
+def arrival(accepted: Launch, target: str, chooser_ticket: str | None = None) -> Arrival:
+    """Where an instructor's launch lands (``target``: the dashboard, or deep linking's choice,
+    whose ticket is ``chooser_ticket``): signed in when linked and bound to this browser; the
+    link page when not linked yet; as before (a sign-in on the page) when it cannot be linked,
+    saying why when it has no sub."""
     slug = None if accepted.message_type == DEEP_LINKING_REQUEST else accepted.survey_slug
     if accepted.instructor_digest is None:
         return Arrival(target, anonymous=True)
@@ -111,20 +113,30 @@ def arrival(accepted: Launch, target: str) -> Arrival:
     if analyst is not None:
         return Arrival(target, analyst, None if owns_target(analyst, slug) else "not_owner")
     linker = secrets.token_urlsafe(24)
-    signed = ticket(accepted.platform_id, accepted.instructor_digest, target, slug, linker)
+    signed = ticket(
+        accepted.platform_id, accepted.instructor_digest, target, slug, linker, chooser_ticket
+    )
     return Arrival(url_for("lti.link_account", ticket=signed), linker=linker)
 
 
-def ticket(platform_id: int, digest: str, target: str, slug: str | None, linker: str) -> str:
+def ticket(
+    platform_id: int,
+    digest: str,
+    target: str,
+    slug: str | None,
+    linker: str,
+    chooser_ticket: str | None = None,
+) -> str:
     """The pending launch, signed, for the link page: the platform, the instructor's digest,
-    where the launch goes and the survey it names; tied to the browser by the hash of
-    ``linker``, a secret in its cookie."""
+    where the launch goes and the survey it names (or, for deep linking, the choice's ticket);
+    tied to the browser by the hash of ``linker``, a secret in its cookie."""
     pending = {
         "linker": _hashed(linker),
         "platform": platform_id,
         "sub": digest,
         "next": target,
         "survey": slug,
+        "chooser": chooser_ticket,
     }
     return _serializer().dumps(pending)
 
@@ -169,7 +181,7 @@ def link_page(ticket: str, linker: str | None, method: str, action: str | None):
         pending = read_ticket(ticket, linker)
     except LaunchRefused as error:
         return error
-    # The app's CSRF protection checks each post's token (the page's csrf_token field).
+    # No CSRF token (the page's view says why): the ticket and its cookie stand for it.
     existing = LoginForm(prefix="existing", meta={"csrf": False})
     new = NewAccountForm(prefix="new", meta={"csrf": False})
     if method == "POST" and action == "sign-in" and existing.validate_on_submit():
@@ -218,7 +230,16 @@ def _linked(pending: dict, analyst: Analyst):
     current_app.logger.info("an instructor's platform account was linked to an analyst account")
     if not owns_target(analyst, pending.get("survey")):
         return LaunchRefused("not_owner", 403)
-    response = redirect(pending["next"], 303)
+    next_page = pending["next"]
+    if pending.get("chooser"):
+        # The choice of a survey acts for the account just linked, with no session (in the
+        # course's frame the session cookie never arrives).
+        try:
+            signed = for_analyst(current_app.secret_key, pending["chooser"], analyst.id)
+        except LaunchRefused as error:
+            return error
+        next_page = url_for("lti.choose_survey", ticket=signed)
+    response = redirect(next_page, 303)
     response.delete_cookie(LINKER_COOKIE, path=linker_path())
     return response
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
-from flask_login import current_user, login_required
+from flask_login import current_user
 from sqlalchemy import select
 
 from survey_app.extensions import csrf, db
@@ -15,7 +15,7 @@ from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
 from survey_app.storage.database import begin_session_writes
 from survey_app.storage.lti_models import LtiPlatform
-from survey_app.storage.models import Survey
+from survey_app.storage.models import Analyst, Survey
 from survey_app.surveys.services import find_survey
 from survey_app.web.languages import enter_error_page
 from survey_app.web.security import CONTENT_SECURITY_POLICY, never_cached
@@ -98,11 +98,11 @@ def launch():
         # Checked before any write: the platform's key set may be fetched meanwhile, and on
         # SQLite no write lock may wait on the network.
         accepted = launches.verify_launch(request.form, request.cookies.get(_state_cookie(state)))
-        target, chooser = _landing(accepted)
+        target, chooser, chooser_ticket = _landing(accepted)
         # An instructor is signed in (or asked to link) on the way to a survey or its choice;
         # what the tool keeps is for anyone to read, signed in or not.
         signs_in = accepted.teaches and accepted.message_type != launches.DATA_PRIVACY_REQUEST
-        arrived = instructors.arrival(accepted, target) if signs_in else None
+        arrived = instructors.arrival(accepted, target, chooser_ticket) if signs_in else None
         db.session.rollback()
         begin_session_writes()
         launches.finish_login(state)
@@ -114,8 +114,18 @@ def launch():
     db.session.commit()
     if arrived is not None and arrived.refusal is not None:
         response = current_app.make_response(_refused(LaunchRefused(arrived.refusal, 403)))
+    elif chooser is not None and arrived is not None and arrived.analyst is not None:
+        # Signed in by the launch: the choice acts for that account, named in its ticket.
+        signed = deep_linking.ticket(current_app.secret_key, accepted, chooser, arrived.analyst.id)
+        response = redirect(url_for("lti.choose_survey", ticket=signed), 303)
     else:
         response = redirect(target if arrived is None else arrived.target, 303)
+    return _with_cookies(response, state, arrived, chooser)
+
+
+def _with_cookies(response, state: str, arrived: instructors.Arrival | None, chooser):
+    """A launch's ``response`` with its state cookie deleted and the cookies its landing needs
+    set: the link page's and the choice's ties to this browser."""
     # Deleted with the attributes it was set with (a partitioned cookie's deletion is too).
     _set_cookie(response, _state_cookie(state), "", 0, url_for("lti.launch"))
     if arrived is not None and arrived.linker is not None:
@@ -132,28 +142,29 @@ def launch():
     return response
 
 
-def _landing(accepted: launches.Launch) -> tuple[str, str | None]:
+def _landing(accepted: launches.Launch) -> tuple[str, str | None, str | None]:
     """Where an accepted launch goes, and for a deep linking request the secret that ties its
-    choice to this browser: a learner to the survey's page, as if its join code had been
-    typed; an instructor to its dashboard, or to the choice of a survey for the course (signed
-    in, or asked to link their account, by instructors.arrival); anyone to what the tool keeps
-    (a data privacy launch)."""
+    choice to this browser and the choice's ticket: a learner to the survey's page, as if its
+    join code had been typed; an instructor to its dashboard (in a frame: the page that opens
+    it in a new tab), or to the choice of a survey for the course (signed in, or asked to link
+    their account, by instructors.arrival); anyone to what the tool keeps (a data privacy
+    launch)."""
     if accepted.message_type == launches.DATA_PRIVACY_REQUEST:
-        return url_for("lti.data_privacy"), None
+        return url_for("lti.data_privacy"), None, None
     if accepted.message_type == launches.DEEP_LINKING_REQUEST:
         if not accepted.teaches:
             raise LaunchRefused("deep_linking_role", 403)
         chooser = secrets.token_urlsafe(24)
         signed = deep_linking.ticket(current_app.secret_key, accepted, chooser)
-        return url_for("lti.choose_survey", ticket=signed), chooser
+        return url_for("lti.choose_survey", ticket=signed), chooser, signed
     survey = find_survey(accepted.survey_slug) if accepted.survey_slug else None
     if survey is None or (survey.is_draft and not accepted.teaches):
         raise LaunchRefused("no_survey", 404)
     if accepted.teaches:
-        return url_for("dashboard.dashboard", slug=survey.slug), None
+        return _dashboard_address(survey.slug), None, None
     # Marked as reached from a launch: the course's page may frame it (framing.py).
     marked = {framing.LAUNCHED_PARAMETER: "1"}
-    return url_for("respondent.survey_page", slug=survey.slug, **marked), None
+    return url_for("respondent.survey_page", slug=survey.slug, **marked), None, None
 
 
 @bp.get("/data-privacy")
@@ -162,8 +173,29 @@ def data_privacy():
     return render_template("lti/data_privacy.html")
 
 
+def _dashboard_address(slug: str) -> str:
+    """Where an instructor's launch of the survey ``slug`` goes: its dashboard, or, when the
+    launch arrived in a frame, the page that opens the dashboard in a new tab (framing.py)."""
+    if framing.arrived_in_a_frame():
+        return url_for("lti.dashboard_in_new_tab", slug=slug)
+    return url_for("dashboard.dashboard", slug=slug)
+
+
+@bp.get("/dashboard/<slug>")
+def dashboard_in_new_tab(slug: str):
+    """In the course's frame, a link that opens the survey's dashboard in a new tab."""
+    # It names no one and shows nothing of the survey: the dashboard checks who opens it.
+    return render_template("lti/new_tab.html", slug=slug)
+
+
 @bp.route(CHOOSER_PATH + "/<ticket>", methods=["GET", "POST"])
-@login_required
+# No CSRF token: in the course's frame there is no session to keep one in (its cookie is
+# SameSite=Lax, never sent to a cross-site frame). The ticket in the address proves what the
+# token would: it is an unguessable secret of this one launch, signed, half an hour old at
+# most, and it opens nothing unless this browser also sends the chooser cookie it is tied to,
+# which only the launch's own response set (another site can neither read the address nor set
+# the cookie). Every other form of the app keeps Flask-WTF's token.
+@csrf.exempt
 def choose_survey(ticket: str):
     """An instructor picks one of their surveys for the course (deep linking); then the signed
     answer goes back to the platform."""
@@ -173,19 +205,32 @@ def choose_survey(ticket: str):
         )
     except LaunchRefused as error:
         return _refused(error)
+    if asked.get("analyst") is not None:
+        # The account the launch signed in (bound to this browser, linked): no session needed.
+        analyst = db.session.get(Analyst, asked["analyst"])
+        if analyst is None:
+            return _refused(LaunchRefused("ticket"))
+    elif current_user.is_authenticated:
+        analyst = current_user
+    else:
+        return current_app.login_manager.unauthorized()
     surveys = db.session.execute(
         select(Survey)
-        .where(Survey.owner_id == current_user.id, Survey.archived.is_(False))
+        .where(Survey.owner_id == analyst.id, Survey.archived.is_(False))
         .order_by(Survey.created_at.desc())
     ).scalars()
     mine = {survey.slug: survey for survey in surveys}
     if request.method == "GET" or request.form.get("survey") not in mine:
-        return never_cached(
-            current_app.make_response(
-                render_template("lti/choose.html", surveys=list(mine.values()))
-            )
-        )
-    chosen = mine[request.form["survey"]]
+        # A post naming no survey of this account's (another's, an archived one): refused,
+        # the choice shown again with why.
+        unknown = request.method == "POST"
+        page = render_template("lti/choose.html", surveys=list(mine.values()), unknown=unknown)
+        return page, 400 if unknown else 200
+    return _chosen(asked, mine[request.form["survey"]])
+
+
+def _chosen(asked: dict, chosen: Survey):
+    """The page that returns the choice of ``chosen`` to the platform, signed."""
     platform = db.session.get(LtiPlatform, asked["platform"])
     if platform is None:
         return _refused(LaunchRefused("unknown_platform"))
@@ -211,6 +256,10 @@ def choose_survey(ticket: str):
 
 
 @bp.route(instructors.LINK_PATH + "/<ticket>", methods=["GET", "POST"])
+# No CSRF token, as the choice of a survey (above): the link ticket in the address is this one
+# launch's unguessable secret, tied to the linker cookie only the launch's response set. The
+# sign-in it takes still goes through the sign-in page's checks and throttle.
+@csrf.exempt
 def link_account(ticket: str):
     """An instructor's first launch from a platform: link it to an account, signing in once or
     making one; then on to where the launch was going."""

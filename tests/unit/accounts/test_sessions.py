@@ -283,12 +283,14 @@ NEVER_CACHED = {
     "api.survey_responses_csv",
     # LTI: the login's redirect sets its state cookie; the key set, the choice of a survey,
     # the page that links an instructor's platform account to an account, and what the tool
-    # keeps (the data privacy launch's page).
+    # keeps (the data privacy launch's page), and the page an instructor's launch in a frame
+    # lands on (a link that opens the dashboard in a new tab).
     "lti.login",
     "lti.key_set",
     "lti.choose_survey",
     "lti.link_account",
     "lti.data_privacy",
+    "lti.dashboard_in_new_tab",
 }
 #: The rest: what respondents see, a public definition, the static files (their own rule).
 CACHEABLE = {

@@ -192,8 +192,17 @@ def test_status_change_without_its_token_is_refused(
 #: The one POST that takes no CSRF token: a respondent's answers (JSON, no cookies, randomized).
 #: The LTI login and launch are the platform's cross-site posts, which carry no token of ours:
 #: a launch is checked by its signed id_token, its state cookie and its nonce instead
-#: (tests/unit/lti), and a login writes only a login that expires unused.
-CSRF_EXEMPT = {"api.submit_response", "lti.login", "lti.launch"}
+#: (tests/unit/lti), and a login writes only a login that expires unused. The LTI choice of a
+#: survey and the link page work in the course's frame, where no session (so no token) exists:
+#: the launch's signed ticket in their address, tied to a cookie only the launch set, stands
+#: for the token (tests/unit/lti/test_in_frame.py).
+CSRF_EXEMPT = {
+    "api.submit_response",
+    "lti.login",
+    "lti.launch",
+    "lti.choose_survey",
+    "lti.link_account",
+}
 
 
 @pytest.mark.parametrize("variant", ["missing", "garbage"])

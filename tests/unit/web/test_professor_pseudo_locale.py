@@ -217,6 +217,13 @@ def test_the_data_privacy_page_speaks_the_language(pseudo_app, client):
     assert leaks(page) == []
 
 
+def test_the_page_that_opens_the_dashboard_in_a_new_tab_speaks_the_language(pseudo_app, client):
+    """Where an instructor's launch lands in the course's frame."""
+    page = client.get("/lti/dashboard/some-survey", headers=SPEAKING)
+    assert page.status_code == 200
+    assert leaks(page) == []
+
+
 def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
     pseudo_app, client, analyst, make_survey
 ):
@@ -243,7 +250,6 @@ def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
     wrong = client.post(
         f"/lti/link/{ticket}",
         data={
-            "csrf_token": csrf_token(page.text),
             "existing-email": "prof@example.edu",
             "existing-password": "not the password",
             "action": "sign-in",
@@ -253,7 +259,6 @@ def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
     weak = client.post(
         f"/lti/link/{ticket}",
         data={
-            "csrf_token": csrf_token(page.text),
             "new-email": "prof@example.edu",
             "new-password": "password1234",
             "new-repeat_password": "other",
