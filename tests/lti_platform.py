@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -112,6 +113,8 @@ class Platform:
         self.tool_base = ""
         self.users: dict[str, dict] = {}
         self.deep_links: list[dict] = []
+        #: How the return endpoint trusts the tool's HTTPS (a test's own certificate), if any.
+        self.tool_tls: ssl.SSLContext | None = None
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -286,7 +289,8 @@ class Platform:
     def return_page(self, response_jwt: str) -> tuple[int, str]:
         """The deep linking return: the tool's answer verified against its key set, fetched
         from the tool as a platform does; what it added, in the course."""
-        with urlopen(f"{self.tool_base}/lti/jwks.json", timeout=10) as answer:  # noqa: S310
+        key_set_url = f"{self.tool_base}/lti/jwks.json"
+        with urlopen(key_set_url, timeout=10, context=self.tool_tls) as answer:  # noqa: S310
             tool_key_set = json.load(answer)
         claims = self.receive_deep_link(response_jwt, tool_key_set)
         self.deep_links.append(claims)

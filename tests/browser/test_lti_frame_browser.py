@@ -4,8 +4,10 @@ login; the platform's authorization page posts the launch back inside the frame,
 the survey page, and a learner answers there, third-party cookies blocked. Over HTTPS (a
 certificate made here, its errors ignored by this browser alone) the login's state cookie
 (SameSite=None; Secure; Partitioned) crosses to the launch; over plain HTTP no cookie does, and
-the learner's launch is accepted bound to its login alone. A survey page not reached from a
-launch refuses to be framed."""
+the learner's launch is accepted bound to its login alone. A linked instructor adds a survey to
+the course inside the frame (deep linking: the choice needs no session cookie, which never
+reaches a cross-site frame), and the platform verifies the signed answer. A survey page not
+reached from a launch refuses to be framed."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from cryptography import x509
@@ -26,10 +28,14 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
+from sqlalchemy import select
 
+from survey_app.accounts.services import find_analyst
 from survey_app.extensions import db
 from survey_app.lti import launches
+from survey_app.lti.instructor_links import link_instructor, sub_digest
 from survey_app.lti.platforms import add_platform
+from survey_app.storage.lti_models import LtiPlatform
 from tests.browser.respondent_helpers import (
     YES,
     answer,
@@ -37,12 +43,16 @@ from tests.browser.respondent_helpers import (
     submit_and_wait,
     wait,
 )
-from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, Platform
+from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, INSTRUCTOR, Platform
 
 pytestmark = pytest.mark.browser
 
 COURSE_HOST = "127.0.0.2"
 LOGIN_HINT = "opaque-login-hint-7"
+#: The instructor's login hint (the course's "add content" link) and platform user id.
+INSTRUCTOR_HINT = "opaque-login-hint-9"
+INSTRUCTOR_SUB = "canvas-teacher-3d1"
+CONTENT_ITEMS = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
 
 
 def self_signed(directory) -> ssl.SSLContext:
@@ -130,14 +140,16 @@ class Course:
         self.server.server_close()
 
     def page(self, path: str) -> str | None:
-        if path == "/course":
+        if path in ("/course", "/course-add"):
+            # The learners' link to the survey, or the instructor's "add content" (deep linking).
+            hint = LOGIN_HINT if path == "/course" else INSTRUCTOR_HINT
             login = (
                 self.tool
                 + "/lti/login?"
                 + urlencode(
                     {
                         "iss": self.platform.issuer,
-                        "login_hint": LOGIN_HINT,
+                        "login_hint": hint,
                         "target_link_uri": self.tool + "/lti/launch",
                         "client_id": CLIENT_ID,
                         "lti_deployment_id": DEPLOYMENT_ID,
@@ -153,10 +165,16 @@ class Course:
             survey = html.escape(f"{self.tool}/s/{self.slug}")
             return f'<!doctype html><title>x</title><iframe id="plain" src="{survey}"></iframe>'
         if path.startswith("/auth?"):
-            query = self.platform.authorize(self.base + path, self.tool + "/lti/launch", LOGIN_HINT)
-            token = self.platform.id_token(
-                query["nonce"], claims={CLAIM + "custom": {"survey": self.slug}}
-            )
+            (hint,) = parse_qs(urlsplit(path).query)["login_hint"]
+            query = self.platform.authorize(self.base + path, self.tool + "/lti/launch", hint)
+            if hint == INSTRUCTOR_HINT:
+                token = self.platform.deep_linking_request(
+                    query["nonce"], [INSTRUCTOR], claims={"sub": INSTRUCTOR_SUB}
+                )
+            else:
+                token = self.platform.id_token(
+                    query["nonce"], claims={CLAIM + "custom": {"survey": self.slug}}
+                )
             fields = {"id_token": token, "state": query["state"]}
             inputs = "".join(
                 f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
@@ -171,11 +189,15 @@ class Course:
 
 
 @pytest.fixture
-def course(app, tool, make_survey) -> Iterator[tuple[Course, list[int]]]:
+def course(app, tool, make_survey, tmp_path) -> Iterator[tuple[Course, list[int]]]:
     slug, questions = make_survey()
     platform = Platform()
     running = Course(platform, tool, slug)
     platform.auth_url = running.base + "/auth"
+    # Its deep linking return fetches the tool's key set, trusting the test's certificate.
+    platform.tool_base = tool
+    if tool.startswith("https:"):
+        platform.tool_tls = ssl.create_default_context(cafile=str(tmp_path / "tool.crt"))
     with app.app_context():
         add_platform(platform.issuer, CLIENT_ID, [DEPLOYMENT_ID], platform.urls)
         db.session.commit()
@@ -251,3 +273,34 @@ def test_a_survey_page_not_reached_from_a_launch_refuses_the_course_frame(trusti
     wait(driver).until(lambda d: d.execute_script("return document.readyState") == "complete")
     assert driver.execute_script("return location.href").startswith("chrome-error://")
     assert driver.find_elements(By.ID, "submit-survey") == []
+
+
+def test_a_linked_instructor_adds_a_survey_inside_the_course_frame(
+    trusting_driver, course, app, analyst
+):
+    """Over HTTPS, third-party cookies blocked: the launch is bound to the browser by its
+    Partitioned state cookie and signs the linked instructor in; the session cookie it sets
+    (SameSite=Lax) never comes back to the cross-site frame, so the choice acts for the account
+    its ticket names and takes its post with no CSRF token; its signed answer goes back to the
+    platform from inside the frame, and the platform verifies it with the tool's key set."""
+    driver = trusting_driver
+    driver.execute_cdp_cmd("Network.setCookieControls", {"enableThirdPartyCookieRestriction": True})
+    running, _ = course
+    with app.app_context():
+        issuer = running.platform.issuer
+        platform_id = db.session.execute(select(LtiPlatform.id)).scalar_one()
+        digest = sub_digest(app.secret_key, issuer, INSTRUCTOR_SUB)
+        link_instructor(platform_id, digest, find_analyst(analyst))
+        db.session.commit()
+    driver.get(running.base + "/course-add")
+    driver.switch_to.frame(driver.find_element(By.ID, "launched"))
+    wait(driver, 30).until(EC.presence_of_element_located((By.ID, "choose-survey")))
+    chosen = driver.find_element(By.CSS_SELECTOR, "#choose-survey input[name=survey]:checked")
+    assert chosen.get_attribute("value") == running.slug
+    driver.find_element(By.CSS_SELECTOR, "#choose-survey button[type=submit]").click()
+    wait(driver).until(EC.presence_of_element_located((By.ID, "return-to-course")))
+    driver.find_element(By.CSS_SELECTOR, "#return-to-course button").click()
+    wait(driver).until(EC.presence_of_element_located((By.ID, "added")))
+    (claims,) = running.platform.deep_links  # verified against the tool's key set
+    (item,) = claims[CONTENT_ITEMS]
+    assert item["custom"] == {"survey": running.slug}
