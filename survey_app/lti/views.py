@@ -212,6 +212,9 @@ def choose_survey(ticket: str):
             return _refused(LaunchRefused("ticket"))
     elif current_user.is_authenticated:
         analyst = current_user
+    elif framing.arrived_in_a_frame():
+        # The sign-in page refuses every frame: say so, rather than show an empty frame.
+        return _refused(LaunchRefused("chooser_sign_in", 403))
     else:
         return current_app.login_manager.unauthorized()
     surveys = db.session.execute(

@@ -61,6 +61,11 @@ REFUSALS = {
     "ticket": lazy_gettext(
         "This choice of a survey has expired or was changed: add the survey from the course again."
     ),
+    "chooser_sign_in": lazy_gettext(
+        "Inside the course’s page, only an instructor whose course account is linked to a "
+        "survey-app account can choose a survey, and this launch named no user to link: open the "
+        "tool in a new window and sign in there."
+    ),
     "link_ticket": lazy_gettext(
         "This page to link your course account has expired or was changed, or was opened in "
         "another browser: open the link again from the course."

@@ -178,6 +178,9 @@ def test_a_ticket_naming_no_analyst_still_needs_the_session(app, client, platfor
     asked = client.get(chooser)
     assert asked.status_code == 302 and "/analyst/login" in asked.location
     assert client.post(chooser, data={"survey": "x"}).status_code == 302
+    # In a frame the sign-in page could not show: refused in words instead of an empty frame.
+    framed = client.get(chooser, headers=FRAMED)
+    assert framed.status_code == 403 and "open the tool in a new window" in framed.text
 
 
 def test_the_link_page_links_in_the_frame_then_goes_on_to_the_choice(
