@@ -32,15 +32,17 @@ SAMPLE_DEFINITION = SAMPLE_SURVEY
 
 #: Fixtures that give a test the pass's database: tests/conftest.py's, the load tests' deployment
 #: (tests/load) and the benchmark's small run (tests/unit/test_bench.py).
-DATABASE_FIXTURES = frozenset({"app", "database_url", "deployment", "small_run", "pgbouncer"})
+DATABASE_FIXTURES = frozenset(
+    {"app", "database_url", "deployment", "small_run", "pgbouncer", "own_postgresql"}
+)
 #: Fixtures that measure SQLite, and PostgreSQL too when the pass has it: the benchmark's small
-#: run; and those of PostgreSQL alone: PgBouncer before it. CI's SQLite pass leaves their tests
-#: to the PostgreSQL pass.
-EVERY_DATABASE_FIXTURES = frozenset({"small_run", "pgbouncer"})
+#: run; and those of PostgreSQL alone: PgBouncer before it, a server of a test's own. CI's SQLite
+#: pass leaves their tests to the PostgreSQL pass.
+EVERY_DATABASE_FIXTURES = frozenset({"small_run", "pgbouncer", "own_postgresql"})
 #: Tests that run one at a time on one worker, by the fixtures they use (see worker_group).
 WORKER_GROUPS = {
     "browser": frozenset({"chromium", "make_chromium"}),
-    "load": frozenset({"deployment", "start_server"}),
+    "load": frozenset({"deployment", "start_server", "own_postgresql"}),
 }
 
 

@@ -163,3 +163,164 @@ class HAProxy:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=STOP_TIMEOUT)
+
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+@dataclass
+class PostgreSQL:
+    """A PostgreSQL server of the test's own on loopback (one it may restart: the pass's server
+    serves other tests meanwhile), with one database, ``classroom`` (not deploy/pgbouncer.ini's
+    example name, which PgBouncer would send to that file's example host)."""
+
+    directory: Path
+    port: int
+
+    @classmethod
+    def start(cls) -> PostgreSQL:
+        directory = Path(tempfile.mkdtemp(prefix="survey-app-postgresql-"))
+        if os.geteuid() == 0:
+            shutil.chown(directory, "postgres")
+        server = cls(directory, free_port())
+        _run(
+            _as_service_user(
+                [str(PG_BIN / "initdb"), "-D", str(server.data), "-A", "trust", "-U", "postgres"]
+            )
+        )
+        server._ctl("start")
+        _run(
+            [
+                str(PG_BIN / "createdb"),
+                "-h",
+                HOST,
+                "-p",
+                str(server.port),
+                "-U",
+                "postgres",
+                "classroom",
+            ]
+        )
+        return server
+
+    @property
+    def data(self) -> Path:
+        return self.directory / "data"
+
+    def url(self) -> str:
+        return f"postgresql+psycopg://postgres@{HOST}:{self.port}/classroom"
+
+    def _ctl(self, action: str, *options: str) -> None:
+        settings = (
+            f"-c listen_addresses={HOST} -c port={self.port} "
+            f"-c unix_socket_directories={self.directory} -c fsync=off"
+        )
+        _run(
+            _as_service_user(
+                [
+                    str(PG_BIN / "pg_ctl"),
+                    action,
+                    "-D",
+                    str(self.data),
+                    "-w",
+                    "-l",
+                    str(self.directory / "log"),
+                    "-o",
+                    settings,
+                    *options,
+                ]
+            )
+        )
+
+    def restart(self) -> None:
+        """A fast restart (as an operator's upgrade or failover makes): connections are cut."""
+        self._ctl("restart", "-m", "fast")
+
+    def stop(self) -> None:
+        try:
+            self._ctl("stop", "-m", "immediate")
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _run(argv: list[str]) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=START_TIMEOUT)
+    if done.returncode != 0:
+        raise RuntimeError(f"{argv} failed ({done.returncode}): {done.stderr or done.stdout}")
+
+
+REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+@dataclass
+class RedisServer:
+    """Debian's redis-server on loopback, no persistence; it can be stopped and started again
+    on its port (an outage of the rate limits' storage)."""
+
+    directory: Path
+    port: int
+    process: subprocess.Popen | None = None
+
+    @classmethod
+    def start(cls, directory: Path) -> RedisServer:
+        server = cls(directory, free_port())
+        server.resume()
+        return server
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+    def client(self):
+        import redis
+
+        return redis.Redis(host=HOST, port=self.port, socket_timeout=10)
+
+    def resume(self) -> None:
+        """Start it (again) on its port, and wait until it answers."""
+        import redis
+
+        log = self.directory / "redis.log"
+        with open(log, "ab") as output:
+            self.process = subprocess.Popen(
+                [
+                    REDIS,
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    HOST,
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ],
+                cwd=self.directory,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+        client = self.client()
+        deadline = time.monotonic() + START_TIMEOUT
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"redis-server exited: {log.read_text()}")
+                try:
+                    if client.ping():
+                        return
+                except redis.ConnectionError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not answer")
+                time.sleep(0.05)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=STOP_TIMEOUT)

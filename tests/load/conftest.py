@@ -11,21 +11,13 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
-import redis
-from cluster import PgBouncer
+from cluster import PgBouncer, PostgreSQL, RedisServer
 from loadkit import (
-    HOST,
-    START_TIMEOUT,
-    STOP_TIMEOUT,
     Deployment,
     Server,
-    free_port,
     launch_server,
     prepare_deployment,
     wait_until_ready,
@@ -48,39 +40,24 @@ def deployment(tmp_path, deployment_template) -> Deployment:
 @pytest.fixture
 def redis_server(tmp_path):
     """(URL, client) of a fresh redis-server on a free loopback port, with no persistence."""
-    binary = shutil.which("redis-server")
-    assert binary, "redis-server is missing: apt-get install redis-server"
-    port = free_port()
-    log = open(tmp_path / "redis.log", "w")  # noqa: SIM115 (closed below)
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    client = redis.Redis(host=HOST, port=port, socket_timeout=10)
+    server = RedisServer.start(tmp_path)
+    client = server.client()
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            assert process.poll() is None, (tmp_path / "redis.log").read_text()
-            try:
-                if client.ping():
-                    break
-            except redis.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "redis-server did not answer"
-            time.sleep(0.05)
-        yield f"redis://{HOST}:{port}/0", client
+        yield server.url, client
     finally:
         client.close()
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
-        log.close()
+        server.stop()
+
+
+@pytest.fixture
+def own_postgresql() -> Iterator[PostgreSQL]:
+    """A PostgreSQL server of the test's own (tests/load/cluster.py), which it may restart; in
+    the PostgreSQL pass alone, with the load tests (tests/conftest.py)."""
+    server = PostgreSQL.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture

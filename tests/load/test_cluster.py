@@ -23,16 +23,20 @@ import time
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
-from cluster import HAProxy
+from cluster import HAProxy, PgBouncer, RedisServer
 from loadkit import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,
     LOAD_SURVEY,
     LOGIN_PATH,
+    AtomicCounter,
+    Deployment,
     Server,
+    launch_server,
     login_form,
     new_id,
     run_parallel,
+    wait_until_ready,
 )
 
 STUDENTS = 300
@@ -149,3 +153,114 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
         assert seen >= released, f"the projector showed {seen} of {released}"
     finally:
         balancer.stop()
+
+
+#: When, by answers stored, the outages of the second test begin and end.
+REDIS_STOPS, POSTGRESQL_RESTARTS, REDIS_RETURNS = 60, 120, 180
+OUTAGE_STUDENTS = 240
+#: A student's page keeps sending an answer it got no reply for, for this long (seconds).
+PATIENCE = 30.0
+#: Seconds from the start of PostgreSQL's restart within which every failed try must come: the
+#: restart itself (about a second here), PgBouncer's next login (each second), and a retry.
+OUTAGE_ERRORS = 5.0
+
+
+def test_the_class_goes_on_through_a_redis_outage_and_a_postgresql_restart(
+    own_postgresql, tmp_path
+):
+    """Three app servers behind HAProxy, PgBouncer and Redis, on a PostgreSQL of the test's own:
+    Redis stopped mid-class (answers go on, the limits counted by each worker meanwhile),
+    PostgreSQL restarted (at most a brief error a worker, each answer sent again with its id),
+    Redis back (the limits counted there again). Nothing is lost or doubled."""
+    postgresql = own_postgresql
+    stack: list = []
+    try:
+        own = Deployment(postgresql.url(), tmp_path / "deployment")
+        own.cli("init-db")
+        own.cli("create-analyst", ANALYST_EMAIL, "--password-stdin", stdin=ANALYST_PASSWORD)
+        survey = own.create_survey(LOAD_SURVEY)
+        bouncer = PgBouncer.start(postgresql.url())
+        stack.append(bouncer)
+        limits = RedisServer.start(tmp_path)
+        stack.append(limits)
+        through = dataclasses.replace(
+            own,
+            database_url=bouncer.url(postgresql.url()),
+            settings={
+                "SURVEY_APP_DATABASE_POOL_MODE": "transaction",
+                "SURVEY_APP_RATELIMIT_ENABLED": "true",
+                "SURVEY_APP_RATELIMIT_STORAGE_URL": limits.url,
+                "SURVEY_APP_TRUSTED_PROXIES": "1",
+            },
+        )
+        servers = [launch_server(through, 1, **through.settings) for _ in range(SERVERS)]
+        stack.extend(servers)
+        for server in servers:
+            wait_until_ready(server, survey)
+        balancer = HAProxy.start([server.port for server in servers], tmp_path)
+        stack.append(balancer)
+        front = _balanced(balancer, tmp_path)
+        _class_through_outages(front, survey, through, postgresql, limits)
+    finally:
+        for part in reversed(stack):
+            part.stop()
+
+
+def _class_through_outages(front, survey, deployment, postgresql, limits) -> None:
+    rng = random.Random(311)
+    sent = {new_id(): survey.random_values(rng) for _ in range(OUTAGE_STUDENTS)}
+    stored = AtomicCounter()
+    failed_at: list[float] = []  # when a try failed (list.append is atomic)
+    restart_began: list[float] = []
+
+    def student(submission_id: str, values) -> int:
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            try:
+                status, _ = front.submit(survey, submission_id, values)
+            except OSError:
+                status = 0
+            if status in (200, 201) or time.monotonic() > deadline:
+                stored.add()
+                return status
+            failed_at.append(time.monotonic())
+            time.sleep(RETRY_PAUSE)
+
+    def restart() -> None:
+        restart_began.append(time.monotonic())
+        postgresql.restart()
+
+    def outages() -> None:
+        for threshold, action in (
+            (REDIS_STOPS, limits.stop),
+            (POSTGRESQL_RESTARTS, restart),
+            (REDIS_RETURNS, limits.resume),
+        ):
+            while stored.value < threshold:
+                time.sleep(0.01)
+            action()
+
+    chaos = threading.Thread(target=outages, daemon=True)
+    chaos.start()
+    results = run_parallel([lambda item=item: student(*item) for item in sent.items()], threads=8)
+    chaos.join(timeout=60)
+    assert not chaos.is_alive(), "the outages did not all happen while the class answered"
+    assert set(results) <= {200, 201}, sorted(set(results))
+    assert deployment.assert_consistent(survey).keys() == sent.keys()
+    # The errors were brief: every failed try came within OUTAGE_ERRORS seconds of the restart
+    # (none while Redis was away, none once PostgreSQL was back).
+    restarted = restart_began[0]
+    late = [
+        round(at - restarted, 2) for at in failed_at if not 0 <= at - restarted <= OUTAGE_ERRORS
+    ]
+    assert late == [], f"{len(failed_at)} failed tries, these outside the restart: {late}"
+    # Redis is back: the limits are counted there again (each worker went back to it).
+    client = limits.client()
+    try:
+        deadline = time.monotonic() + 10
+        while not client.keys("*") and time.monotonic() < deadline:
+            front.submit(survey, new_id(), survey.random_values(rng))
+            time.sleep(0.2)
+        assert client.keys("*"), "no limit was counted in Redis once it was back"
+    finally:
+        client.close()
