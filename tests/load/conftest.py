@@ -67,7 +67,8 @@ def pgbouncer() -> Iterator[PgBouncer]:
     alone runs the tests that use it (tests/conftest.py: EVERY_DATABASE_FIXTURES). One a test:
     its server connections must be gone before the next test's database replaces this one's."""
     if not TEST_DATABASE_URL:
-        pytest.fail("PgBouncer stands before PostgreSQL: set SURVEY_APP_TEST_DATABASE_URL")
+        # Outside CI's PostgreSQL pass (a plain pytest run); in CI a skip fails (conftest.py).
+        pytest.skip("PgBouncer stands before PostgreSQL: bash .ci/run runs this on one")
     bouncer = PgBouncer.start(TEST_DATABASE_URL)
     yield bouncer
     bouncer.stop()
