@@ -47,6 +47,29 @@ def _wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"{process.args} did not listen on {port}: {log.read_text()}")
 
 
+def _spawn(argv: list[str], log: Path | None = None, env: dict | None = None):
+    """``argv`` started in a process group of its own (stopped whole), its output in ``log``."""
+    with open(log or os.devnull, "ab") as output:
+        return subprocess.Popen(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )
+
+
+def _listening(part, port: int, log: Path):
+    """``part`` once its process listens on ``port``; stopped if it does not (bounded)."""
+    try:
+        _wait_listening(port, part.process, log)
+    except BaseException:
+        part.stop()
+        raise
+    return part
+
+
 @dataclass
 class PgBouncer:
     """A PgBouncer in transaction pooling before the PostgreSQL server of a database URL."""
@@ -92,20 +115,9 @@ class PgBouncer:
             shutil.chown(directory, "postgres")
             for path in directory.iterdir():
                 shutil.chown(path, "postgres")
-        process = subprocess.Popen(
-            _as_service_user([PGBOUNCER, str(directory / "pgbouncer.ini")]),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-            process_group=0,
-        )
-        bouncer = cls(directory, port, process)
-        try:
-            _wait_listening(port, process, log)
-        except BaseException:
-            bouncer.stop()
-            raise
-        return bouncer
+        # PgBouncer writes its own log file (logfile above).
+        process = _spawn(_as_service_user([PGBOUNCER, str(directory / "pgbouncer.ini")]))
+        return _listening(cls(directory, port, process), port, log)
 
     def url(self, database_url: str) -> str:
         """``database_url`` (a database of the server behind) reached through PgBouncer."""
@@ -142,22 +154,8 @@ class HAProxy:
             for index, server in enumerate(servers, start=1)
         }
         log = directory / "haproxy.log"
-        with open(log, "ab") as output:
-            process = subprocess.Popen(
-                [HAPROXY, "-db", "-f", str(DEPLOY / "haproxy.cfg")],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                process_group=0,
-            )
-        balancer = cls(port, process, log)
-        try:
-            _wait_listening(port, process, log)
-        except BaseException:
-            balancer.stop()
-            raise
-        return balancer
+        process = _spawn([HAPROXY, "-db", "-f", str(DEPLOY / "haproxy.cfg")], log, env)
+        return _listening(cls(port, process, log), port, log)
 
     def stop(self) -> None:
         if self.process.poll() is None:

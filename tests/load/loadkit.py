@@ -302,18 +302,24 @@ def login_form(server, source: str | None = None) -> tuple[str, str]:
 
 def sign_in(server, form: tuple[str, str], password: str, source: str | None = None) -> int:
     """POST the sign-in form (with its cookie and token) on a new connection; the status."""
+    return sign_in_response(server, form, password, source)[0]
+
+
+def sign_in_response(server, form: tuple[str, str], password: str, source: str | None = None):
+    """POST the sign-in form (with its cookie and token) on a new connection; the status and
+    the response's headers (its session cookie)."""
     cookie, token = form
     body = urlencode(
         {"csrf_token": token, "email": ANALYST_EMAIL, "password": password, "next": ""}
     )
-    status, _, _ = server.request(
+    status, headers, _ = server.request(
         "POST",
         LOGIN_PATH,
         body,
         {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie},
         source=source,
     )
-    return status
+    return status, headers
 
 
 # --------------------------------------------------------------------------- load

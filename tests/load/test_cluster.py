@@ -21,14 +21,12 @@ import signal
 import threading
 import time
 from http.cookies import SimpleCookie
-from urllib.parse import urlencode
 
 from cluster import HAProxy, PgBouncer, RedisServer
 from loadkit import (
     ANALYST_EMAIL,
     ANALYST_PASSWORD,
     LOAD_SURVEY,
-    LOGIN_PATH,
     AtomicCounter,
     Deployment,
     Server,
@@ -36,6 +34,7 @@ from loadkit import (
     login_form,
     new_id,
     run_parallel,
+    sign_in_response,
     wait_until_ready,
 )
 
@@ -55,16 +54,7 @@ def _balanced(balancer: HAProxy, directory) -> Server:
 
 def _signed_in_cookie(front: Server) -> str:
     """The professor's session cookie, from the sign-in form sent through the balancer."""
-    cookie, token = login_form(front)
-    body = urlencode(
-        {"csrf_token": token, "email": ANALYST_EMAIL, "password": ANALYST_PASSWORD, "next": ""}
-    )
-    status, headers, _ = front.request(
-        "POST",
-        LOGIN_PATH,
-        body,
-        {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie},
-    )
+    status, headers = sign_in_response(front, login_form(front), ANALYST_PASSWORD)
     assert status in (302, 303), status
     jar = SimpleCookie()
     for value in headers.get_all("Set-Cookie") or []:

@@ -183,6 +183,14 @@ def test_a_ticket_naming_no_analyst_still_needs_the_session(app, client, platfor
     assert framed.status_code == 403 and "open the tool in a new window" in framed.text
 
 
+def link_by_signing_in(client, link_page: str, email: str):
+    """The link page's first way: sign in once with an existing account."""
+    return client.post(
+        link_page,
+        data={"existing-email": email, "existing-password": ANALYST_PASSWORD, "action": "sign-in"},
+    )
+
+
 def test_the_link_page_links_in_the_frame_then_goes_on_to_the_choice(
     app, client, platform, make_survey, analyst
 ):
@@ -192,14 +200,7 @@ def test_the_link_page_links_in_the_frame_then_goes_on_to_the_choice(
     assert link_page.startswith("/lti/link/")
     in_the_frame(client)
     assert "csrf_token" not in client.get(link_page).text
-    done = client.post(
-        link_page,
-        data={
-            "existing-email": analyst,
-            "existing-password": ANALYST_PASSWORD,
-            "action": "sign-in",
-        },
-    )
+    done = link_by_signing_in(client, link_page, analyst)
     assert done.status_code == 303
     chooser = urlsplit(done.location).path
     assert chooser.startswith("/lti/deep-link/")
@@ -217,14 +218,7 @@ def test_a_resource_link_linked_in_the_frame_goes_on_to_the_new_tab_page(
     link_page = urlsplit(resource_link_launch(client, platform, slug, **FRAMED).location).path
     assert link_page.startswith("/lti/link/")
     in_the_frame(client)
-    done = client.post(
-        link_page,
-        data={
-            "existing-email": analyst,
-            "existing-password": ANALYST_PASSWORD,
-            "action": "sign-in",
-        },
-    )
+    done = link_by_signing_in(client, link_page, analyst)
     assert done.status_code == 303 and urlsplit(done.location).path == f"/lti/dashboard/{slug}"
 
 

@@ -164,27 +164,34 @@ def test_the_projector_speaks_the_language(
     assert "⟦" in said["respondents_words"] and "⟦" in said["pages"][0]["words"]
 
 
+def _registered_platform():
+    """A learning platform registered as an operator does (within an app context)."""
+    from survey_app.lti.platforms import add_platform
+
+    platform = add_platform(
+        "https://lms.example.edu",
+        "tool-1",
+        ["deployment-1"],
+        {
+            "auth_url": "https://lms.example.edu/auth",
+            "token_url": "https://lms.example.edu/token",
+            "jwks_url": "https://lms.example.edu/jwks",
+        },
+    )
+    db.session.commit()
+    return platform
+
+
 def test_the_page_that_adds_a_survey_to_a_course_speaks_the_language(
     pseudo_app, client, analyst, sign_in_as, make_survey
 ):
     """LTI deep linking: the instructor's choice of a survey, and the page that sends it back."""
     from survey_app.lti import deep_linking
     from survey_app.lti.launches import DEEP_LINKING_REQUEST, Launch
-    from survey_app.lti.platforms import add_platform
 
     slug, _ = make_survey()
     with pseudo_app.app_context():
-        platform = add_platform(
-            "https://lms.example.edu",
-            "tool-1",
-            ["deployment-1"],
-            {
-                "auth_url": "https://lms.example.edu/auth",
-                "token_url": "https://lms.example.edu/token",
-                "jwks_url": "https://lms.example.edu/jwks",
-            },
-        )
-        db.session.commit()
+        platform = _registered_platform()
         launch = Launch(
             platform.id,
             "deployment-1",
@@ -229,20 +236,9 @@ def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
 ):
     """LTI: an instructor's first launch links their course account to an account of the app."""
     from survey_app.lti import instructors
-    from survey_app.lti.platforms import add_platform
 
     with pseudo_app.test_request_context():
-        platform = add_platform(
-            "https://lms.example.edu",
-            "tool-1",
-            ["deployment-1"],
-            {
-                "auth_url": "https://lms.example.edu/auth",
-                "token_url": "https://lms.example.edu/token",
-                "jwks_url": "https://lms.example.edu/jwks",
-            },
-        )
-        db.session.commit()
+        platform = _registered_platform()
         ticket = instructors.ticket(platform.id, "0" * 64, "/analyst/", None, "this-browser")
     client.set_cookie(instructors.LINKER_COOKIE, "this-browser", path="/lti/link")
     page = client.get(f"/lti/link/{ticket}", headers=SPEAKING)
