@@ -28,7 +28,7 @@ from survey_app.extensions import db
 REPEATED = text("SELECT count(*) FROM surveys WHERE id > :floor")
 USES = 8
 #: A lecture hall's class, each with a one-time code.
-STUDENTS = 300
+STUDENTS = 120
 
 
 def _app_through(bouncer_url: str, deployment, pool_mode: str):
@@ -80,7 +80,7 @@ def test_servers_behind_pgbouncer_take_a_class_and_its_commands(
     pgbouncer, deployment, start_server
 ):
     """Two servers of three workers share two server connections through PgBouncer: the
-    commands (a draft, a one-time code a student, opening it) and 300 submissions all succeed,
+    commands (a draft, a one-time code a student, opening it) and 120 submissions all succeed,
     a code used on one server is refused by the other, and the counts equal the submissions."""
     through = dataclasses.replace(
         deployment,
