@@ -139,8 +139,12 @@ def close_survey_command(slug: str) -> None:
     """Close the survey SLUG: no more answers; results stay readable."""
     from survey_app.surveys.services import SurveyStateError, close_survey
 
+    survey = _find_survey(slug)
+    if survey.is_closed:  # its closing time, and its join code's grace, stay as they were
+        click.echo(f"Survey {slug} is already closed.")
+        return
     try:
-        close_survey(_find_survey(slug))
+        close_survey(survey)
     except SurveyStateError as error:
         fail(str(error))
     db.session.commit()  # then the storage forgets the submissions' arrival order

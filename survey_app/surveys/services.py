@@ -406,9 +406,13 @@ def close_survey(survey: Survey) -> None:
 
     Once that commit is done, the storage forgets the order in which the survey's
     submissions arrived (:func:`survey_app.storage.database.forget_arrival_order`).
+    A survey already closed is left as it is: a new closing time would give its join code,
+    expired perhaps, a new grace.
     """
     if survey.is_draft:
         raise SurveyStateError("a draft has not opened, so it cannot close", "draft")
+    if survey.is_closed:
+        return
     survey.status = SurveyStatus.CLOSED
     survey.closed_at = utc_now()
     releases.close(survey)
