@@ -282,14 +282,17 @@ def forget_arrival_order_command() -> None:
 
     Closing a survey does this for it; run this for surveys still open (e.g. nightly).
     """
-    from survey_app.storage.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order, is_sqlite
 
     if not forget_arrival_order():
-        click.echo(
-            "Error: the database’s write-ahead log could not be emptied (another process is "
-            "reading it) and still holds recent writes in arrival order; run this again later.",
-            err=True,
+        said = (
+            "the database’s write-ahead log could not be emptied (another process is reading "
+            "it) and still holds recent writes in arrival order"
+            if is_sqlite()
+            else "the tables could not be copied into new files (another connection kept "
+            "reading them) and their pages still hold old row versions"
         )
+        click.echo(f"Error: {said}; run this again later.", err=True)
         sys.exit(1)
     click.echo("Stored submissions, counts and used codes rewritten in key order.")
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session
 
 from survey_app.extensions import db
@@ -291,6 +291,10 @@ _ARRIVAL_TABLES = (
 )
 #: How long forgetting the arrival order waits for readers before a checkpoint gives up.
 CHECKPOINT_WAIT_MS = 2_000
+#: ... and, on PostgreSQL, before copying the tables into new files gives up.
+REWRITE_WAIT_MS = 2_000
+#: PostgreSQL's error code for a lock not taken within ``lock_timeout``.
+LOCK_NOT_AVAILABLE = "55P03"
 
 
 def forget_arrival_order(survey_id: int | None = None) -> bool:
@@ -305,13 +309,16 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
     of the transaction that wrote it (``xmin``), which grows with time. Here every row the
     survey's submissions wrote (every survey's, for ``None``) is rewritten in one transaction
     in key order (:func:`_rewrite_in_key_order`), so their physical order is the key's and
-    they share one ``xmin``. ``VACUUM`` then frees the old row versions for reuse.
+    they share one ``xmin``. The tables are then copied into new files
+    (:func:`_vacuum_into_new_files`), which leaves no old row version in their pages.
 
     Called when a survey closes, and by ``survey-app forget-arrival-order`` (for surveys
     still open). For 100,000 submissions it took 0.1 s on SQLite and 1.1 s on PostgreSQL
-    here; writers wait meanwhile. Returns False, and logs a warning, when SQLite's log could
-    not be emptied because another connection kept reading it for longer than
-    ``CHECKPOINT_WAIT_MS``: the log then still holds recent writes in arrival order.
+    here (on a busier machine, 3.4 s with the copy into new files, 3.8 s with the plain
+    ``VACUUM`` it replaced); writers wait meanwhile. Returns False, and logs a warning, when
+    SQLite's log could not be emptied because another connection kept reading it for longer
+    than ``CHECKPOINT_WAIT_MS`` (the log then still holds recent writes in arrival order), or
+    PostgreSQL's tables could not be copied within ``REWRITE_WAIT_MS``.
     """
     engine = db.engine
     if is_sqlite(engine):
@@ -339,12 +346,43 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
             return False
         return True
     _rewrite_in_key_order(engine, survey_id)
+    return _vacuum_into_new_files(engine)
+
+
+def _vacuum_into_new_files(engine: Engine) -> bool:
+    """PostgreSQL: copy the rewritten tables into new files (``VACUUM FULL``), indexes rebuilt.
+
+    The rewrite leaves the rows it replaced behind: as dead row versions, each with the
+    ``xmin`` of the submission that wrote it, and, once a plain ``VACUUM`` has freed them, as
+    stale bytes in the pages' free space, which nothing wipes until a new row lands there.
+    ``VACUUM FULL`` copies the live rows alone into new pages and drops the old file (released
+    counts too: each release deletes the one before, in order). It holds each table's
+    exclusive lock while it copies: submissions wait meanwhile (see forget_arrival_order for
+    how long), then go on; none is lost. It waits at most ``REWRITE_WAIT_MS`` for that lock, which
+    a long read (an export streaming) holds: then a plain ``VACUUM`` frees what it can, a
+    warning says so, and it returns False, so that no submission waits behind the read. Rows
+    that a transaction begun before the rewrite could still read are copied too: they go the
+    next time this runs.
+    """
+    tables = "released_tallies, " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
     with engine.connect() as connection:
-        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-            # Released counts too: each release deletes the one before, whose row versions
-            # (one per release, in order) stay on disk until vacuumed.
-            "VACUUM released_tallies, " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
-        )
+        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        connection.exec_driver_sql(f"SET lock_timeout = {REWRITE_WAIT_MS}")
+        try:
+            connection.exec_driver_sql(f"VACUUM (FULL) {tables}")
+        except OperationalError as error:
+            if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                raise
+            connection.exec_driver_sql(f"VACUUM {tables}")
+            logger.warning(
+                "The tables that submissions write to could not be copied into new files "
+                "(another connection kept reading them for over %s ms): their pages keep old "
+                "row versions until `survey-app forget-arrival-order` runs again.",
+                REWRITE_WAIT_MS,
+            )
+            return False
+        finally:
+            connection.exec_driver_sql("RESET lock_timeout")
     return True
 
 

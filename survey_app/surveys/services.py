@@ -450,7 +450,7 @@ def delete_survey(survey: Survey) -> None:
     applies cascades only on connections with ``PRAGMA foreign_keys = ON``. Once committed,
     the storage is rewritten as when a survey closes
     (:func:`survey_app.storage.database.forget_arrival_order`): SQLite's file is rebuilt without the
-    deleted rows, PostgreSQL's VACUUM frees the space they held for reuse.
+    deleted rows, PostgreSQL's tables are copied into new files without them.
     """
     survey_id = survey.id
     questions = select(Question.id).where(Question.survey_id == survey_id)
