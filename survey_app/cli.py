@@ -58,12 +58,12 @@ def upgrade_database() -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
-    from survey_app.storage.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order, is_sqlite
 
-    upgrade_database()
-    # An upgrade may rebuild tables (count rows without rowid): the old pages, in arrival
-    # order, are freed but not yet overwritten until the file is rewritten.
-    forget_arrival_order()
+    upgrade_database()  # on SQLite it rebuilds the file too (migrations/env.py)
+    if not is_sqlite():
+        # An upgrade may rewrite rows: their old versions stay in the pages until copied out.
+        forget_arrival_order()
     click.echo(f"Database ready: {_safe_url()}")
 
 
