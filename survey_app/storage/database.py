@@ -345,48 +345,96 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
             )
             return False
         return True
-    _rewrite_in_key_order(engine, survey_id)
-    return _vacuum_into_new_files(engine)
+    rewrite = _rewrite_in_key_order(engine, survey_id)
+    return _vacuum_into_new_files(engine, rewrite)
 
 
-def _vacuum_into_new_files(engine: Engine) -> bool:
+#: The id of the running transaction (64 bits, never wrapping).
+_TRANSACTION_ID = "SELECT txid_current()"
+#: Whether a transaction that began before the one given still runs: on the whole server (any
+#: database: a copy's own snapshot would go back to it, and keep what it could read), or in
+#: this database as a snapshot without an id of its own (a read). The rows the rewrite replaced
+#: are still theirs to read, and a copy would keep them.
+_OLDER_TRANSACTIONS = """
+SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint <= CAST(:rewrite AS bigint)
+    OR EXISTS (SELECT FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid()
+                 AND age(backend_xmin)
+                     >= age(CAST(CAST(:rewrite AS bigint) % 4294967296 AS text)::xid))
+"""
+
+
+def _wait_for_older_transactions(engine: Engine, rewrite: int) -> bool:
+    """Wait up to ``REWRITE_WAIT_MS`` until no transaction that began before the rewrite is
+    still running (a submission in flight, autovacuum's ANALYZE); whether none is."""
+    deadline = time.monotonic() + REWRITE_WAIT_MS / 1000
+    with engine.connect() as connection:
+        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        while True:
+            older = connection.execute(text(_OLDER_TRANSACTIONS), {"rewrite": rewrite})
+            if not older.scalar_one():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def _vacuum_into_new_files(engine: Engine, rewrite: int) -> bool:
     """PostgreSQL: copy the rewritten tables into new files (``VACUUM FULL``), indexes rebuilt.
 
     The rewrite leaves the rows it replaced behind: as dead row versions, each with the
     ``xmin`` of the submission that wrote it, and, once a plain ``VACUUM`` has freed them, as
     stale bytes in the pages' free space, which nothing wipes until a new row lands there.
     ``VACUUM FULL`` copies the live rows alone into new pages and drops the old file (released
-    counts too: each release deletes the one before, in order). It holds each table's
-    exclusive lock while it copies: submissions wait meanwhile (see forget_arrival_order for
-    how long), then go on; none is lost. It waits at most ``REWRITE_WAIT_MS`` for that lock, which
-    a long read (an export streaming) holds: then a plain ``VACUUM`` frees what it can, a
-    warning says so, and it returns False, so that no submission waits behind the read. Rows
-    that a transaction begun before the rewrite could still read are copied too: they go the
-    next time this runs.
+    counts too: each release deletes the one before, in order). It runs outside a transaction,
+    so no snapshot of its own keeps the old rows alive (``CLUSTER`` in a transaction would copy
+    them whenever any transaction on the server began before the rewrite).
+
+    It holds each table's exclusive lock while it copies it: submissions wait meanwhile (see
+    forget_arrival_order for how long), then go on; none is lost. Before each table, a short
+    transaction checks that the lock can be had within ``REWRITE_WAIT_MS`` (``SET LOCAL``:
+    no setting stays on the server connection, as PgBouncer's transaction pooling needs). A
+    long read (an export streaming) holds it longer: then a plain ``VACUUM`` frees what it
+    can, a warning says so, and it returns False, so that no submission waits behind the
+    read. Rows that a transaction begun before the rewrite could still read would be copied
+    too: the copy waits (as long) for such transactions to end, and says when one did not.
     """
-    tables = "released_tallies, " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
-    with engine.connect() as connection:
-        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
-        connection.exec_driver_sql(f"SET lock_timeout = {REWRITE_WAIT_MS}")
-        try:
-            connection.exec_driver_sql(f"VACUUM (FULL) {tables}")
-        except OperationalError as error:
-            if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
-                raise
-            connection.exec_driver_sql(f"VACUUM {tables}")
-            logger.warning(
-                "The tables that submissions write to could not be copied into new files "
-                "(another connection kept reading them for over %s ms): their pages keep old "
-                "row versions until `survey-app forget-arrival-order` runs again.",
-                REWRITE_WAIT_MS,
+    tables = ("released_tallies", *(table for table, *_ in _ARRIVAL_TABLES))
+    if not _wait_for_older_transactions(engine, rewrite):
+        logger.warning(
+            "A transaction older than the rewrite of stored submissions was still running "
+            "after %s ms: the copy keeps the rows it could read until "
+            "`survey-app forget-arrival-order` runs again.",
+            REWRITE_WAIT_MS,
+        )
+        # Copied all the same: whatever that transaction cannot read goes now.
+    try:
+        for table in tables:  # one lock held at a time: nothing waits for it holding another
+            with engine.begin() as connection:
+                connection.exec_driver_sql(f"SET LOCAL lock_timeout = {REWRITE_WAIT_MS}")
+                connection.exec_driver_sql(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+            with engine.connect() as connection:
+                connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                    f"VACUUM (FULL) {table}"
+                )
+    except OperationalError as error:
+        if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise
+        with engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                "VACUUM " + ", ".join(tables)
             )
-            return False
-        finally:
-            connection.exec_driver_sql("RESET lock_timeout")
+        logger.warning(
+            "The tables that submissions write to could not be copied into new files "
+            "(another connection kept reading them for over %s ms): their pages keep old "
+            "row versions until `survey-app forget-arrival-order` runs again.",
+            REWRITE_WAIT_MS,
+        )
+        return False
     return True
 
 
-def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
+def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> int:
     """PostgreSQL: rewrite every table a submission writes to in key order, in one transaction.
 
     A numeric question's tally rows are created as its reports first arrive, and every count
@@ -401,6 +449,7 @@ def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
     """
     with engine.begin() as connection:
         connection.exec_driver_sql("LOCK TABLE tallies IN EXCLUSIVE MODE")
+        rewrite = connection.exec_driver_sql(_TRANSACTION_ID).scalar_one()
         for table, columns, key, of_survey in _ARRIVAL_TABLES:
             which = "" if survey_id is None else f"WHERE {of_survey}"
             connection.execute(
@@ -417,6 +466,7 @@ def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
                     f"SELECT {columns} FROM {table}_in_key_order ORDER BY {key}"
                 )
             )
+    return rewrite
 
 
 def _checkpoint(driver) -> tuple[int, int, int]:
