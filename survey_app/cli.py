@@ -58,12 +58,12 @@ def upgrade_database() -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database schema, or upgrade it (keeps existing data); as `db upgrade`."""
-    from survey_app.storage.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order, is_sqlite
 
-    upgrade_database()
-    # An upgrade may rebuild tables (count rows without rowid): the old pages, in arrival
-    # order, are freed but not yet overwritten until the file is rewritten.
-    forget_arrival_order()
+    upgrade_database()  # on SQLite it rebuilds the file too (migrations/env.py)
+    if not is_sqlite():
+        # An upgrade may rewrite rows: their old versions stay in the pages until copied out.
+        forget_arrival_order()
     click.echo(f"Database ready: {_safe_url()}")
 
 
@@ -139,8 +139,12 @@ def close_survey_command(slug: str) -> None:
     """Close the survey SLUG: no more answers; results stay readable."""
     from survey_app.surveys.services import SurveyStateError, close_survey
 
+    survey = _find_survey(slug)
+    if survey.is_closed:  # its closing time, and its join code's grace, stay as they were
+        click.echo(f"Survey {slug} is already closed.")
+        return
     try:
-        close_survey(_find_survey(slug))
+        close_survey(survey)
     except SurveyStateError as error:
         fail(str(error))
     db.session.commit()  # then the storage forgets the submissions' arrival order
@@ -278,14 +282,17 @@ def forget_arrival_order_command() -> None:
 
     Closing a survey does this for it; run this for surveys still open (e.g. nightly).
     """
-    from survey_app.storage.database import forget_arrival_order
+    from survey_app.storage.database import forget_arrival_order, is_sqlite
 
     if not forget_arrival_order():
-        click.echo(
-            "Error: the database’s write-ahead log could not be emptied (another process is "
-            "reading it) and still holds recent writes in arrival order; run this again later.",
-            err=True,
+        said = (
+            "the database’s write-ahead log could not be emptied (another process is reading "
+            "it) and still holds recent writes in arrival order"
+            if is_sqlite()
+            else "the tables could not be copied into new files (another connection kept "
+            "reading them) and their pages still hold old row versions"
         )
+        click.echo(f"Error: {said}; run this again later.", err=True)
         sys.exit(1)
     click.echo("Stored submissions, counts and used codes rewritten in key order.")
 

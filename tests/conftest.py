@@ -23,7 +23,8 @@ from survey_app.surveys.services import SAMPLE_SURVEY, create_survey, open_surve
 from tests.analyst_helpers import create_test_analyst
 from tests.databases import TEST_DATABASE_URL, create_worker_database, empty_postgresql_database
 
-TEST_SECRET_KEY = "test-secret-key-not-for-production-0123456789"
+#: A fixed random key (secrets.token_urlsafe(36)): the app refuses keys that read as words.
+TEST_SECRET_KEY = "lFYLZ8BMLzE804NL8B8XAGdiNZOZl40XaRlAsqLOJ8l77gX5"
 ANALYST_PASSWORD = "correct horse battery"
 
 #: The app's own sample survey (what quickstart opens): a yes/no and a three-option question.

@@ -205,6 +205,9 @@ def logout():
 def account():
     """Change the password; sign out on every device."""
     form = PasswordChangeForm()
+    if request.method == "POST" and (retry_after := _password_tries_refused()) is not None:
+        flash(gettext("Too many attempts. Please wait a minute and try again."), "error")
+        return _account_page(form), 429, {"Retry-After": str(retry_after)}
     if form.validate_on_submit():
         _writes_next()
         analyst = current_user._get_current_object()
@@ -215,6 +218,25 @@ def account():
         flash(gettext("Password changed. Every other device was signed out."), "success")
         return redirect(url_for("sign_in.account"))
     return _account_page(form), 400 if form.errors else 200
+
+
+def _password_tries_refused() -> int | None:
+    """Count a try of the current password as a sign-in attempt (the same throttle, the same
+    limits: a signed-in browser left open is no faster way to guess the password than the
+    sign-in page); the seconds to wait when it must be refused unchecked, else None."""
+    throttle = sign_in_throttle()
+    if throttle is None:
+        return None
+    email = current_user.email
+    refused = throttle.attempt(email, known_device(email))
+    db.session.commit()  # the try counts whatever follows
+    if refused is None:
+        return None
+    current_app.logger.warning(
+        "password change refused: too many attempts %s",
+        "from one address" if refused.reason == "address" else "on one account",
+    )
+    return refused.retry_after
 
 
 def _account_page(form: PasswordChangeForm, language_error: str | None = None) -> str:

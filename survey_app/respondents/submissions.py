@@ -224,16 +224,27 @@ _RECORD_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(claim="", claimed="")
 #: this shard), with a count of 0. Its own statement, in autocommit, because the statement above
 #: would not see rows that a part of itself inserts. Rows come in a fixed order, so two such
 #: inserts never wait for each other in a cycle; a row left at 0 by a refused submission counts
-#: nothing. Only for an open survey, and only values in range (checked before).
+#: nothing. Only for an open survey, only values in range (checked before), and only for a
+#: submission that the statement above can store: its id not taken, its code (if the survey
+#: requires one) unused. A refused submission then writes nothing, not even a row at 0 that
+#: would tell which report someone tried; only two submissions racing for one code or one id
+#: can leave one, which counts nothing.
 _ADD_TALLIES_ON_POSTGRESQL = """
 INSERT INTO tallies (question_id, value, shard, noisy_count)
 SELECT answer.question_id, answer.value, %(shard)s, 0
 FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
             string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
 WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
+  AND NOT EXISTS (SELECT FROM submissions WHERE submission_id = %(submission_id)s){unused}
 ORDER BY answer.question_id, answer.value
 ON CONFLICT DO NOTHING
 """
+_ADD_TALLIES_WITH_CODE_ON_POSTGRESQL = _ADD_TALLIES_ON_POSTGRESQL.format(
+    unused="""
+  AND EXISTS (SELECT FROM one_time_codes WHERE survey_id = %(survey_id)s
+              AND code_sha256 = %(code_sha256)s AND used_on IS NULL)"""
+)
+_ADD_TALLIES_ON_POSTGRESQL = _ADD_TALLIES_ON_POSTGRESQL.format(unused="")
 
 #: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
 _STORE_ON_SQLITE = """
@@ -285,9 +296,14 @@ def submission_row(
 def _store_on_postgresql(row: dict[str, object]) -> bool:
     try:
         with autocommit_cursor() as cursor:
-            if row["has_numeric"]:
-                cursor.execute(_ADD_TALLIES_ON_POSTGRESQL, row)
             with_code = row["code_sha256"] is not None
+            if row["has_numeric"]:
+                adding = (
+                    _ADD_TALLIES_WITH_CODE_ON_POSTGRESQL
+                    if with_code
+                    else _ADD_TALLIES_ON_POSTGRESQL
+                )
+                cursor.execute(adding, row)
             statement = _RECORD_WITH_CODE_ON_POSTGRESQL if with_code else _RECORD_ON_POSTGRESQL
             cursor.execute(statement, row)
             return cursor.rowcount > 0

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 from sqlalchemy.orm import Session
 
 from survey_app.extensions import db
@@ -291,6 +291,10 @@ _ARRIVAL_TABLES = (
 )
 #: How long forgetting the arrival order waits for readers before a checkpoint gives up.
 CHECKPOINT_WAIT_MS = 2_000
+#: ... and, on PostgreSQL, before copying the tables into new files gives up.
+REWRITE_WAIT_MS = 2_000
+#: PostgreSQL's error code for a lock not taken within ``lock_timeout``.
+LOCK_NOT_AVAILABLE = "55P03"
 
 
 def forget_arrival_order(survey_id: int | None = None) -> bool:
@@ -305,13 +309,16 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
     of the transaction that wrote it (``xmin``), which grows with time. Here every row the
     survey's submissions wrote (every survey's, for ``None``) is rewritten in one transaction
     in key order (:func:`_rewrite_in_key_order`), so their physical order is the key's and
-    they share one ``xmin``. ``VACUUM`` then frees the old row versions for reuse.
+    they share one ``xmin``. The tables are then copied into new files
+    (:func:`_vacuum_into_new_files`), which leaves no old row version in their pages.
 
     Called when a survey closes, and by ``survey-app forget-arrival-order`` (for surveys
     still open). For 100,000 submissions it took 0.1 s on SQLite and 1.1 s on PostgreSQL
-    here; writers wait meanwhile. Returns False, and logs a warning, when SQLite's log could
-    not be emptied because another connection kept reading it for longer than
-    ``CHECKPOINT_WAIT_MS``: the log then still holds recent writes in arrival order.
+    here (on a busier machine, 3.4 s with the copy into new files, 3.8 s with the plain
+    ``VACUUM`` it replaced); writers wait meanwhile. Returns False, and logs a warning, when
+    SQLite's log could not be emptied because another connection kept reading it for longer
+    than ``CHECKPOINT_WAIT_MS`` (the log then still holds recent writes in arrival order), or
+    PostgreSQL's tables could not be copied within ``REWRITE_WAIT_MS``.
     """
     engine = db.engine
     if is_sqlite(engine):
@@ -338,17 +345,96 @@ def forget_arrival_order(survey_id: int | None = None) -> bool:
             )
             return False
         return True
-    _rewrite_in_key_order(engine, survey_id)
+    rewrite = _rewrite_in_key_order(engine, survey_id)
+    return _vacuum_into_new_files(engine, rewrite)
+
+
+#: The id of the running transaction (64 bits, never wrapping).
+_TRANSACTION_ID = "SELECT txid_current()"
+#: Whether a transaction that began before the one given still runs: on the whole server (any
+#: database: a copy's own snapshot would go back to it, and keep what it could read), or in
+#: this database as a snapshot without an id of its own (a read). The rows the rewrite replaced
+#: are still theirs to read, and a copy would keep them.
+_OLDER_TRANSACTIONS = """
+SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint <= CAST(:rewrite AS bigint)
+    OR EXISTS (SELECT FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid()
+                 AND age(backend_xmin)
+                     >= age(CAST(CAST(:rewrite AS bigint) % 4294967296 AS text)::xid))
+"""
+
+
+def _wait_for_older_transactions(engine: Engine, rewrite: int) -> bool:
+    """Wait up to ``REWRITE_WAIT_MS`` until no transaction that began before the rewrite is
+    still running (a submission in flight, autovacuum's ANALYZE); whether none is."""
+    deadline = time.monotonic() + REWRITE_WAIT_MS / 1000
     with engine.connect() as connection:
-        connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-            # Released counts too: each release deletes the one before, whose row versions
-            # (one per release, in order) stay on disk until vacuumed.
-            "VACUUM released_tallies, " + ", ".join(table for table, *_ in _ARRIVAL_TABLES)
+        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        while True:
+            older = connection.execute(text(_OLDER_TRANSACTIONS), {"rewrite": rewrite})
+            if not older.scalar_one():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def _vacuum_into_new_files(engine: Engine, rewrite: int) -> bool:
+    """PostgreSQL: copy the rewritten tables into new files (``VACUUM FULL``), indexes rebuilt.
+
+    The rewrite leaves the rows it replaced behind: as dead row versions, each with the
+    ``xmin`` of the submission that wrote it, and, once a plain ``VACUUM`` has freed them, as
+    stale bytes in the pages' free space, which nothing wipes until a new row lands there.
+    ``VACUUM FULL`` copies the live rows alone into new pages and drops the old file (released
+    counts too: each release deletes the one before, in order). It runs outside a transaction,
+    so no snapshot of its own keeps the old rows alive (``CLUSTER`` in a transaction would copy
+    them whenever any transaction on the server began before the rewrite).
+
+    It holds each table's exclusive lock while it copies it: submissions wait meanwhile (see
+    forget_arrival_order for how long), then go on; none is lost. Before each table, a short
+    transaction checks that the lock can be had within ``REWRITE_WAIT_MS`` (``SET LOCAL``:
+    no setting stays on the server connection, as PgBouncer's transaction pooling needs). A
+    long read (an export streaming) holds it longer: then a plain ``VACUUM`` frees what it
+    can, a warning says so, and it returns False, so that no submission waits behind the
+    read. Rows that a transaction begun before the rewrite could still read would be copied
+    too: the copy waits (as long) for such transactions to end, and says when one did not.
+    """
+    tables = ("released_tallies", *(table for table, *_ in _ARRIVAL_TABLES))
+    if not _wait_for_older_transactions(engine, rewrite):
+        logger.warning(
+            "A transaction older than the rewrite of stored submissions was still running "
+            "after %s ms: the copy keeps the rows it could read until "
+            "`survey-app forget-arrival-order` runs again.",
+            REWRITE_WAIT_MS,
         )
+        # Copied all the same: whatever that transaction cannot read goes now.
+    try:
+        for table in tables:  # one lock held at a time: nothing waits for it holding another
+            with engine.begin() as connection:
+                connection.exec_driver_sql(f"SET LOCAL lock_timeout = {REWRITE_WAIT_MS}")
+                connection.exec_driver_sql(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+            with engine.connect() as connection:
+                connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                    f"VACUUM (FULL) {table}"
+                )
+    except OperationalError as error:
+        if getattr(error.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise
+        with engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
+                "VACUUM " + ", ".join(tables)
+            )
+        logger.warning(
+            "The tables that submissions write to could not be copied into new files "
+            "(another connection kept reading them for over %s ms): their pages keep old "
+            "row versions until `survey-app forget-arrival-order` runs again.",
+            REWRITE_WAIT_MS,
+        )
+        return False
     return True
 
 
-def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
+def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> int:
     """PostgreSQL: rewrite every table a submission writes to in key order, in one transaction.
 
     A numeric question's tally rows are created as its reports first arrive, and every count
@@ -363,6 +449,7 @@ def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
     """
     with engine.begin() as connection:
         connection.exec_driver_sql("LOCK TABLE tallies IN EXCLUSIVE MODE")
+        rewrite = connection.exec_driver_sql(_TRANSACTION_ID).scalar_one()
         for table, columns, key, of_survey in _ARRIVAL_TABLES:
             which = "" if survey_id is None else f"WHERE {of_survey}"
             connection.execute(
@@ -379,6 +466,7 @@ def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> None:
                     f"SELECT {columns} FROM {table}_in_key_order ORDER BY {key}"
                 )
             )
+    return rewrite
 
 
 def _checkpoint(driver) -> tuple[int, int, int]:

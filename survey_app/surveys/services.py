@@ -110,12 +110,13 @@ class SurveyDefinition:
 
 def parse_flip_probability(value: object, field: str = "flip_probability") -> float:
     """A flip probability in (0, 0.5), or :class:`SurveyDefinitionError` saying why not."""
+    shown = shown_number(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise refused(field, "not_probability", f"must be a number in (0, 0.5), got {value!r}")
+        raise refused(field, "not_probability", f"must be a number in (0, 0.5), got {shown}")
     try:
         privacy.epsilon_from_flip_probability(value)
-    except ValueError as error:
-        detail = f"must be a number in (0, 0.5), got {value!r}"
+    except (ValueError, OverflowError) as error:  # an integer of 400 digits is no float
+        detail = f"must be a number in (0, 0.5), got {shown}"
         raise refused(field, "not_probability", detail) from error
     if not MIN_FLIP_PROBABILITY <= value <= MAX_FLIP_PROBABILITY:
         # Closer to 0 or 0.5 the browser's 32-bit draws round the flip away (answers sent as
@@ -123,9 +124,22 @@ def parse_flip_probability(value: object, field: str = "flip_probability") -> fl
         raise refused(
             field,
             "probability_limits",
-            f"must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, got {value!r}",
+            f"must be between {MIN_FLIP_PROBABILITY} and {MAX_FLIP_PROBABILITY}, got {shown}",
         )
     return float(value)
+
+
+#: How much of a value a refusal repeats: a number typed with 400 digits is not said whole.
+SHOWN_LENGTH = 40
+
+
+def shown_number(value: object) -> str:
+    """``value`` as a refusal says it: its repr, cut short with an ellipsis when long."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's digit limit has no repr
+        return "a number too long to show"
+    return text if len(text) <= SHOWN_LENGTH else text[: SHOWN_LENGTH - 1] + "…"
 
 
 def parse_question(index: int, raw: object) -> QuestionDefinition:
@@ -279,6 +293,10 @@ def load_definition_file(path: str | Path) -> SurveyDefinition:
             raw = strictjson.loads(content.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise SurveyDefinitionError(f"{path}: is not UTF-8 text") from error
+    except RecursionError as error:  # brackets nested thousands deep
+        raise SurveyDefinitionError(
+            f"{path}: is not valid {_format_name(path)} (nested too deeply)"
+        ) from error
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
         raise SurveyDefinitionError(
             f"{path}: is not valid {_format_name(path)} ({error})"
@@ -406,9 +424,13 @@ def close_survey(survey: Survey) -> None:
 
     Once that commit is done, the storage forgets the order in which the survey's
     submissions arrived (:func:`survey_app.storage.database.forget_arrival_order`).
+    A survey already closed is left as it is: a new closing time would give its join code,
+    expired perhaps, a new grace.
     """
     if survey.is_draft:
         raise SurveyStateError("a draft has not opened, so it cannot close", "draft")
+    if survey.is_closed:
+        return
     survey.status = SurveyStatus.CLOSED
     survey.closed_at = utc_now()
     releases.close(survey)
@@ -446,7 +468,7 @@ def delete_survey(survey: Survey) -> None:
     applies cascades only on connections with ``PRAGMA foreign_keys = ON``. Once committed,
     the storage is rewritten as when a survey closes
     (:func:`survey_app.storage.database.forget_arrival_order`): SQLite's file is rebuilt without the
-    deleted rows, PostgreSQL's VACUUM frees the space they held for reuse.
+    deleted rows, PostgreSQL's tables are copied into new files without them.
     """
     survey_id = survey.id
     questions = select(Question.id).where(Question.survey_id == survey_id)

@@ -292,6 +292,19 @@ INVALID_FILES = {
     "toml-unknown-field": (("survey.toml", b"colour = 'blue'\n" + VALID_TOML.encode()), "colour"),
     "non-utf8-json": (("survey.json", '{"title": "Caf\xe9"}'.encode("latin-1")), "UTF-8"),
     "non-utf8-toml": (("survey.toml", b"title = '\xff\xfe'\n"), "UTF-8"),
+    "flip-probability-of-401-digits": (
+        (
+            "survey.json",
+            json.dumps(with_changes(flip_probability=0.125)).replace("0.125", "2" * 401).encode(),
+        ),
+        "flip_probability",
+    ),
+    "toml-flip-probability-of-401-digits": (
+        ("survey.toml", VALID_TOML.replace("0.2", "2" * 401).encode()),
+        "flip_probability",
+    ),
+    "json-nested-50000-deep": (("survey.json", b"[" * 50_000 + b"]" * 50_000), "JSON"),
+    "toml-nested-50000-deep": (("survey.toml", b"a = " + b"[" * 50_000 + b"]" * 50_000), "TOML"),
 }
 
 

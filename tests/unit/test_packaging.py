@@ -92,7 +92,7 @@ def test_installed_app_works_outside_the_source_tree(wheel, tmp_path):
         from survey_app import create_app
         from survey_app.extensions import db
         assert survey_app.__file__.startswith({str(target)!r}), survey_app.__file__
-        app = create_app({{"SECRET_KEY": "packaging-test-key-0123456789abcdef",
+        app = create_app({{"SECRET_KEY": "IHUDcRams022S7NgDD5QccO3ZYwC2VVmilbXxqvBX41NHyk3",
                            "SQLALCHEMY_DATABASE_URI": "sqlite:///{tmp_path}/db.sqlite3"}})
         assert app.static_folder.startswith({str(target)!r}), app.static_folder
         with app.app_context():

@@ -97,6 +97,13 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+    if connectable.dialect.name == "sqlite":
+        # A migration may rebuild a table (without rowid, say): the old table's pages, rows in
+        # arrival order, are freed, not overwritten (SQLite's secure delete is off by default).
+        # The file is rebuilt, as after closing a survey, whichever command ran the migrations.
+        from survey_app.storage.database import forget_arrival_order
+
+        forget_arrival_order()
 
 
 if context.is_offline_mode():

@@ -353,7 +353,7 @@ def test_a_forged_device_cookie_gives_no_pass(throttled_app, analyst, tamper):
     value = device_cookie(throttled_app, owner).value
     if tamper == "other key":
         payload = URLSafeTimedSerializer(TEST_SECRET_KEY).loads(value, salt="sign-in-device")
-        value = URLSafeTimedSerializer("another-key-0123456789abcdefghij").dumps(
+        value = URLSafeTimedSerializer("M4XnsjuGlRzZZLXgfoQqswlPjuE8U2hywNTVwl63klIa7UJ_").dumps(
             payload, salt="sign-in-device"
         )
     elif tamper == "changed":

@@ -47,6 +47,18 @@ def test_a_published_or_short_key_is_refused(tmp_path, key):
         "Correct-Horse-Battery-Staple-42!",
         "qwertyuiopasdfghjkl",
         "abcdefghijklmnopqrstuvwxyz",
+        # Many different characters, which the estimate from the characters credits in full,
+        # but typed: keyboard rows, the alphabet and digits in order, pangrams, a placeholder
+        # sentence, and the keys these tests used before (words and a run of digits).
+        "1234567890qwertyuiopasdfghjklzxcvbnm",
+        "abcdefghijklmnopqrstuvwxyz0123456789",
+        "the quick brown fox jumps over the lazy dog",
+        "The quick brown fox jumps over the lazy dog.",
+        "the-quick-brown-fox-jumps-over-the-lazy-dog",
+        "Pack my box with five dozen liquor jugs",
+        "please change this secret key before deploying",
+        "test-secret-key-not-for-production-0123456789",
+        "csrf-test-secret-key-0123456789abcdef",
     ],
 )
 def test_a_weak_key_is_refused_saying_how_to_make_one(tmp_path, key):
@@ -84,6 +96,10 @@ def test_random_keys_of_every_usual_kind_pass(make_key):
     # Measured over 100,000 draws of each kind, none was refused, the lowest estimate 153 bits
     # (token_hex(24)) against a bar of 128: 300 draws would show a rule that refuses them.
     for _ in range(300):
+        assert config.estimated_strength_bits(make_key()) >= config.SECRET_KEY_BITS_NEEDED
+    # The typed-text estimate costs about 40 ms a key: over 2,000 draws none was refused, the
+    # lowest 135 bits (token_urlsafe(32)); 20 draws would show a rule that refuses them often.
+    for _ in range(20):
         config.check_secret_key(make_key())
 
 
@@ -102,9 +118,11 @@ def test_keys_of_16_random_bytes_are_refused_every_time(make_key):
     "key",
     [
         TEST_SECRET_KEY,
-        "csrf-test-secret-key-0123456789abcdef",  # tests/unit/respondents/test_submission_api.py
-        "packaging-test-key-0123456789abcdef",  # tests/unit/test_packaging.py
-        "another-key-0123456789abcdefghij",  # forges cookies in accounts/test_accounts.py
+        # tests/unit/respondents/test_submission_api.py
+        "V7gEQWcpXKfGCkJblQqvQKC-NTi4vE_Ay87ny3N-kKa-i4hB",
+        "IHUDcRams022S7NgDD5QccO3ZYwC2VVmilbXxqvBX41NHyk3",  # tests/unit/test_packaging.py
+        # forges cookies in accounts/test_accounts.py
+        "M4XnsjuGlRzZZLXgfoQqswlPjuE8U2hywNTVwl63klIa7UJ_",
     ],
 )
 def test_the_keys_the_tests_use_pass(key):

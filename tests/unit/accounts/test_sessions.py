@@ -138,6 +138,34 @@ def test_a_refused_password_change_changes_nothing(
         assert verify_password(find_analyst(ANALYST_EMAIL), ANALYST_PASSWORD)
 
 
+def test_current_password_tries_are_throttled_as_sign_ins_are(app, analyst, monkeypatch):
+    """Someone holding a signed-in browser (not its password) may not guess the password on the
+    account form faster than at the sign-in page: the tries count with the sign-ins, under the
+    same limit (here 3 a minute: the sign-in and two tries), and beyond it even the right
+    password is refused in words (429) until the window passes, and nothing changes."""
+    app.config["RATELIMIT_ENABLED"] = True
+    app.config["LOGIN_RATE_LIMIT"] = "3 per minute"
+    browser = app.test_client()
+    assert sign_in(browser).status_code == 302
+    cookie = saved_cookie(browser)
+    tries = [change_password(browser, f"guess number {n}", NEW_PASSWORD) for n in range(3)]
+    assert [each.status_code for each in tries] == [400, 400, 429]
+    refused = change_password(browser, ANALYST_PASSWORD, NEW_PASSWORD)
+    assert refused.status_code == 429
+    assert "Too many attempts. Please wait a minute and try again." in refused.text
+    assert "not your current password" not in refused.text  # not checked at all
+    assert int(refused.headers["Retry-After"]) == 60
+    with app.app_context():
+        assert verify_password(find_analyst(ANALYST_EMAIL), ANALYST_PASSWORD)
+    assert is_signed_in(browser) and replay(app, cookie).status_code == 200
+    throttle = app.extensions["sign_in_throttle"]
+    later = throttle.clock() + 121  # past the window and the one it slides over
+    monkeypatch.setattr(throttle, "clock", lambda: later)
+    assert change_password(browser, ANALYST_PASSWORD, NEW_PASSWORD).status_code == 302
+    with app.app_context():
+        assert verify_password(find_analyst(ANALYST_EMAIL), NEW_PASSWORD)
+
+
 def test_the_password_form_needs_its_csrf_token(app, signed_in_client):
     response = signed_in_client.post(
         "/analyst/account",

@@ -26,6 +26,7 @@ from survey_app.storage.models import (
 from survey_app.surveys import services as surveys
 from survey_app.surveys.services import SAMPLE_SURVEY, find_survey
 from survey_app.web.ratelimits import sign_in_throttle
+from tests.analyst_helpers import csrf_token
 from tests.conftest import TEST_SECRET_KEY
 
 CODE = re.compile(rf"^[{JOIN_CODE_ALPHABET}]{{6}}$")
@@ -387,6 +388,34 @@ def test_reopening_after_the_grace_draws_a_new_code(app, client, runner, make_su
     assert runner.invoke(args=["close-survey", slug]).exit_code == 0
     later(25 + 23)
     assert client.get(f"/j/{new}").status_code == 302
+
+
+@pytest.mark.parametrize("closed_again_by", ["the command", "the dashboard"])
+def test_closing_a_closed_survey_again_keeps_its_code_expired(
+    app, client, runner, signed_in, make_survey, later, closed_again_by
+):
+    """Closing again must not move the closing time, which would give an expired code a new
+    grace (someone may have kept it to try later)."""
+    slug, _ = make_survey(status="closed")
+    code = code_of(app, slug)
+    with app.app_context():
+        closed_at = find_survey(slug).closed_at
+    later(25)
+    assert client.get(f"/j/{code}").status_code == 404
+    if closed_again_by == "the command":
+        result = runner.invoke(args=["close-survey", slug])
+        assert result.exit_code == 0, result.output
+        assert "already closed" in result.output
+    else:
+        page = signed_in.get(f"/analyst/surveys/{slug}")
+        response = signed_in.post(
+            f"/analyst/surveys/{slug}/close",
+            data={"csrf_token": csrf_token(page.text), "confirmed": "yes"},
+        )
+        assert response.status_code == 302
+    with app.app_context():
+        assert find_survey(slug).closed_at == closed_at
+    assert [response.status_code for response in join_both_ways(client, code)] == [404, 404]
 
 
 def test_a_survey_closed_before_closing_times_were_kept_has_no_live_code(app, client, make_survey):

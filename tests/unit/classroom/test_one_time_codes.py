@@ -511,3 +511,49 @@ def test_open_survey_warns_when_a_survey_that_requires_codes_has_none(app, runne
     assert runner.invoke(args=["issue-codes", other, "3"]).exit_code == 0
     result = runner.invoke(args=["open-survey", other])
     assert result.exit_code == 0 and "Warning" not in result.stderr
+
+
+#: Refused submissions sent by the test below, each with a numeric report no other sends.
+REFUSED = 30
+
+
+def row_counts(app) -> dict[str, int]:
+    """How many rows each table holds."""
+    with app.app_context(), db.engine.connect() as connection:
+        return {
+            table: connection.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar_one()
+            for table in inspect(connection).get_table_names()
+        }
+
+
+def test_a_refused_submission_writes_no_row_anywhere(app, client, make_survey, runner):
+    """Refused for an unknown code, a used code, or its id sent before with other answers:
+    no table gains a row, the count rows of a numeric question's new reports neither."""
+    from tests.numeric_helpers import HOURS
+
+    slug, question_ids = make_survey(HOURS, status="draft")
+    result = runner.invoke(args=["issue-codes", slug, "2"])
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.strip().splitlines()
+    assert runner.invoke(args=["open-survey", slug]).exit_code == 0
+    with app.app_context():
+        low, high = find_survey(slug).questions[0].report_range
+    reports = iter(range(low, high + 1))
+    taken = str(uuid.uuid4())
+    body = {"submission_id": taken, "answers": {str(question_ids[0]): next(reports)}}
+    body["answers"][str(question_ids[1])] = 1
+    assert post_json(client, slug, {**body, "code": first}).status_code == 201
+    before = row_counts(app)
+    unknown = "HJ4MN-9KXPR" if "HJ4MN-9KXPR" not in (first, second) else "HJ4MN-9KXPT"
+    refusals = {"an unknown code": unknown, "a used code": first, "a taken id": second}
+    for index in range(REFUSED):
+        reason = list(refusals)[index % 3]
+        answers = {str(question_ids[0]): next(reports), str(question_ids[1]): index % 2}
+        submission_id = taken if reason == "a taken id" else str(uuid.uuid4())
+        refused = post_json(
+            client,
+            slug,
+            {"submission_id": submission_id, "answers": answers, "code": refusals[reason]},
+        )
+        assert refused.status_code in (403, 409), (reason, refused.get_json())
+    assert row_counts(app) == before

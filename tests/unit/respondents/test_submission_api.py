@@ -661,7 +661,7 @@ def csrf_app(database_url):
     app = create_app(
         {
             "TESTING": True,
-            "SECRET_KEY": "csrf-test-secret-key-0123456789abcdef",
+            "SECRET_KEY": "V7gEQWcpXKfGCkJblQqvQKC-NTi4vE_Ay87ny3N-kKa-i4hB",
             "SQLALCHEMY_DATABASE_URI": database_url,
             "RATELIMIT_ENABLED": False,
             "WTF_CSRF_ENABLED": True,

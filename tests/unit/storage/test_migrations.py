@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sqlite3
+import uuid
+
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -86,3 +92,48 @@ def test_upgrading_keeps_submissions_and_drops_their_arrival_order(app, runner):
                 )
             assert [submission_id for submission_id, _ in stored] == sorted(ids)
     assert differences == []
+
+
+@pytest.mark.sqlite
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["init-db"]])
+def test_upgrading_sqlite_leaves_no_old_row_in_free_pages(
+    app, runner, database_url, tmp_path, command
+):
+    """The upgrade rebuilds tables without rowid; the old tables' pages, rows in arrival order,
+    are freed. Both ways of upgrading rebuild the file: each submission id is then in it (and
+    its log) as often as in a clean copy of the database, and no page is free."""
+    database_file = database_url.removeprefix("sqlite:///")
+    with app.app_context():
+        db.drop_all()
+    assert runner.invoke(args=["db", "upgrade", "b500ebf8be25"]).exit_code == 0
+    ids = [str(uuid.UUID(int=index, version=4)) for index in range(200)][::-1]
+    with app.app_context(), db.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO analysts (id, email, password_hash, created_at) "
+            "VALUES (1, 'old@example.edu', 'scrypt:x', '2026-11-01 00:00:00')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO surveys (id, slug, owner_id, title, intro, status, "
+            "flip_probability, created_at) VALUES (1, 'old-survey', 1, 'Old', '', 'closed', "
+            "0.25, '2026-11-01 00:00:00')"
+        )
+        for submission_id in ids:
+            connection.exec_driver_sql(
+                "INSERT INTO submissions (submission_id, survey_id, submitted_on, answers) "
+                f"VALUES ('{submission_id}', 1, '2026-11-02', '1')"
+            )
+    result = runner.invoke(args=command)
+    assert result.exit_code == 0, result.output
+    clean = tmp_path / "clean.sqlite3"
+    with contextlib.closing(sqlite3.connect(database_file, isolation_level=None)) as connection:
+        connection.execute("VACUUM INTO ?", (str(clean),))
+        free_pages = connection.execute("PRAGMA freelist_count").fetchone()[0]
+    stored = b"".join(
+        open(name, "rb").read()
+        for name in (database_file, database_file + "-wal")
+        if os.path.exists(name)
+    )
+    expected = clean.read_bytes()
+    extra = [i for i in ids if stored.count(i.encode()) > expected.count(i.encode())]
+    assert expected.count(ids[0].encode()) >= 1
+    assert (free_pages, extra) == (0, [])
