@@ -40,6 +40,7 @@ from survey_app.accounts.views import (
     sign_in_now,
     weak_password_words,
 )
+from survey_app.lti.cookies import delete_cookie
 from survey_app.lti.deep_linking import for_analyst
 from survey_app.lti.instructor_links import link_instructor, linked_analyst
 from survey_app.lti.launches import DEEP_LINKING_REQUEST, Launch, LaunchRefused
@@ -240,7 +241,7 @@ def _linked(pending: dict, analyst: Analyst):
             return error
         next_page = url_for("lti.choose_survey", ticket=signed)
     response = redirect(next_page, 303)
-    response.delete_cookie(LINKER_COOKIE, path=linker_path())
+    delete_cookie(response, LINKER_COOKIE, linker_path())
     return response
 
 

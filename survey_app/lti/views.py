@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from survey_app.extensions import csrf, db
 from survey_app.lti import deep_linking, framing, instructors, launches
+from survey_app.lti.cookies import delete_cookie, read_cookie, set_cookie
 from survey_app.lti.keys import public_jwk, tool_key
 from survey_app.lti.launches import LaunchRefused
 from survey_app.lti.words import REFUSALS
@@ -28,9 +29,7 @@ bp.after_request(framing.framed_by_platforms)
 
 #: The cookies that carry a login's state to its launch, one a login (named after its state's
 #: hash, so that two launches at once in one browser keep theirs), and a deep linking request's
-#: tie to the browser that made it. Both go with a cross-site form post from the platform:
-#: SameSite=None, hence Secure, over HTTPS; and Partitioned (CHIPS), so that a browser that
-#: blocks third-party cookies still keeps them for the course's frame that set them (the
+#: tie to the browser that made it; their attributes and ``__Host-`` prefix: cookies.py (the
 #: login and its launch happen in the same frame, under the same course page).
 STATE_COOKIE = "survey_app_lti_state_"
 CHOOSER_COOKIE = "survey_app_lti_chooser"
@@ -43,20 +42,6 @@ def _refused(error: LaunchRefused):
     enter_error_page()
     return render_template("error.html", status=error.status, message=REFUSALS[error.reason]), (
         error.status
-    )
-
-
-def _set_cookie(response, name: str, value: str, seconds: int, path: str) -> None:
-    secure = bool(current_app.config.get("SESSION_COOKIE_SECURE_ALWAYS")) or request.is_secure
-    response.set_cookie(
-        name,
-        value,
-        max_age=seconds,
-        path=path,
-        secure=secure,
-        httponly=True,
-        samesite="None" if secure else "Lax",
-        partitioned=secure,
     )
 
 
@@ -85,7 +70,7 @@ def login():
     db.session.commit()
     response = redirect(target, 302)
     seconds = int(launches.LOGIN_LIFETIME.total_seconds())
-    _set_cookie(response, _state_cookie(state), state, seconds, url_for("lti.launch"))
+    set_cookie(response, _state_cookie(state), state, seconds, url_for("lti.launch"))
     return response
 
 
@@ -97,7 +82,7 @@ def launch():
     try:
         # Checked before any write: the platform's key set may be fetched meanwhile, and on
         # SQLite no write lock may wait on the network.
-        accepted = launches.verify_launch(request.form, request.cookies.get(_state_cookie(state)))
+        accepted = launches.verify_launch(request.form, read_cookie(_state_cookie(state)))
         target, chooser, chooser_ticket = _landing(accepted)
         # An instructor is signed in (or asked to link) on the way to a survey or its choice;
         # what the tool keeps is for anyone to read, signed in or not.
@@ -126,10 +111,9 @@ def launch():
 def _with_cookies(response, state: str, arrived: instructors.Arrival | None, chooser):
     """A launch's ``response`` with its state cookie deleted and the cookies its landing needs
     set: the link page's and the choice's ties to this browser."""
-    # Deleted with the attributes it was set with (a partitioned cookie's deletion is too).
-    _set_cookie(response, _state_cookie(state), "", 0, url_for("lti.launch"))
+    delete_cookie(response, _state_cookie(state), url_for("lti.launch"))
     if arrived is not None and arrived.linker is not None:
-        _set_cookie(
+        set_cookie(
             response,
             instructors.LINKER_COOKIE,
             arrived.linker,
@@ -138,7 +122,7 @@ def _with_cookies(response, state: str, arrived: instructors.Arrival | None, cho
         )
     if chooser is not None:
         path = request.script_root + bp.url_prefix + CHOOSER_PATH
-        _set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
+        set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
     return response
 
 
@@ -193,15 +177,16 @@ def dashboard_in_new_tab(slug: str):
 # SameSite=Lax, never sent to a cross-site frame). The ticket in the address proves what the
 # token would: it is an unguessable secret of this one launch, signed, half an hour old at
 # most, and it opens nothing unless this browser also sends the chooser cookie it is tied to,
-# which only the launch's own response set (another site can neither read the address nor set
-# the cookie). Every other form of the app keeps Flask-WTF's token.
+# which only the launch's own response set (another site cannot read the address, and over
+# HTTPS no other host can plant the cookie: cookies.py). Every other form of the app keeps
+# Flask-WTF's token.
 @csrf.exempt
 def choose_survey(ticket: str):
     """An instructor picks one of their surveys for the course (deep linking); then the signed
     answer goes back to the platform."""
     try:
         asked = deep_linking.read_ticket(
-            current_app.secret_key, ticket, request.cookies.get(CHOOSER_COOKIE)
+            current_app.secret_key, ticket, read_cookie(CHOOSER_COOKIE)
         )
     except LaunchRefused as error:
         return _refused(error)
@@ -269,6 +254,6 @@ def link_account(ticket: str):
     # Which of the page's two forms was sent (a form's field: a GET reads none).
     action = request.form.get("action") if request.method == "POST" else None
     answer = instructors.link_page(
-        ticket, request.cookies.get(instructors.LINKER_COOKIE), request.method, action
+        ticket, read_cookie(instructors.LINKER_COOKIE), request.method, action
     )
     return _refused(answer) if isinstance(answer, LaunchRefused) else answer

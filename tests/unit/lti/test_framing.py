@@ -152,7 +152,9 @@ def test_each_platform_adds_its_issuer_and_login_origins_and_only_those(app, cli
 
 
 def state_cookie_header(response) -> str:
-    (header,) = [h for h in response.headers.getlist("Set-Cookie") if h.startswith(STATE_COOKIE)]
+    """The response's state cookie header (over HTTPS its name is ``__Host-`` prefixed)."""
+    names = (STATE_COOKIE, "__Host-" + STATE_COOKIE)
+    (header,) = [h for h in response.headers.getlist("Set-Cookie") if h.startswith(names)]
     return header
 
 
@@ -164,15 +166,21 @@ def test_over_https_the_state_cookie_crosses_sites_and_is_partitioned(client, pl
         query_string={"iss": platform.issuer, "login_hint": LOGIN_HINT, "target_link_uri": "x"},
     )
     assert response.status_code == 302
-    attributes = {part.strip() for part in state_cookie_header(response).split(";")}
-    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/lti/launch"} <= attributes
+    header = state_cookie_header(response)
+    attributes = {part.strip() for part in header.split(";")}
+    assert header.startswith("__Host-" + STATE_COOKIE)
+    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/"} <= attributes
     # Over plain HTTP (a local install) it is an ordinary Lax cookie: no Secure, no partition.
     plain = client.get(
         "/lti/login",
         query_string={"iss": platform.issuer, "login_hint": LOGIN_HINT, "target_link_uri": "x"},
     )
     attributes = {part.strip() for part in state_cookie_header(plain).split(";")}
-    assert "SameSite=Lax" in attributes and not {"Secure", "Partitioned"} & attributes
+    assert (
+        "Path=/lti/launch" in attributes
+        and "SameSite=Lax" in attributes
+        and not {"Secure", "Partitioned"} & attributes
+    )
 
 
 def test_over_https_the_launch_deletes_the_partitioned_cookie_and_the_page_sets_none(

@@ -238,10 +238,10 @@ def test_over_https_the_linker_cookie_crosses_sites_and_is_partitioned(client, p
     (linker,) = [
         header
         for header in landed.headers.getlist("Set-Cookie")
-        if header.startswith("survey_app_lti_linker=")
+        if header.startswith("__Host-survey_app_lti_linker=")
     ]
     attributes = {part.strip() for part in linker.split(";")}
-    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/lti/link"} <= attributes
+    assert {"Secure", "HttpOnly", "SameSite=None", "Partitioned", "Path=/"} <= attributes
 
 
 def test_an_instructors_launch_in_a_frame_lands_on_a_page_that_opens_the_dashboard_in_a_new_tab(
