@@ -35,17 +35,22 @@ def linked_analyst(platform_id: int, digest: str) -> Analyst | None:
     return None if link is None else db.session.get(Analyst, link.analyst_id)
 
 
-def link_instructor(platform_id: int, digest: str, analyst: Analyst) -> None:
-    """Link the platform's instructor to ``analyst`` (again: to this one from now on); the
-    caller commits."""
-    link = db.session.get(LtiInstructorLink, (platform_id, digest))
-    if link is None:
-        db.session.add(
-            LtiInstructorLink(platform_id=platform_id, sub_digest=digest, analyst_id=analyst.id)
-        )
-    else:
-        link.analyst_id = analyst.id
+def link_instructor(platform_id: int, digest: str, analyst: Analyst) -> bool:
+    """Link the platform's instructor to ``analyst``, unless they are linked already: a link is
+    never re-pointed (a link page's ticket, issued while they were unlinked, must not move an
+    existing link; the operator unlinks). Whether it linked; the caller commits."""
+    if db.session.get(LtiInstructorLink, (platform_id, digest)) is not None:
+        return False
+    db.session.add(
+        LtiInstructorLink(platform_id=platform_id, sub_digest=digest, analyst_id=analyst.id)
+    )
     db.session.flush()
+    return True
+
+
+def is_linked(platform_id: int, digest: str) -> bool:
+    """Whether the platform's instructor is linked to an account (whichever)."""
+    return db.session.get(LtiInstructorLink, (platform_id, digest)) is not None
 
 
 def unlink_instructors(platform_id: int, analyst: Analyst | None = None) -> int:

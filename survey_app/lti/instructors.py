@@ -40,9 +40,10 @@ from survey_app.accounts.views import (
     sign_in_now,
     weak_password_words,
 )
+from survey_app.extensions import db
 from survey_app.lti.cookies import delete_cookie
 from survey_app.lti.deep_linking import for_analyst
-from survey_app.lti.instructor_links import link_instructor, linked_analyst
+from survey_app.lti.instructor_links import is_linked, link_instructor, linked_analyst
 from survey_app.lti.launches import DEEP_LINKING_REQUEST, Launch, LaunchRefused
 from survey_app.storage.models import Analyst
 from survey_app.surveys.services import find_survey
@@ -182,6 +183,9 @@ def link_page(ticket: str, linker: str | None, method: str, action: str | None):
         pending = read_ticket(ticket, linker)
     except LaunchRefused as error:
         return error
+    if is_linked(pending["platform"], pending["sub"]):
+        # A ticket is good for one link: used already (or linked meanwhile elsewhere).
+        return LaunchRefused("link_ticket")
     # No CSRF token (the page's view says why): the ticket and its cookie stand for it.
     existing = LoginForm(prefix="existing", meta={"csrf": False})
     new = NewAccountForm(prefix="new", meta={"csrf": False})
@@ -225,9 +229,14 @@ def _linked(pending: dict, analyst: Analyst):
     """Save the link, sign the browser in as ``analyst``, and go on with the launch."""
 
     def save() -> None:
-        link_instructor(pending["platform"], pending["sub"], analyst)
+        if not link_instructor(pending["platform"], pending["sub"], analyst):
+            raise LaunchRefused("link_ticket")  # linked meanwhile: never re-pointed
 
-    sign_in_now(analyst, then=save)
+    try:
+        sign_in_now(analyst, then=save)
+    except LaunchRefused as error:
+        db.session.rollback()
+        return error
     current_app.logger.info("an instructor's platform account was linked to an analyst account")
     if not owns_target(analyst, pending.get("survey")):
         return LaunchRefused("not_owner", 403)
@@ -241,7 +250,7 @@ def _linked(pending: dict, analyst: Analyst):
             return error
         next_page = url_for("lti.choose_survey", ticket=signed)
     response = redirect(next_page, 303)
-    delete_cookie(response, LINKER_COOKIE, linker_path())
+    delete_cookie(response, LINKER_COOKIE, linker_path())  # the ticket is used
     return response
 
 

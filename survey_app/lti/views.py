@@ -256,4 +256,9 @@ def link_account(ticket: str):
     answer = instructors.link_page(
         ticket, read_cookie(instructors.LINKER_COOKIE), request.method, action
     )
-    return _refused(answer) if isinstance(answer, LaunchRefused) else answer
+    if not isinstance(answer, LaunchRefused):
+        return answer
+    # A refusal ends the ticket in this browser (after a link, its not-owner page, too).
+    response = current_app.make_response(_refused(answer))
+    delete_cookie(response, instructors.LINKER_COOKIE, instructors.linker_path())
+    return response
