@@ -26,12 +26,14 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from survey_app.lti.keys import public_jwk
 from survey_app.lti.launches import CLAIM, SURVEY_PARAMETER, Launch, LaunchRefused
 from survey_app.storage.lti_models import LtiPlatform
+from survey_app.storage.models import Analyst
 
 #: How long an instructor has to pick a survey once the course asked.
 TICKET_LIFETIME = 30 * 60
 #: How long the signed answer is good for on its way back to the platform.
 RESPONSE_LIFETIME = 10 * 60
 _SALT = "survey-app lti deep linking"
+_MARKER_PURPOSE = b"survey-app lti chooser account\x00"
 
 
 def _serializer(secret_key: str) -> URLSafeTimedSerializer:
@@ -42,44 +44,73 @@ def _hashed(chooser: str) -> str:
     return hashlib.sha256(chooser.encode("utf-8")).hexdigest()
 
 
-def ticket(secret_key: str, launch: Launch, chooser: str, analyst_id: int | None = None) -> str:
+def account_marker(secret_key: str, analyst: Analyst) -> str:
+    """A short keyed digest of ``analyst``'s password hash: a new password (which ends every
+    session of the account) changes it, and so ends every choice's ticket naming the account."""
+    message = _MARKER_PURPOSE + analyst.password_hash.encode("utf-8")
+    return hmac.new(secret_key.encode("utf-8"), message, hashlib.sha256).hexdigest()[:32]
+
+
+def _named(secret_key: str, analyst: Analyst | None) -> dict:
+    if analyst is None:
+        return {"analyst": None, "account": None}
+    return {"analyst": analyst.id, "account": account_marker(secret_key, analyst)}
+
+
+def ticket(secret_key: str, launch: Launch, chooser: str, analyst: Analyst | None = None) -> str:
     """What the chooser page needs of a deep linking request, signed (nothing of who asked on
     the platform), tied to the browser that made it by the hash of ``chooser``, a secret in its
-    cookie: a ticket sent to someone else opens no choice of their surveys. ``analyst_id``: the
-    account the launch signed in, whose surveys the chooser offers (None: the session's)."""
-    return _serializer(secret_key).dumps(
-        {
-            "chooser": _hashed(chooser),
-            "platform": launch.platform_id,
-            "deployment": launch.deployment_id,
-            "return_url": launch.deep_link_return_url,
-            "data": launch.deep_link_data,
-            "analyst": analyst_id,
-        }
-    )
+    cookie: a ticket sent to someone else opens no choice of their surveys. ``analyst``: the
+    account the launch signed in, whose surveys the chooser offers (None: the session's), with
+    its marker (account_marker)."""
+    request = {
+        "chooser": _hashed(chooser),
+        "platform": launch.platform_id,
+        "deployment": launch.deployment_id,
+        "return_url": launch.deep_link_return_url,
+        "data": launch.deep_link_data,
+        "issued": int(time.time()),
+    }
+    return _serializer(secret_key).dumps(request | _named(secret_key, analyst))
 
 
-def for_analyst(secret_key: str, text: str, analyst_id: int) -> str:
-    """The ticket ``text`` (checked: signed, not expired) naming ``analyst_id`` as the account it
-    acts for, still tied to the same browser: once a link page has linked the instructor's
-    platform account, their choice of a survey acts for that account."""
+def for_analyst(secret_key: str, text: str, analyst: Analyst) -> str:
+    """The ticket ``text`` (checked: signed, not expired) naming ``analyst`` as the account it
+    acts for, still tied to the same browser and as old as it was (its lifetime runs from the
+    course's request): once a link page has linked the instructor's platform account, their
+    choice of a survey acts for that account."""
+    asked = _loaded(secret_key, text)
+    return _serializer(secret_key).dumps(asked | _named(secret_key, analyst))
+
+
+def _loaded(secret_key: str, text: str) -> dict:
+    """The ticket's request, signed and younger than half an hour since the course asked."""
     try:
         asked = _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
     except BadSignature:
         raise LaunchRefused("ticket") from None
-    return _serializer(secret_key).dumps(asked | {"analyst": analyst_id})
+    issued = asked.get("issued")
+    if not isinstance(issued, int) or not 0 <= time.time() - issued <= TICKET_LIFETIME:
+        raise LaunchRefused("ticket")
+    return asked
 
 
 def read_ticket(secret_key: str, text: str, chooser: str | None) -> dict:
     """A ticket's request, or LaunchRefused when forged, older than half an hour, or read in
     another browser than the one it was made for (``chooser``: its cookie)."""
-    try:
-        asked = _serializer(secret_key).loads(text, max_age=TICKET_LIFETIME)
-    except BadSignature:
-        raise LaunchRefused("ticket") from None
+    asked = _loaded(secret_key, text)
     if not chooser or not hmac.compare_digest(asked.get("chooser", ""), _hashed(chooser)):
         raise LaunchRefused("ticket")
     return asked
+
+
+def marks_account(secret_key: str, asked: dict, analyst: Analyst) -> bool:
+    """Whether the ticket's request ``asked`` names ``analyst`` as it is now (its password
+    unchanged since the ticket was made)."""
+    marker = asked.get("account")
+    return isinstance(marker, str) and hmac.compare_digest(
+        marker, account_marker(secret_key, analyst)
+    )
 
 
 def signed_response(

@@ -245,7 +245,7 @@ def _linked(pending: dict, analyst: Analyst):
         # The choice of a survey acts for the account just linked, with no session (in the
         # course's frame the session cookie never arrives).
         try:
-            signed = for_analyst(current_app.secret_key, pending["chooser"], analyst.id)
+            signed = for_analyst(current_app.secret_key, pending["chooser"], analyst)
         except LaunchRefused as error:
             return error
         next_page = url_for("lti.choose_survey", ticket=signed)

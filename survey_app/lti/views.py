@@ -45,6 +45,10 @@ def _refused(error: LaunchRefused):
     )
 
 
+def _chooser_path() -> str:
+    return request.script_root + bp.url_prefix + CHOOSER_PATH
+
+
 def _state_cookie(state: str) -> str:
     return STATE_COOKIE + launches.state_name(state)
 
@@ -101,7 +105,7 @@ def launch():
         response = current_app.make_response(_refused(LaunchRefused(arrived.refusal, 403)))
     elif chooser is not None and arrived is not None and arrived.analyst is not None:
         # Signed in by the launch: the choice acts for that account, named in its ticket.
-        signed = deep_linking.ticket(current_app.secret_key, accepted, chooser, arrived.analyst.id)
+        signed = deep_linking.ticket(current_app.secret_key, accepted, chooser, arrived.analyst)
         response = redirect(url_for("lti.choose_survey", ticket=signed), 303)
     else:
         response = redirect(target if arrived is None else arrived.target, 303)
@@ -121,8 +125,8 @@ def _with_cookies(response, state: str, arrived: instructors.Arrival | None, cho
             instructors.linker_path(),
         )
     if chooser is not None:
-        path = request.script_root + bp.url_prefix + CHOOSER_PATH
-        set_cookie(response, CHOOSER_COOKIE, chooser, deep_linking.TICKET_LIFETIME, path)
+        seconds = deep_linking.TICKET_LIFETIME
+        set_cookie(response, CHOOSER_COOKIE, chooser, seconds, _chooser_path())
     return response
 
 
@@ -193,7 +197,10 @@ def choose_survey(ticket: str):
     if asked.get("analyst") is not None:
         # The account the launch signed in (bound to this browser, linked): no session needed.
         analyst = db.session.get(Analyst, asked["analyst"])
-        if analyst is None:
+        if analyst is None or not deep_linking.marks_account(
+            current_app.secret_key, asked, analyst
+        ):
+            # A deleted account's, or one whose password changed since (which ends its sessions).
             return _refused(LaunchRefused("ticket"))
     elif current_user.is_authenticated:
         analyst = current_user
@@ -234,6 +241,8 @@ def _chosen(asked: dict, chosen: Survey):
         "lti/return.html", return_url=asked["return_url"], signed=signed, title=chosen.title
     )
     response = current_app.make_response(page)
+    # The choice is made: its ticket opens nothing more in this browser.
+    delete_cookie(response, CHOOSER_COOKIE, _chooser_path())
     # The one form that leaves the site: to the platform's return URL (its origin checked
     # when the launch was: launches.return_origin), which the platform named.
     origin = launches.return_origin(asked["return_url"])

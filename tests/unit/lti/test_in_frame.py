@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
@@ -85,6 +86,11 @@ def a_launch(platform_id: int) -> Launch:
     return Launch(platform_id, "deployment-1", DEEP_LINKING_REQUEST, True, None, "https://x/r", "d")
 
 
+def account(number: int) -> SimpleNamespace:
+    """An account as a ticket reads it: its number and password hash."""
+    return SimpleNamespace(id=number, password_hash=f"scrypt:hash-of-{number}")
+
+
 def test_a_ticket_names_the_analyst_only_when_given_and_refuses_tampering_age_and_browser(
     app, platform
 ):
@@ -92,18 +98,18 @@ def test_a_ticket_names_the_analyst_only_when_given_and_refuses_tampering_age_an
         row = db.session.execute(select(LtiPlatform)).scalar_one()
         key = app.secret_key
         plain = deep_linking.ticket(key, a_launch(row.id), "this-browser")
-        named = deep_linking.ticket(key, a_launch(row.id), "this-browser", analyst_id=7)
+        named = deep_linking.ticket(key, a_launch(row.id), "this-browser", account(7))
     assert deep_linking.read_ticket(key, plain, "this-browser")["analyst"] is None
     assert deep_linking.read_ticket(key, named, "this-browser")["analyst"] == 7
     # Named afterwards (the link page's way): still tied to the same browser.
-    renamed = deep_linking.for_analyst(key, plain, 9)
+    renamed = deep_linking.for_analyst(key, plain, account(9))
     assert deep_linking.read_ticket(key, renamed, "this-browser")["analyst"] == 9
     tampered = named[:-2] + ("AA" if not named.endswith("AA") else "BB")
     for refused in (
         lambda: deep_linking.read_ticket(key, tampered, "this-browser"),
         lambda: deep_linking.read_ticket(key, named, "another-browser"),
         lambda: deep_linking.read_ticket(key, named, None),
-        lambda: deep_linking.for_analyst(key, tampered, 9),
+        lambda: deep_linking.for_analyst(key, tampered, account(9)),
     ):
         with pytest.raises(LaunchRefused):
             refused()
@@ -113,7 +119,7 @@ def test_a_ticket_names_the_analyst_only_when_given_and_refuses_tampering_age_an
         with pytest.raises(LaunchRefused):
             deep_linking.read_ticket(key, named, "this-browser")
         with pytest.raises(LaunchRefused):
-            deep_linking.for_analyst(key, named, 9)
+            deep_linking.for_analyst(key, named, account(9))
 
 
 def test_a_linked_instructor_chooses_in_the_frame_with_no_session_and_no_token(
