@@ -256,6 +256,13 @@ def _claims(token: str, platform: LtiPlatform) -> dict:
     return claims
 
 
+def _text(claims: dict, name: str) -> str | None:
+    """The claim ``name`` when it is a string, else None: a list or an object (validly signed
+    all the same) is compared with no set of strings, and refused in words as any wrong value."""
+    value = claims.get(name)
+    return value if isinstance(value, str) else None
+
+
 def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     """The launch of ``form`` (``id_token`` and ``state``), every check passed; else
     LaunchRefused, with nothing written. The caller then ends the login (finish_login)."""
@@ -264,9 +271,9 @@ def verify_launch(form: Mapping[str, str], cookie_state: str | None) -> Launch:
     claims = _claims(form.get("id_token", ""), platform)
     if not secrets.compare_digest(str(claims["nonce"]), login.nonce):
         raise LaunchRefused("nonce")
-    if claims.get(CLAIM + "deployment_id") not in platform.deployment_ids:
+    if _text(claims, CLAIM + "deployment_id") not in platform.deployment_ids:
         raise LaunchRefused("unknown_deployment", 403)
-    message_type = claims.get(CLAIM + "message_type")
+    message_type = _text(claims, CLAIM + "message_type")
     if claims.get(CLAIM + "version") != "1.3.0" or message_type not in MESSAGE_TYPES:
         raise LaunchRefused("message")
     roles = claims.get(CLAIM + "roles")

@@ -256,6 +256,21 @@ FAULTS = {
         lambda platform, nonce: platform.id_token(nonce, {CLAIM + "resource_link": {}}),
         "does not take",
     ),
+    # Validly signed, but a list or an object where a string goes: refused, never a 500.
+    "a message type that is a list": (
+        lambda platform, nonce: platform.id_token(
+            nonce, {CLAIM + "message_type": ["LtiResourceLinkRequest"]}
+        ),
+        "does not take",
+    ),
+    "a message type that is an object": (
+        lambda platform, nonce: platform.id_token(nonce, {CLAIM + "message_type": {"a": 1}}),
+        "does not take",
+    ),
+    "a deployment id that is an object": (
+        lambda platform, nonce: platform.id_token(nonce, {CLAIM + "deployment_id": {"a": 1}}),
+        "deployment of the tool is not registered",
+    ),
     "deep linking settings that are not an object": (
         lambda platform, nonce: platform.id_token(
             nonce,
