@@ -184,6 +184,9 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "HSTS_MAX_AGE": hsts_max_age(env.get("SURVEY_APP_HSTS_MAX_AGE")),
         # The LTI tool's signing key (PEM); without it, one made in the instance folder.
         "LTI_PRIVATE_KEY": env.get("SURVEY_APP_LTI_PRIVATE_KEY") or None,
+        # Whether an instructor's first launch may make a new account (no e-mail is checked):
+        # off, they link only an account that exists already.
+        "LTI_CREATE_ACCOUNTS": _flag(env.get("SURVEY_APP_LTI_CREATE_ACCOUNTS"), True),
     }
 
 

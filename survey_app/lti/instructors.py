@@ -201,7 +201,7 @@ def link_page(ticket: str, linker: str | None, method: str, action: str | None):
                 remember_device(answer, checked.analyst.email, checked.device)
             return answer
         existing.password.errors.append(str(NO_MATCH))
-    elif method == "POST" and action == "create" and new.validate_on_submit():
+    elif method == "POST" and action == "create" and _creates() and new.validate_on_submit():
         analyst = _new_account(new)
         if analyst is not None:
             return _linked(pending, analyst)
@@ -259,5 +259,10 @@ def linker_path() -> str:
     return request.script_root + "/lti" + LINK_PATH
 
 
+def _creates() -> bool:
+    """Whether the link page may make a new account (the operator's setting)."""
+    return bool(current_app.config.get("LTI_CREATE_ACCOUNTS", True))
+
+
 def _page(existing: LoginForm, new: NewAccountForm) -> str:
-    return render_template("lti/link.html", existing=existing, new=new)
+    return render_template("lti/link.html", existing=existing, new=new, creates=_creates())
