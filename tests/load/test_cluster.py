@@ -14,6 +14,7 @@ the others), shows the class's answers within two seconds of the last.
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import json
 import os
 import random
@@ -68,8 +69,8 @@ def _answer_until_stored(front: Server, survey, submission_id: str, values) -> i
     for _ in range(ATTEMPTS):
         try:
             status, _ = front.submit(survey, submission_id, values)
-        except OSError:
-            status = 0  # the connection went with the server
+        except (OSError, http.client.HTTPException):
+            status = 0  # the connection, or the reply, went with the server
         if status in (200, 201, 429) or 400 <= status < 500:
             return status
         time.sleep(RETRY_PAUSE)
@@ -208,8 +209,8 @@ def _class_through_outages(front, survey, deployment, postgresql, limits) -> Non
         while True:
             try:
                 status, _ = front.submit(survey, submission_id, values)
-            except OSError:
-                status = 0
+            except (OSError, http.client.HTTPException):
+                status = 0  # the reply was lost: sent again
             if status in (200, 201) or time.monotonic() > deadline:
                 stored.add()
                 return status
