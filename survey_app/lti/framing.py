@@ -17,9 +17,10 @@ registered platforms' pages frame the survey, and the page reads nothing else fr
 from __future__ import annotations
 
 import re
+import time
 from urllib.parse import urlsplit
 
-from flask import Response, request
+from flask import Response, current_app, request
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -32,6 +33,9 @@ from survey_app.web.security import CONTENT_SECURITY_POLICY
 LAUNCHED_PARAMETER = "launched"
 #: The policy's directive for pages no site may frame.
 FRAMED_BY_NONE = "frame-ancestors 'none'"
+#: How long a worker keeps the framing origins it read (see :func:`frame_ancestors`).
+FRAME_ORIGINS_SECONDS = 10.0
+_KEPT_ORIGINS = "survey_app.lti.frame_ancestors"
 #: A host name as an origin may give it (no user, no wildcard, no other punctuation): it goes
 #: into a header, so nothing else may.
 _HOST = re.compile(r"^[A-Za-z0-9.-]{1,253}$")
@@ -62,10 +66,27 @@ def platform_origins(platform: LtiPlatform) -> set[str]:
 
 
 def frame_ancestors() -> list[str]:
-    """Every registered platform's framing origins, sorted (one policy for all pages)."""
+    """Every registered platform's framing origins, sorted (one policy for all pages).
+
+    Read from the database at most every :data:`FRAME_ORIGINS_SECONDS` by each worker: every
+    student a course's launch brings asks for them, a class at once. A platform registered or
+    removed by another process (the command line, another server) is framed accordingly within
+    that time; by this process, at once (:func:`forget_frame_ancestors`). None registered is
+    never kept: the first platform registered frames at once everywhere."""
+    kept = current_app.extensions.get(_KEPT_ORIGINS)
+    if kept is not None and time.monotonic() < kept[0]:
+        return kept[1]
     query = select(LtiPlatform).options(selectinload(LtiPlatform.frame_origins))
     platforms = db.session.execute(query).scalars()
-    return sorted(set().union(*(platform_origins(platform) for platform in platforms)))
+    origins = sorted(set().union(*(platform_origins(platform) for platform in platforms)))
+    if origins:
+        current_app.extensions[_KEPT_ORIGINS] = (time.monotonic() + FRAME_ORIGINS_SECONDS, origins)
+    return origins
+
+
+def forget_frame_ancestors() -> None:
+    """This process reads the platforms' framing origins afresh at the next framed response."""
+    current_app.extensions.pop(_KEPT_ORIGINS, None)
 
 
 def framed_by_platforms(response: Response) -> Response:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 
 from survey_app.extensions import db
-from survey_app.lti.framing import origin_of
+from survey_app.lti.framing import forget_frame_ancestors, origin_of
 from survey_app.storage.lti_models import MAX_LTI_TEXT, LtiDeployment, LtiFrameOrigin, LtiPlatform
 from survey_app.web.links import is_loopback_host
 
@@ -98,6 +98,7 @@ def add_platform(
         LtiFrameOrigin(origin=origin) for origin in origins if origin not in named
     )
     db.session.flush()
+    forget_frame_ancestors()
     return platform
 
 
@@ -107,6 +108,7 @@ def remove_platform(issuer: str, client_id: str) -> None:
     if platform is None:
         raise PlatformError(f"no platform is registered as {issuer!r} with client id {client_id!r}")
     db.session.delete(platform)
+    forget_frame_ancestors()
 
 
 def all_platforms() -> list[LtiPlatform]:

@@ -8,10 +8,12 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
+from sqlalchemy import delete, event
 
 from survey_app.extensions import db
 from survey_app.lti import launches
 from survey_app.lti.platforms import add_platform
+from survey_app.storage.lti_models import LtiFrameOrigin
 from tests.lti_platform import CLAIM, CLIENT_ID, DEPLOYMENT_ID, INSTRUCTOR, LEARNER, Platform
 from tests.unit.lti.test_launches import LOGIN_HINT, begin, kept, platform, post_launch
 
@@ -324,3 +326,37 @@ def test_a_data_privacy_launch_gets_every_check(client, app, platform):
     refused = post_launch(client, spoiled, query["state"])
     assert refused.status_code == 400 and "meant for another tool" in refused.text
     assert kept(app) == before
+
+
+def test_a_worker_reads_the_framing_origins_once_in_a_while_and_its_own_changes_at_once(
+    app, client, framed_platform, survey_slug, monkeypatch
+):
+    """Each launched student's page is framed: a class at once must not read every platform
+    each. Another process's change (here written to the database directly) is seen once the
+    worker's copy is FRAME_ORIGINS_SECONDS old; this process's own, at once."""
+    from survey_app.lti import framing
+
+    now = [1000.0]
+    monkeypatch.setattr(framing.time, "monotonic", lambda: now[0])
+    statements = []
+    with app.app_context():
+        listen = lambda *args: statements.append(args[2])  # noqa: E731 (the statement's text)
+        event.listen(db.engine, "before_cursor_execute", listen)
+    origins = sorted([framed_platform.base, SCHOOL])
+    assert_framed_by(client.get(f"/s/{survey_slug}?launched=1"), origins)
+    platforms_read = sum("lti_platforms" in statement for statement in statements)
+    assert platforms_read >= 1
+    with app.app_context():
+        db.session.execute(delete(LtiFrameOrigin))  # as another server's command would
+        db.session.commit()
+    now[0] += framing.FRAME_ORIGINS_SECONDS - 1
+    assert_framed_by(client.get(f"/s/{survey_slug}?launched=1"), origins)
+    assert sum("lti_platforms" in statement for statement in statements) == platforms_read
+    now[0] += 2
+    assert_framed_by(client.get(f"/s/{survey_slug}?launched=1"), [framed_platform.base])
+    with app.app_context():
+        add_platform(
+            framed_platform.issuer, CLIENT_ID, [DEPLOYMENT_ID], framed_platform.urls, [SCHOOL]
+        )
+        db.session.commit()
+    assert_framed_by(client.get(f"/s/{survey_slug}?launched=1"), origins)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sqlite3
 import uuid
 
 import pytest
@@ -13,6 +10,27 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from survey_app.extensions import db
+from tests.unit.storage.test_dead_rows import copies_on_sqlite
+
+
+def seed_first_release(app, ids: list[str]) -> None:
+    """An analyst and a closed survey with these submissions (in this order), in a database
+    of the first release (b500ebf8be25), written as that release wrote them."""
+    with app.app_context(), db.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO analysts (id, email, password_hash, created_at) "
+            "VALUES (1, 'old@example.edu', 'scrypt:x', '2026-11-01 00:00:00')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO surveys (id, slug, owner_id, title, intro, status, "
+            "flip_probability, created_at) VALUES (1, 'old-survey', 1, 'Old', '', 'closed', "
+            "0.25, '2026-11-01 00:00:00')"
+        )
+        for submission_id in ids:
+            connection.exec_driver_sql(
+                "INSERT INTO submissions (submission_id, survey_id, submitted_on, answers) "
+                f"VALUES ('{submission_id}', 1, '2026-11-02', '1')"
+            )
 
 
 def test_upgrade_builds_exactly_the_models_schema(app, runner):
@@ -59,22 +77,7 @@ def test_upgrading_keeps_submissions_and_drops_their_arrival_order(app, runner):
         db.drop_all()
     assert runner.invoke(args=["db", "upgrade", "b500ebf8be25"]).exit_code == 0
     ids = [f"{index:08x}-0000-4000-8000-000000000000" for index in range(20)][::-1]
-    with app.app_context():
-        with db.engine.begin() as connection:
-            connection.exec_driver_sql(
-                "INSERT INTO analysts (id, email, password_hash, created_at) "
-                "VALUES (1, 'old@example.edu', 'scrypt:x', '2026-11-01 00:00:00')"
-            )
-            connection.exec_driver_sql(
-                "INSERT INTO surveys (id, slug, owner_id, title, intro, status, "
-                "flip_probability, created_at) VALUES (1, 'old-survey', 1, 'Old', '', 'closed', "
-                "0.25, '2026-11-01 00:00:00')"
-            )
-            for submission_id in ids:  # arriving in reverse id order
-                connection.exec_driver_sql(
-                    "INSERT INTO submissions (submission_id, survey_id, submitted_on, answers) "
-                    f"VALUES ('{submission_id}', 1, '2026-11-02', '1')"
-                )
+    seed_first_release(app, ids)
     result = runner.invoke(args=["db", "upgrade"])
     assert result.exit_code == 0, result.output
     with app.app_context():
@@ -107,33 +110,13 @@ def test_upgrading_sqlite_leaves_no_old_row_in_free_pages(
         db.drop_all()
     assert runner.invoke(args=["db", "upgrade", "b500ebf8be25"]).exit_code == 0
     ids = [str(uuid.UUID(int=index, version=4)) for index in range(200)][::-1]
-    with app.app_context(), db.engine.begin() as connection:
-        connection.exec_driver_sql(
-            "INSERT INTO analysts (id, email, password_hash, created_at) "
-            "VALUES (1, 'old@example.edu', 'scrypt:x', '2026-11-01 00:00:00')"
-        )
-        connection.exec_driver_sql(
-            "INSERT INTO surveys (id, slug, owner_id, title, intro, status, "
-            "flip_probability, created_at) VALUES (1, 'old-survey', 1, 'Old', '', 'closed', "
-            "0.25, '2026-11-01 00:00:00')"
-        )
-        for submission_id in ids:
-            connection.exec_driver_sql(
-                "INSERT INTO submissions (submission_id, survey_id, submitted_on, answers) "
-                f"VALUES ('{submission_id}', 1, '2026-11-02', '1')"
-            )
+    seed_first_release(app, ids)
     result = runner.invoke(args=command)
     assert result.exit_code == 0, result.output
-    clean = tmp_path / "clean.sqlite3"
-    with contextlib.closing(sqlite3.connect(database_file, isolation_level=None)) as connection:
-        connection.execute("VACUUM INTO ?", (str(clean),))
-        free_pages = connection.execute("PRAGMA freelist_count").fetchone()[0]
-    stored = b"".join(
-        open(name, "rb").read()
-        for name in (database_file, database_file + "-wal")
-        if os.path.exists(name)
+    extra, free_pages = copies_on_sqlite(
+        app, database_file, [submission_id.encode() for submission_id in ids], tmp_path
     )
-    expected = clean.read_bytes()
-    extra = [i for i in ids if stored.count(i.encode()) > expected.count(i.encode())]
-    assert expected.count(ids[0].encode()) >= 1
-    assert (free_pages, extra) == (0, [])
+    assert (free_pages, extra) == (0, {})
+    with app.app_context(), db.engine.connect() as connection:
+        kept = connection.exec_driver_sql("SELECT submission_id FROM submissions").scalars()
+        assert sorted(kept) == sorted(ids)  # the copy the file is compared with holds them

@@ -231,6 +231,11 @@ def test_the_page_that_opens_the_dashboard_in_a_new_tab_speaks_the_language(pseu
     assert leaks(page) == []
 
 
+def post_link_form(client, ticket: str, action: str, fields: dict[str, str]):
+    """The link page's form, one of its two ways (``action``), in the pseudo-locale."""
+    return client.post(f"/lti/link/{ticket}", data={**fields, "action": action}, headers=SPEAKING)
+
+
 def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
     pseudo_app, client, analyst, make_survey
 ):
@@ -243,24 +248,21 @@ def test_the_page_that_links_an_instructors_course_account_speaks_the_language(
     client.set_cookie(instructors.LINKER_COOKIE, "this-browser", path="/lti/link")
     page = client.get(f"/lti/link/{ticket}", headers=SPEAKING)
     assert page.status_code == 200
-    wrong = client.post(
-        f"/lti/link/{ticket}",
-        data={
-            "existing-email": "prof@example.edu",
-            "existing-password": "not the password",
-            "action": "sign-in",
-        },
-        headers=SPEAKING,
+    wrong = post_link_form(
+        client,
+        ticket,
+        "sign-in",
+        {"existing-email": "prof@example.edu", "existing-password": "not the password"},
     )
-    weak = client.post(
-        f"/lti/link/{ticket}",
-        data={
+    weak = post_link_form(
+        client,
+        ticket,
+        "create",
+        {
             "new-email": "prof@example.edu",
             "new-password": "password1234",
             "new-repeat_password": "other",
-            "action": "create",
         },
-        headers=SPEAKING,
     )
     assert [wrong.status_code, weak.status_code] == [400, 400]
     for shown in (page, wrong, weak):
