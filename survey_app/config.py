@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import limits
+
 #: Keys that were ever published (tutorials, examples): serving with one of them is refused.
 PUBLISHED_SECRET_KEYS = frozenset({"", "dev", "secret", "changeme", "change-me", "development"})
 
@@ -142,6 +144,28 @@ def engine_options(pool_mode: str) -> dict:
     return {}
 
 
+#: Submissions from one device (the id its students' page keeps) to one survey: one, and its
+#: retries after replies lost on a busy network, stay far below this.
+DEFAULT_DEVICE_SUBMISSION_RATE_LIMIT = "20 per minute"
+
+
+def device_submission_rate_limit(value: str | None) -> str:
+    """SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT (Flask-Limiter syntax), checked: a value the
+    limiter cannot read is refused at start, not at a student's first submission."""
+    if value is None or value.strip() == "":
+        return DEFAULT_DEVICE_SUBMISSION_RATE_LIMIT
+    try:
+        parsed = limits.parse_many(value)
+    except ValueError:
+        parsed = []
+    if not parsed or any(item.amount < 1 for item in parsed):
+        raise ConfigurationError(
+            "SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT must be a rate limit like "
+            f"'20 per minute' (several separated by ';'), got {value!r}"
+        )
+    return value.strip()
+
+
 def _host_list(value: str | None) -> list[str] | None:
     if value is None or value.strip() == "":
         return None
@@ -168,6 +192,11 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         "RATELIMIT_ENABLED": _flag(env.get("SURVEY_APP_RATELIMIT_ENABLED"), True),
         "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
         "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
+        # Submissions per device and survey, when the students' page names its device
+        # (web/ratelimits.py): a lecture hall shares an address, not a device.
+        "DEVICE_SUBMISSION_RATE_LIMIT": device_submission_rate_limit(
+            env.get("SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT")
+        ),
         "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
         "JOIN_RATE_LIMIT": env.get("SURVEY_APP_JOIN_RATE_LIMIT", "600 per minute"),
         # LTI logins and launches per address: a lecture hall behind one address launches at

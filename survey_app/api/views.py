@@ -24,6 +24,7 @@ from survey_app.web.errors import json_error
 from survey_app.web.file_names import attachment
 from survey_app.web.languages import SHIPPED_LANGUAGES, is_shipped
 from survey_app.web.parsing import QueryError, parse_confidence, parse_survey_list
+from survey_app.web.ratelimits import DEVICE_HEADER, DeviceHeaderError, device_id
 from survey_app.web.security import never_cached
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -61,6 +62,11 @@ def survey_definition(slug: str):
 @csrf.exempt  # takes no cookies or credentials; JSON only; stores only randomized values
 def submit_response(slug: str):
     """Record one submission of randomized answers."""
+    try:
+        # The device id only counts the device's submissions (ratelimits): never stored.
+        device_id(request.headers.get(DEVICE_HEADER))
+    except DeviceHeaderError as error:
+        return json_error(str(error), 400)
     try:
         submission_id, created = record_submission(slug, strict_json_body())
     except SubmissionRejected as rejection:

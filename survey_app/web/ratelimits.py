@@ -1,5 +1,5 @@
-"""Rate limits: submissions and typed join codes per client address, sign-ins per address and
-per account.
+"""Rate limits: submissions and typed join codes per client address, submissions also per
+device, sign-ins per address and per account.
 
 Submissions go through Flask-Limiter (in memory, or Redis shared by the workers). Each app gets
 its own limiter, and only when limits are on: with ``SURVEY_APP_RATELIMIT_ENABLED=false``
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +50,37 @@ LIMITED_ENDPOINTS = {
 JOIN_ENDPOINTS = ("respondent.join", "respondent.join_by_code")
 
 
+#: The request header in which the students' page names its device: 32 hexadecimal digits (128
+#: random bits) drawn once per browser (static/js/answer-table.js). Scripts may leave it out.
+DEVICE_HEADER = "Survey-Device"
+_DEVICE_ID = re.compile(r"[0-9a-f]{32}")
+
+#: What a device over ``SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT`` is told (the API speaks
+#: English; the students' page says it in its own words, as for any ``rate_limited``).
+DEVICE_LIMITED = "too many submissions from this device; wait a minute, then send again"
+
+
+class DeviceHeaderError(ValueError):
+    """The device header is there but is not a device id."""
+
+
+def device_id(header: str | None) -> str | None:
+    """The device id a submission names in its ``Survey-Device`` header; None without one.
+
+    A header that is not 32 hexadecimal digits is a DeviceHeaderError, whose message says what
+    is expected without repeating what was sent.
+    """
+    if header is None:
+        return None
+    device = header.strip().lower()
+    if _DEVICE_ID.fullmatch(device) is None:
+        raise DeviceHeaderError(
+            f"the {DEVICE_HEADER} header must be 32 hexadecimal digits (a random id the "
+            "students' page draws once per browser), or be left out"
+        )
+    return device
+
+
 def _keyed_hash(text: str, digest_size: int = 12) -> str:
     secret = current_app.config["SECRET_KEY"].encode("utf-8")
     return hashlib.blake2b(
@@ -63,6 +95,26 @@ def client_bucket() -> str:
     without the app's secret key.
     """
     return _keyed_hash(request.remote_addr or "unknown")
+
+
+def _named_device() -> str | None:
+    try:
+        return device_id(request.headers.get(DEVICE_HEADER))
+    except DeviceHeaderError:
+        return None  # the view refuses it (400); its address is counted meanwhile
+
+
+def device_bucket() -> str:
+    """The rate-limit key of a device's submissions to one survey: a keyed hash of the
+    survey's slug and the device id, so the limiter's storage never holds the id, and one id
+    cannot be followed from survey to survey there."""
+    slug = (request.view_args or {}).get("slug", "")
+    return _keyed_hash(f"device:{slug}:{_named_device()}")
+
+
+def names_no_device() -> bool:
+    """Whether a submission names no valid device: then only its address is counted."""
+    return _named_device() is None
 
 
 # ------------------------------------------------------------------- counted in the database
@@ -267,6 +319,19 @@ def _limit_join_codes(app: Flask, limiter: Limiter, shared_storage: bool) -> Non
         app.view_functions[endpoint] = _counted_first(app.view_functions[endpoint], throttle)
 
 
+def _limit_devices(app: Flask, limiter: Limiter) -> None:
+    """Submissions per device as well as per address, in the same storage: a lecture hall
+    behind one address is many devices, and one device sending over and over is still one."""
+    limit = limiter.limit(
+        app.config["DEVICE_SUBMISSION_RATE_LIMIT"],
+        key_func=device_bucket,
+        exempt_when=names_no_device,
+        error_message=DEVICE_LIMITED,
+        scope="device",
+    )
+    app.view_functions["api.submit_response"] = limit(app.view_functions["api.submit_response"])
+
+
 def register(app: Flask) -> Limiter | None:
     """Apply the limits to the app's views (after its blueprints are registered)."""
     if not app.config["RATELIMIT_ENABLED"]:
@@ -298,5 +363,6 @@ def register(app: Flask) -> Limiter | None:
     for endpoint, (setting, methods) in LIMITED_ENDPOINTS.items():
         limit = limiter.limit(app.config[setting], methods=methods)
         app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+    _limit_devices(app, limiter)
     _limit_join_codes(app, limiter, shared_storage)
     return limiter

@@ -17,11 +17,12 @@ from sqlalchemy import event, select
 
 from survey_app import create_app
 from survey_app.accounts.services import create_analyst
+from survey_app.config import ConfigurationError
 from survey_app.extensions import db
 from survey_app.storage import database
 from survey_app.storage.models import Survey
 from survey_app.surveys.services import create_survey, find_survey, open_survey, parse_definition
-from survey_app.web.ratelimits import STORAGE_TIMEOUT_SECONDS
+from survey_app.web.ratelimits import DEVICE_LIMITED, STORAGE_TIMEOUT_SECONDS, device_bucket
 from tests.analyst_helpers import csrf_token
 from tests.conftest import SAMPLE_DEFINITION, TEST_SECRET_KEY, drop_everything
 from tests.unit.respondents.test_submission_api import post_json
@@ -233,6 +234,121 @@ def test_a_redis_that_never_answers_does_not_hold_requests(database_url):
             assert client_settings["socket_connect_timeout"] == STORAGE_TIMEOUT_SECONDS
     finally:
         silent.close()
+
+
+# --------------------------------------------------------------------------- devices
+
+#: Device ids as the students' page draws them: 128 random bits in hexadecimal.
+ONE_DEVICE, OTHER_DEVICE = "0123456789abcdef" * 2, "f" * 32
+
+
+def post_from(client, slug: str, body: object, device: str | None):
+    """A submission naming ``device`` in its Survey-Device header (None: no header)."""
+    headers = {} if device is None else {"Survey-Device": device}
+    return client.post(
+        f"/api/v1/surveys/{slug}/responses",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers=headers,
+    )
+
+
+def test_a_device_is_counted_by_a_keyed_hash_of_the_survey_and_its_id(database_url):
+    """The limiter's storage holds neither the id nor anything one could follow from survey
+    to survey without the app's secret key."""
+    with limited_app(database_url) as (app, slug):
+
+        def bucket(device: str, survey_slug: str = slug, key: str = TEST_SECRET_KEY) -> str:
+            app.config["SECRET_KEY"] = key
+            path = f"/api/v1/surveys/{survey_slug}/responses"
+            with app.test_request_context(path, method="POST", headers={"Survey-Device": device}):
+                return device_bucket()
+
+        assert bucket(ONE_DEVICE) == bucket(ONE_DEVICE.upper())
+        assert ONE_DEVICE not in bucket(ONE_DEVICE)
+        assert len({bucket(ONE_DEVICE), bucket(OTHER_DEVICE), bucket(ONE_DEVICE, "other")}) == 3
+        assert bucket(ONE_DEVICE, key=TEST_SECRET_KEY[::-1]) != bucket(ONE_DEVICE)
+        app.config["SECRET_KEY"] = TEST_SECRET_KEY
+
+        client = app.test_client()
+        assert post_from(client, slug, submission(app, slug), ONE_DEVICE).status_code == 201
+        (limiter,) = app.extensions["limiter"]
+        counted = " ".join(str(key) for key in limiter.storage.storage)
+        assert bucket(ONE_DEVICE) in counted
+        assert ONE_DEVICE not in counted
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["", "abc", "g" * 32, "0" * 31, "0" * 33, str(uuid.UUID(int=1)), ONE_DEVICE + " x"],
+)
+def test_a_malformed_device_header_is_refused_in_words_and_stores_nothing(
+    app, client, survey, header
+):
+    slug, _ = survey
+    response = post_from(client, slug, submission(app, slug), header)
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "error": "the Survey-Device header must be 32 hexadecimal digits (a random id the "
+        "students' page draws once per browser), or be left out",
+        "code": "invalid",
+    }
+    with app.app_context():
+        assert db.session.execute(select(Survey.respondents)).scalar_one() == 0
+
+
+def test_a_device_is_limited_while_another_from_the_same_address_is_not(database_url):
+    settings = {"SUBMISSION_RATE_LIMIT": "100 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "3/hour"}
+    with limited_app(database_url, **settings) as (app, slug):
+        client = app.test_client()
+
+        def statuses(device: str | None, count: int) -> list[int]:
+            return [
+                post_from(client, slug, submission(app, slug), device).status_code
+                for _ in range(count)
+            ]
+
+        assert statuses(ONE_DEVICE, 3) == [201] * 3
+        refused = post_from(client, slug, submission(app, slug), ONE_DEVICE)
+        assert refused.status_code == 429
+        # In words, with the code the students' page reads as "busy, send again later".
+        assert refused.get_json() == {"error": DEVICE_LIMITED, "code": "rate_limited"}
+        assert 0 < int(refused.headers["Retry-After"]) <= 3600
+        assert statuses(OTHER_DEVICE, 3) == [201] * 3
+        # Scripts that name no device are counted by their address alone.
+        assert statuses(None, 5) == [201] * 5
+        with app.app_context():
+            assert db.session.execute(select(Survey.respondents)).scalar_one() == 11
+
+
+def test_without_a_device_header_only_the_address_is_counted_and_it_still_is(database_url):
+    settings = {"SUBMISSION_RATE_LIMIT": "4 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "2/minute"}
+    with limited_app(database_url, **settings) as (app, slug):
+        client = app.test_client()
+        sent = [post_from(client, slug, submission(app, slug), None) for _ in range(4)]
+        assert [response.status_code for response in sent] == [201] * 4
+        # The address's limit stays over every device behind it.
+        refused = post_from(client, slug, submission(app, slug), OTHER_DEVICE)
+        assert refused.status_code == 429
+        assert refused.get_json()["code"] == "rate_limited"
+
+
+def test_the_device_limit_setting_is_checked_at_start(monkeypatch, database_url):
+    monkeypatch.setenv("SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT", "5 per minute; 30 per hour")
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
+    assert app.config["DEVICE_SUBMISSION_RATE_LIMIT"] == "5 per minute; 30 per hour"
+    monkeypatch.delenv("SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT")
+    app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
+    assert app.config["DEVICE_SUBMISSION_RATE_LIMIT"] == "20 per minute"
+
+
+@pytest.mark.parametrize("value", ["twenty a minute", "20", "0 per minute", "20 per fortnight"])
+def test_a_bad_device_limit_is_refused_at_start_naming_the_setting(
+    monkeypatch, database_url, value
+):
+    monkeypatch.setenv("SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT", value)
+    with pytest.raises(ConfigurationError, match="SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT"):
+        create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
 
 
 # --------------------------------------------------------------------------- sessions, headers
