@@ -144,26 +144,42 @@ def engine_options(pool_mode: str) -> dict:
     return {}
 
 
-#: Submissions from one device (the id its students' page keeps) to one survey: one, and its
-#: retries after replies lost on a busy network, stay far below this.
-DEFAULT_DEVICE_SUBMISSION_RATE_LIMIT = "20 per minute"
-
-
-def device_submission_rate_limit(value: str | None) -> str:
-    """SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT (Flask-Limiter syntax), checked: a value the
-    limiter cannot read is refused at start, not at a student's first submission."""
+def rate_limit(name: str, value: str | None, default: str) -> str:
+    """A rate-limit setting (Flask-Limiter syntax: "20 per minute", several joined by ";"),
+    checked: Flask-Limiter drops a limit it cannot read with no more than a log line, so a
+    value it cannot read is refused at start instead."""
     if value is None or value.strip() == "":
-        return DEFAULT_DEVICE_SUBMISSION_RATE_LIMIT
+        return default
     try:
         parsed = limits.parse_many(value)
     except ValueError:
         parsed = []
     if not parsed or any(item.amount < 1 for item in parsed):
         raise ConfigurationError(
-            "SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT must be a rate limit like "
-            f"'20 per minute' (several separated by ';'), got {value!r}"
+            f"{name} must be a rate limit like '20 per minute' (several separated by ';'), "
+            f"got {value!r}"
         )
     return value.strip()
+
+
+def _rate_limits(env) -> dict[str, str]:
+    """Each rate limit's setting, checked, with its default."""
+    defaults = {
+        "SUBMISSION_RATE_LIMIT": "1200 per minute",
+        # Submissions per device and survey, when the students' page names its device
+        # (web/ratelimits.py): one, and its retries after replies lost on a busy network, stay
+        # far below; a lecture hall shares an address, not a device.
+        "DEVICE_SUBMISSION_RATE_LIMIT": "20 per minute",
+        "LOGIN_RATE_LIMIT": "10 per minute",
+        "JOIN_RATE_LIMIT": "600 per minute",
+        # LTI logins and launches per address: a lecture hall behind one address launches at
+        # once (a login and a launch a student).
+        "LTI_RATE_LIMIT": "600 per minute",
+    }
+    return {
+        key: rate_limit(f"SURVEY_APP_{key}", env.get(f"SURVEY_APP_{key}"), default)
+        for key, default in defaults.items()
+    }
 
 
 def _host_list(value: str | None) -> list[str] | None:
@@ -184,39 +200,34 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         if secret_key is None:
             secret_key = instance_secret_key(instance_path)
         settings["SECRET_KEY"] = secret_key
-    return settings | {
-        "SQLALCHEMY_DATABASE_URI": database_url,
-        "DATABASE_POOL_MODE": database_pool_mode(env.get("SURVEY_APP_DATABASE_POOL_MODE")),
-        "SESSION_COOKIE_SECURE_ALWAYS": _flag(env.get("SURVEY_APP_SESSION_COOKIE_SECURE"), False),
-        "TRUSTED_PROXIES": int(env.get("SURVEY_APP_TRUSTED_PROXIES") or 0),
-        "RATELIMIT_ENABLED": _flag(env.get("SURVEY_APP_RATELIMIT_ENABLED"), True),
-        "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
-        "SUBMISSION_RATE_LIMIT": env.get("SURVEY_APP_SUBMISSION_RATE_LIMIT", "1200 per minute"),
-        # Submissions per device and survey, when the students' page names its device
-        # (web/ratelimits.py): a lecture hall shares an address, not a device.
-        "DEVICE_SUBMISSION_RATE_LIMIT": device_submission_rate_limit(
-            env.get("SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT")
-        ),
-        "LOGIN_RATE_LIMIT": env.get("SURVEY_APP_LOGIN_RATE_LIMIT", "10 per minute"),
-        "JOIN_RATE_LIMIT": env.get("SURVEY_APP_JOIN_RATE_LIMIT", "600 per minute"),
-        # LTI logins and launches per address: a lecture hall behind one address launches at
-        # once (a login and a launch a student).
-        "LTI_RATE_LIMIT": env.get("SURVEY_APP_LTI_RATE_LIMIT", "600 per minute"),
-        # A closed survey's join code stops resolving this long after it closed.
-        "JOIN_CODE_GRACE": _hours("SURVEY_APP_JOIN_CODE_GRACE_HOURS", 24),
-        "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),
-        "SESSION_MAX_AGE": _hours("SURVEY_APP_SESSION_MAX_HOURS", 24),
-        "PUBLIC_URL": public_url(env.get("SURVEY_APP_PUBLIC_URL")),
-        "RELEASE_BATCH": release_batch(env.get("SURVEY_APP_RELEASE_BATCH")),
-        # Flask answers 400 to a request whose Host header is not one of these (None: any).
-        "TRUSTED_HOSTS": _host_list(env.get("SURVEY_APP_TRUSTED_HOSTS")),
-        "HSTS_MAX_AGE": hsts_max_age(env.get("SURVEY_APP_HSTS_MAX_AGE")),
-        # The LTI tool's signing key (PEM); without it, one made in the instance folder.
-        "LTI_PRIVATE_KEY": env.get("SURVEY_APP_LTI_PRIVATE_KEY") or None,
-        # Whether an instructor's first launch may make a new account (no e-mail is checked):
-        # off, they link only an account that exists already.
-        "LTI_CREATE_ACCOUNTS": _flag(env.get("SURVEY_APP_LTI_CREATE_ACCOUNTS"), True),
-    }
+    return (
+        settings
+        | _rate_limits(env)
+        | {
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "DATABASE_POOL_MODE": database_pool_mode(env.get("SURVEY_APP_DATABASE_POOL_MODE")),
+            "SESSION_COOKIE_SECURE_ALWAYS": _flag(
+                env.get("SURVEY_APP_SESSION_COOKIE_SECURE"), False
+            ),
+            "TRUSTED_PROXIES": int(env.get("SURVEY_APP_TRUSTED_PROXIES") or 0),
+            "RATELIMIT_ENABLED": _flag(env.get("SURVEY_APP_RATELIMIT_ENABLED"), True),
+            "RATELIMIT_STORAGE_URI": env.get("SURVEY_APP_RATELIMIT_STORAGE_URL", "memory://"),
+            # A closed survey's join code stops resolving this long after it closed.
+            "JOIN_CODE_GRACE": _hours("SURVEY_APP_JOIN_CODE_GRACE_HOURS", 24),
+            "SESSION_IDLE_TIMEOUT": _hours("SURVEY_APP_SESSION_IDLE_HOURS", 8),
+            "SESSION_MAX_AGE": _hours("SURVEY_APP_SESSION_MAX_HOURS", 24),
+            "PUBLIC_URL": public_url(env.get("SURVEY_APP_PUBLIC_URL")),
+            "RELEASE_BATCH": release_batch(env.get("SURVEY_APP_RELEASE_BATCH")),
+            # Flask answers 400 to a request whose Host header is not one of these (None: any).
+            "TRUSTED_HOSTS": _host_list(env.get("SURVEY_APP_TRUSTED_HOSTS")),
+            "HSTS_MAX_AGE": hsts_max_age(env.get("SURVEY_APP_HSTS_MAX_AGE")),
+            # The LTI tool's signing key (PEM); without it, one made in the instance folder.
+            "LTI_PRIVATE_KEY": env.get("SURVEY_APP_LTI_PRIVATE_KEY") or None,
+            # Whether an instructor's first launch may make a new account (no e-mail is checked):
+            # off, they link only an account that exists already.
+            "LTI_CREATE_ACCOUNTS": _flag(env.get("SURVEY_APP_LTI_CREATE_ACCOUNTS"), True),
+        }
+    )
 
 
 #: How to make a key, for the messages that refuse one.

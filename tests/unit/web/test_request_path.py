@@ -351,6 +351,16 @@ def test_a_bad_device_limit_is_refused_at_start_naming_the_setting(
         create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
 
 
+@pytest.mark.parametrize("setting", ["SUBMISSION", "LOGIN", "JOIN", "LTI"])
+def test_every_rate_limit_the_limiter_could_not_read_is_refused_at_start(
+    monkeypatch, database_url, setting
+):
+    """Flask-Limiter would drop it, logging a line, and limit nothing."""
+    monkeypatch.setenv(f"SURVEY_APP_{setting}_RATE_LIMIT", "1200/min")
+    with pytest.raises(ConfigurationError, match=f"SURVEY_APP_{setting}_RATE_LIMIT must be"):
+        create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
+
+
 # --------------------------------------------------------------------------- sessions, headers
 
 
