@@ -55,14 +55,52 @@ export function forgetTable(storage, slug) {
   return answered;
 }
 
-/** A random (version 4) UUID from crypto.getRandomValues; works on plain-HTTP pages too. */
-export function randomUuid() {
+/** 16 bytes (128 bits) from crypto.getRandomValues. */
+function randomBytes() {
   const bytes = new Uint8Array(16);
   globalThis.crypto.getRandomValues(bytes);
+  return bytes;
+}
+
+function hexOf(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** A random (version 4) UUID from crypto.getRandomValues; works on plain-HTTP pages too. */
+export function randomUuid() {
+  const bytes = randomBytes();
   bytes[6] = (bytes[6] & 0x0f) | 0x40;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const DEVICE_KEY = "survey-app:device";
+const DEVICE_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * This browser's device id: 128 random bits in hexadecimal, drawn once and kept for every
+ * survey. The page names it in each submission's Survey-Device header, so that the server can
+ * limit one device sending over and over without limiting a lecture hall that shares one
+ * address. It goes with no answer: the server counts a keyed hash of it and the survey, for
+ * the rate limit's window, and stores or logs nothing of it. Without storage (private mode, a
+ * sandboxed frame: ``storage`` null or refusing) one is drawn for the page load, which the
+ * page keeps for its retries.
+ */
+export function deviceId(storage) {
+  try {
+    const kept = storage.getItem(DEVICE_KEY);
+    if (DEVICE_ID.test(kept ?? "")) return kept;
+  } catch {
+    // no storage: one id for this page load
+  }
+  const drawn = hexOf(randomBytes());
+  try {
+    storage.setItem(DEVICE_KEY, drawn);
+  } catch {
+    // not kept: the next page load draws another
+  }
+  return drawn;
 }
 
 /**

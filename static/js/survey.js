@@ -4,7 +4,7 @@
 // question's reading of its answer (kinds/), and what the server's replies mean
 // (survey-replies.js).
 
-import { forgetTable, loadState, randomizedAnswers, stateToAnswerFrom } from "./answer-table.js";
+import { deviceId, forgetTable, loadState, randomizedAnswers, stateToAnswerFrom } from "./answer-table.js";
 import { say } from "./page-words.js";
 import { missingAnswersMessage, replyOutcome } from "./survey-replies.js";
 import { kindOf } from "./kinds/index.js";
@@ -83,10 +83,20 @@ function showCodeError(field, message) {
   }
 }
 
-async function send(url, body) {
+/** The page's localStorage, or null where reading it throws (a sandboxed frame). */
+function browserStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+async function send(url, body, device) {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    // The device id lets the server limit one device, not the lecture hall behind its address.
+    headers: { "Content-Type": "application/json", Accept: "application/json", "Survey-Device": device },
     body: JSON.stringify(body),
     credentials: "omit",
     cache: "no-store",
@@ -128,7 +138,7 @@ async function submit(page) {
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
   showStatus(say("sending"), false);
-  const { status, reply } = await send(root.dataset.submitUrl, body);
+  const { status, reply } = await send(root.dataset.submitUrl, body, page.device);
   const outcome = replyOutcome(status, reply, Boolean(codeField));
   if (outcome.sent || outcome.answered) {
     page.state = forgetTable(window.localStorage, slug);
@@ -171,7 +181,8 @@ function start() {
   }
   const flipProbability = Number(root.dataset.flipProbability);
   const state = stateToAnswerFrom(window.localStorage, slug, kept, questions, flipProbability);
-  const page = { slug, questions, codeField, state };
+  // Drawn after the table, so the table's draws come first from the random words.
+  const page = { slug, questions, codeField, state, device: deviceId(browserStorage()) };
   button.disabled = false;
   let sending = false;
   button.addEventListener("click", async () => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -187,10 +188,12 @@ def test_two_students_answer_on_one_phone_each_with_their_own_code(
     assert ids == {first["submissionId"], second["submissionId"]}
     assert used == 2
     # SECURITY.md "device" and "storage": only the note that this phone answered; no table and
-    # no submission id that would join it to a row of the export.
+    # no submission id that would join it to a row of the export. Besides, the device id the
+    # page names to the rate limit, which the server never stores.
     everything = phone.execute_script(
         "return Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]));"
     )
+    assert re.fullmatch(r"[0-9a-f]{32}", everything.pop("survey-app:device"))
     assert everything == {f"survey-app:{slug}": '{"submitted":true}'}
     assert phone.execute_script("return sessionStorage.length") == 0
 

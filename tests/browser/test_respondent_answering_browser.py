@@ -9,6 +9,7 @@ tests/browser/respondent_helpers.py.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -177,6 +178,11 @@ def test_without_javascript_nothing_is_sent_or_stored(make_chromium, live_app, s
         assert "/api/" not in request["url"]
 
 
+def kept_device(driver) -> str | None:
+    """The device id this browser keeps for the rate limit (answer-table.js deviceId)."""
+    return driver.execute_script("return localStorage.getItem('survey-app:device');")
+
+
 def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver, live_app, survey):
     slug, (yes_no, choice) = survey
     logged = make_chromium(performance_log=True)
@@ -206,9 +212,13 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
     answer(logged, true_answers)
     submit_and_wait(logged)
 
-    # All three attempts sent the very same body.
-    bodies = [json.loads(request_body(r)) for r in network.posts_to(responses_path(slug))]
+    # All three attempts sent the very same body, from the same device (across the reload).
+    posts = network.posts_to(responses_path(slug))
+    bodies = [json.loads(request_body(r)) for r in posts]
     assert len(bodies) == 3
+    devices = {post["headers"].get("Survey-Device") for post in posts}
+    assert devices == {kept_device(logged)}
+    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(logged))
     assert bodies[0] == bodies[1] == bodies[2]
     body = bodies[0]
     assert body == {
@@ -239,6 +249,8 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
     }
     answer(other, true_answers)
     submit_and_wait(other)
+    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(other))
+    assert kept_device(other) != kept_device(logged)
     submissions = {s.submission_id: s.answers for s in stored_submissions(live_app, slug)}
     assert submissions == {
         state["submissionId"]: submission.answers,

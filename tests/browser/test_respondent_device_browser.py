@@ -9,6 +9,7 @@ tests/browser/respondent_helpers.py.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import urllib.error
 import urllib.parse
@@ -71,6 +72,10 @@ def test_browser_storage_keeps_no_true_answer(driver, live_app, survey):
     submit_and_wait(driver)
 
     stored = everything_the_page_stored(driver)
+    # Besides "answered", only the device id the page names to the rate limit: random, and
+    # nowhere on the server (tests/browser/test_respondent_answering_browser.py).
+    device = stored["local"].pop("survey-app:device")
+    assert re.fullmatch(r"[0-9a-f]{32}", device)
     assert stored["local"] == {f"survey-app:{slug}": '{"submitted":true}'}
     assert stored["session"] == {} and stored["cookie"] == ""
     assert stored["databases"] == [] and stored["caches"] == []

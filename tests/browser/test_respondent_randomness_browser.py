@@ -101,6 +101,15 @@ def expected_uuid(stream: WordStream) -> str:
     return f"{hex_[:8]}-{hex_[8:12]}-{hex_[12:16]}-{hex_[16:20]}-{hex_[20:]}"
 
 
+def expected_device(stream: WordStream) -> str:
+    """answer-table.js deviceId(): 16 bytes in hexadecimal, drawn after the table."""
+    return bytes(stream.next() & 0xFF for _ in range(16)).hex()
+
+
+def kept_device(driver) -> str | None:
+    return driver.execute_script("return localStorage.getItem('survey-app:device');")
+
+
 def expected_bit(stream: WordStream, bit: int, p: float) -> int:
     """randomizeBit: flipped when the word is below T = ceil(p * 2^32)."""
     return 1 - bit if stream.next() < flip_threshold(p) else bit
@@ -120,9 +129,9 @@ def expected_choice(stream: WordStream, index: int, k: int, p: float) -> int:
 
 
 def expected_state(words: list[int], cycle: bool, kinds: list[tuple[int, str, int]], p: float):
-    """(submission id, table, words used) that survey.js draws from this stream, for
-    questions given as (id, type, option count): the UUID first, then each question in
-    order, each true value 0 .. k - 1 in order."""
+    """(submission id, table, device id, words used) that survey.js draws from this stream,
+    for questions given as (id, type, option count): the UUID first, then each question in
+    order, each true value 0 .. k - 1 in order, then the device id (a fresh browser)."""
     stream = WordStream(words, cycle)
     submission_id = expected_uuid(stream)
     table = {}
@@ -131,7 +140,7 @@ def expected_state(words: list[int], cycle: bool, kinds: list[tuple[int, str, in
             table[str(qid)] = [expected_bit(stream, value, p) for value in range(k)]
         else:
             table[str(qid)] = [expected_choice(stream, value, k, p) for value in range(k)]
-    return submission_id, table, stream.used
+    return submission_id, table, expected_device(stream), stream.used
 
 
 def stub_randomness(before_page_scripts, words: list[int], cycle: bool) -> None:
@@ -157,12 +166,13 @@ def test_randomness_comes_only_from_crypto(
     stub_randomness(before_page_scripts, [word], cycle=True)
     open_page(driver, live_app, slug)
 
-    expected_id, expected_table, words_used = expected_state(
+    expected_id, expected_table, expected_device_id, words_used = expected_state(
         [word], True, [(yes_no, "yes_no", 2), (choice, "choice", 3)], FLIP_PROBABILITY
     )
     assert expected_table == {str(yes_no): table[0], str(choice): table[1]}
     state = saved_state(driver, slug)
     assert state == {"submissionId": expected_id, "table": expected_table, "submitted": False}
+    assert kept_device(driver) == expected_device_id
     assert driver.execute_script("return window.__wordsUsed;") == words_used
 
     answer(driver, {yes_no: YES, choice: 1})
@@ -204,10 +214,11 @@ def test_draws_consume_words_in_order_with_rejection(
     words += [0]  # true 1: kept -> 1
     words += [keep4_t, 7]  # true 2: not kept (u < T fails at u = T); 7 % 3 = 1 -> 1
     words += [keep4_t - 1]  # true 3: kept -> 3
+    words += [0xA0 + i for i in range(16)]  # the device id's bytes: 0xa0, 0xa1, ...
     stub_randomness(before_page_scripts, words, cycle=False)
     open_page(driver, live_app, slug)
 
-    expected_id, expected_table, words_used = expected_state(
+    expected_id, expected_table, expected_device_id, words_used = expected_state(
         words,
         False,
         [(yes_no, "yes_no", 2), (three, "choice", 3), (four, "choice", 4)],
@@ -220,6 +231,8 @@ def test_draws_consume_words_in_order_with_rejection(
         str(four): [3, 1, 1, 3],
     }
     assert expected_id == "00112233-4455-4677-8899-aabbccddeeff"
+    assert expected_device_id == "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
+    assert kept_device(driver) == expected_device_id
     assert saved_state(driver, slug) == {
         "submissionId": expected_id,
         "table": expected_table,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import socket
 import threading
@@ -253,9 +254,10 @@ def post_from(client, slug: str, body: object, device: str | None):
     )
 
 
-def test_a_device_is_counted_by_a_keyed_hash_of_the_survey_and_its_id(database_url):
+def test_a_device_is_counted_by_a_keyed_hash_of_the_survey_and_its_id(database_url, caplog):
     """The limiter's storage holds neither the id nor anything one could follow from survey
-    to survey without the app's secret key."""
+    to survey without the app's secret key; the database and the logs hold nothing of it."""
+    caplog.set_level(logging.DEBUG)
     with limited_app(database_url) as (app, slug):
 
         def bucket(device: str, survey_slug: str = slug, key: str = TEST_SECRET_KEY) -> str:
@@ -276,6 +278,16 @@ def test_a_device_is_counted_by_a_keyed_hash_of_the_survey_and_its_id(database_u
         counted = " ".join(str(key) for key in limiter.storage.storage)
         assert bucket(ONE_DEVICE) in counted
         assert ONE_DEVICE not in counted
+        with app.app_context():
+            stored = [
+                str(value)
+                for table in db.metadata.sorted_tables
+                for row in db.session.execute(select(table)).all()
+                for value in row
+            ]
+        assert len(stored) > 10  # the dump sees the survey and the submission
+        assert ONE_DEVICE not in "\n".join(stored)
+        assert ONE_DEVICE not in caplog.text
 
 
 @pytest.mark.parametrize(
