@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from survey_app.web import errors
+from survey_app.web.ratelimits import DEVICE_LIMITED
 from tests.unit.node_scripts import STATIC_JS, js_module, run_node_script
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -238,6 +239,8 @@ REPLIES = [
     (403, {"code": "code_required", "error": "send it"}, False, {"message": "(send it)"}),
     (409, {"code": "survey_not_open"}, False, {"message": "not taking answers right now"}),
     (429, {"code": "rate_limited"}, False, {"message": "Many people are answering"}),
+    # One device over its own limit: the same advice, in the page's words.
+    (429, {"code": "rate_limited", "error": DEVICE_LIMITED}, False, {"message": "send again"}),
     (429, {}, False, {"message": "Many people are answering"}),  # a proxy's own page
     (502, {}, False, {"message": "(error 502). Please send again."}),
     (400, {"code": "invalid", "error": "bad"}, False, {"message": "recorded (bad)."}),
