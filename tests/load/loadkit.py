@@ -77,6 +77,11 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
+def new_device() -> str:
+    """A device id as the students' page draws it: 128 random bits in hexadecimal."""
+    return secrets.token_hex(16)
+
+
 # --------------------------------------------------------------------------- the database
 
 
@@ -250,15 +255,22 @@ class Server(harness.Server):
         return super().request(method, path, body, CLIENT_HEADERS | (headers or {}), source)
 
     def submit(
-        self, survey: SurveyRef, submission_id: str, values, code: str | None = None
+        self,
+        survey: SurveyRef,
+        submission_id: str,
+        values,
+        code: str | None = None,
+        device: str | None = None,
     ) -> tuple[int, object]:
-        """POST one submission (with a one-time ``code``, if given); return (status, parsed
-        JSON reply, or the raw bytes if none)."""
+        """POST one submission (with a one-time ``code``, and naming a ``device`` as the
+        students' page does, if given); return (status, parsed JSON reply, or the raw bytes if
+        none)."""
         body = {"submission_id": submission_id, "answers": survey.answers(values)}
         body = json.dumps(body | ({"code": code} if code is not None else {}))
-        status, _, reply = self.request(
-            "POST", survey.url, body, {"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json"}
+        if device is not None:
+            headers["Survey-Device"] = device
+        status, _, reply = self.request("POST", survey.url, body, headers)
         try:
             return status, json.loads(reply)
         except ValueError:

@@ -4,11 +4,18 @@ across three ``survey-app serve``, PgBouncer in transaction pooling before Postg
 the rate limits, all on loopback and bounded in time.
 
 A lecture hall of 300 students behind one address (one source address, as behind a campus NAT)
-answers through the balancer with the rate limits on; one app server is killed with SIGKILL
-half-way. Every student's submission is stored exactly once (a reply lost with the server is
-sent again with the same id, as the students' page does), none is refused as too many, and the
-professor's projector, opened through the balancer (its session made on one server, read on
-the others), shows the class's answers within two seconds of the last.
+answers through the balancer with the rate limits on, each student's page naming its own device
+(the Survey-Device header); one app server is killed with SIGKILL half-way. Every student's
+submission is stored exactly once (a reply lost with the server is sent again with the same id,
+as the students' page does), none is refused as too many, and the professor's projector, opened
+through the balancer (its session made on one server, read on the others), shows the class's
+answers within two seconds of the last. Meanwhile one client in the same hall sends over and
+over from one device: it is refused (429) past the per-device limit, counted in Redis for all
+three servers, while the class is not.
+
+A further test, on three servers that all stay up, checks the other limits the servers must
+share: wrong passwords spread over the three are throttled as on one (the count is in the
+database), and a closed survey's join code, once its grace has passed, is refused by each.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import random
 import signal
 import threading
 import time
+from collections import Counter
 from http.cookies import SimpleCookie
 
+import limits
 from cluster import HAProxy, PgBouncer, RedisServer
 from loadkit import (
     ANALYST_EMAIL,
@@ -33,11 +42,18 @@ from loadkit import (
     Server,
     launch_server,
     login_form,
+    new_device,
     new_id,
     run_parallel,
+    sign_in,
     sign_in_response,
     wait_until_ready,
 )
+from sqlalchemy import select
+
+from survey_app import config
+from survey_app.storage.models import Survey
+from survey_app.web.ratelimits import DEVICE_LIMITED
 
 STUDENTS = 300
 SERVERS = 3
@@ -63,12 +79,24 @@ def _signed_in_cookie(front: Server) -> str:
     return "; ".join(f"{name}={morsel.value}" for name, morsel in jar.items())
 
 
-def _answer_until_stored(front: Server, survey, submission_id: str, values) -> int:
-    """One student's submission, sent again (same id) after a lost reply; its last status."""
+#: One client sending over and over from the lecture hall, from one device: this many
+#: submissions, each a new one, against SURVEY_APP_DEVICE_SUBMISSION_RATE_LIMIT's default.
+HAMMERED = 60
+#: Its limit: the default, a minute.
+DEVICE_LIMIT = limits.parse(
+    config.from_environment("/nonexistent", with_secret_key=False)["DEVICE_SUBMISSION_RATE_LIMIT"]
+)
+
+
+def _answer_until_stored(
+    front: Server, survey, submission_id: str, values, device: str | None = None
+) -> int:
+    """One student's submission, sent again (same id and device) after a lost reply; its last
+    status."""
     status = 0
     for _ in range(ATTEMPTS):
         try:
-            status, _ = front.submit(survey, submission_id, values)
+            status, _ = front.submit(survey, submission_id, values, device=device)
         except (OSError, http.client.HTTPException):
             status = 0  # the connection, or the reply, went with the server
         if status in (200, 201, 429) or 400 <= status < 500:
@@ -105,11 +133,13 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
 
         rng = random.Random(310)
         sent = {new_id(): survey.random_values(rng) for _ in range(STUDENTS)}
+        devices = {submission_id: new_device() for submission_id in sent}
         answered = threading.Semaphore(0)
         killed = threading.Event()
 
         def student(submission_id: str, values) -> int:
-            status = _answer_until_stored(front, survey, submission_id, values)
+            device = devices[submission_id]
+            status = _answer_until_stored(front, survey, submission_id, values, device)
             answered.release()
             return status
 
@@ -121,14 +151,28 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
 
         killer = threading.Thread(target=kill_one_half_way)
         killer.start()
+        hammered: dict[str, tuple[int, object]] = {}  # submission id -> status, reply
+        hammerer = threading.Thread(target=_hammer, args=(front, survey, hammered))
+        hammerer.start()
         results = run_parallel(
             [lambda item=item: student(*item) for item in sent.items()], threads=16
         )
         killer.join(timeout=120)
+        hammerer.join(timeout=120)
         last_answer = time.monotonic()
         assert killed.is_set(), "the server was not killed while the class answered"
+        assert len(hammered) == HAMMERED, "the hammering client did not finish"
         # Every student got through, none throttled as one address, each stored once.
         assert set(results) <= {200, 201}, sorted(set(results))
+        # The hammering device was refused past its limit (a fixed window: at most two
+        # windows' worth got through if a minute began meanwhile), by whichever server, in
+        # words.
+        assert DEVICE_LIMIT.get_expiry() == 60
+        refused = {key for key, (status, _) in hammered.items() if status == 429}
+        statuses = Counter(status for status, _ in hammered.values())
+        assert len(refused) >= HAMMERED - 2 * DEVICE_LIMIT.amount, statuses
+        for key in refused:
+            assert hammered[key][1] == {"error": DEVICE_LIMITED, "code": "rate_limited"}
 
         # The projector shows the class's answers (its last release of whole batches of
         # five) within PROJECTOR_LAG of the last, whichever servers took them and serve it.
@@ -139,7 +183,14 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
             assert status == 200
             seen = int(json.loads(body)["respondents"])
         assert seen >= released, f"the projector showed {seen} of {released}"
-        assert through.assert_consistent(survey).keys() == sent.keys()
+        # The class's answers, each once, and of the hammering client's only some: all it
+        # was told were recorded, none it was refused (a reply lost with the killed server
+        # may be either).
+        stored = through.assert_consistent(survey).keys()
+        assert stored - hammered.keys() == sent.keys()
+        accepted = {key for key, (status, _) in hammered.items() if status in (200, 201)}
+        assert accepted <= stored - sent.keys()
+        assert not stored & refused
         # The balancer saw the killed server go (its health check: two missed, a second apart),
         # whether or not the class finished first.
         deadline = time.monotonic() + 10
@@ -148,6 +199,83 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
         assert "app2 is DOWN" in balancer.log.read_text()
     finally:
         balancer.stop()
+
+
+def _hammer(front: Server, survey, replies: dict[str, tuple[int, object]]) -> None:
+    """One client from the lecture hall's address sending HAMMERED submissions in a row from
+    one device, each a new one (a script, say); each one's (status, reply) in ``replies``
+    (0, None: no reply)."""
+    device, rng = new_device(), random.Random(312)
+    for _ in range(HAMMERED):
+        submission_id = new_id()
+        try:
+            values = survey.random_values(rng)
+            replies[submission_id] = front.submit(survey, submission_id, values, device=device)
+        except (OSError, http.client.HTTPException):
+            replies[submission_id] = (0, None)  # the reply went with the killed server
+
+
+#: Sign-in attempts a minute (SURVEY_APP_LOGIN_RATE_LIMIT's default), per address and account.
+LOGIN_LIMIT = 10
+#: A closed survey's join code leads to it this long after closing (7.2 seconds here, a day
+#: by default): long enough to see it still lead, short enough to wait for.
+JOIN_CODE_GRACE_HOURS = 0.002
+
+
+def _joins(servers: list[Server], code: str) -> list[int]:
+    """The status of a join link for ``code`` from each server (302: to the survey's page)."""
+    return [server.request("GET", f"/j/{code}")[0] for server in servers]
+
+
+def test_sign_in_throttling_and_join_code_expiry_hold_alike_on_every_server(
+    pgbouncer, redis_server, deployment, tmp_path
+):
+    """Three app servers on one PostgreSQL (through PgBouncer) and one Redis, asked directly
+    in turn: what one server counted or decided, the others go by."""
+    redis_url, _ = redis_server
+    through = dataclasses.replace(
+        deployment,
+        database_url=pgbouncer.url(deployment.database_url),
+        settings={
+            "SURVEY_APP_DATABASE_POOL_MODE": "transaction",
+            "SURVEY_APP_RATELIMIT_ENABLED": "true",
+            "SURVEY_APP_RATELIMIT_STORAGE_URL": redis_url,
+            "SURVEY_APP_TRUSTED_PROXIES": "1",
+            "SURVEY_APP_JOIN_CODE_GRACE_HOURS": str(JOIN_CODE_GRACE_HOURS),
+        },
+    )
+    survey = through.create_survey(LOAD_SURVEY)
+    servers = [launch_server(through, 1, **through.settings) for _ in range(SERVERS)]
+    try:
+        for server in servers:  # started together, waited for in turn
+            wait_until_ready(server, survey)
+        _shared_limits_and_codes(servers, through, survey)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def _shared_limits_and_codes(servers: list[Server], deployment, survey) -> None:
+    # A join code leads to its survey from each server; closed, for its grace still.
+    with deployment.engine() as engine, engine.connect() as connection:
+        code = connection.execute(
+            select(Survey.join_code).where(Survey.slug == survey.slug)
+        ).scalar_one()
+    assert _joins(servers, code) == [302] * SERVERS
+    deployment.cli("close-survey", survey.slug)
+    closed = time.monotonic()
+    assert _joins(servers, code) == [302] * SERVERS  # to the page that says it has closed
+
+    # Meanwhile, wrong passwords, one server after another: throttled as on one server (the
+    # attempts are counted in the database), and then the right one too, on each.
+    attempts = [servers[turn % SERVERS] for turn in range(LOGIN_LIMIT + 5)]
+    statuses = [sign_in(server, login_form(server), "wrong password!") for server in attempts]
+    assert statuses == [401] * LOGIN_LIMIT + [429] * 5
+    assert [sign_in(s, login_form(s), ANALYST_PASSWORD) for s in servers] == [429] * SERVERS
+
+    # Past its grace, no server knows the code (it answers as an unknown code does).
+    time.sleep(max(0.0, closed + JOIN_CODE_GRACE_HOURS * 3600 - time.monotonic()))
+    assert _joins(servers, code) == [404] * SERVERS
 
 
 #: When, by answers stored, the outages of the second test begin and end.
