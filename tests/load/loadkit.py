@@ -45,6 +45,7 @@ from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
     STOP_TIMEOUT,
     free_port,
 )
+from survey_app.accounts.devices import DEVICE_COOKIE_PREFIX
 from survey_app.storage.models import Question, Submission, Survey, Tally
 from tests.databases import TEST_DATABASE_URL, new_database
 
@@ -332,6 +333,28 @@ def sign_in_response(server, form: tuple[str, str], password: str, source: str |
         source=source,
     )
     return status, headers
+
+
+def device_cookie_of(server, source: str | None = None) -> str:
+    """Sign in with the right password from ``source``; the device cookie that leaves, as a
+    browser would send it back ("name=value")."""
+    cookie, token = login_form(server, source)
+    body = urlencode(
+        {"csrf_token": token, "email": ANALYST_EMAIL, "password": ANALYST_PASSWORD, "next": ""}
+    )
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
+    status, replied, _ = server.request("POST", LOGIN_PATH, body, headers, source=source)
+    assert status == 302
+    for header in replied.get_all("Set-Cookie") or []:
+        if header.startswith(DEVICE_COOKIE_PREFIX):
+            return header.split(";")[0]
+    pytest.fail("a successful sign-in left no device cookie")
+
+
+def owner_sign_in(server, device_cookie: str, source: str | None = None) -> int:
+    """The owner's known browser signs in (from ``source``); the status."""
+    cookie, token = login_form(server, source)
+    return sign_in(server, (f"{cookie}; {device_cookie}", token), ANALYST_PASSWORD, source)
 
 
 # --------------------------------------------------------------------------- load

@@ -40,10 +40,12 @@ from loadkit import (
     AtomicCounter,
     Deployment,
     Server,
+    device_cookie_of,
     launch_server,
     login_form,
     new_device,
     new_id,
+    owner_sign_in,
     run_parallel,
     sign_in,
     sign_in_response,
@@ -217,6 +219,8 @@ def _hammer(front: Server, survey, replies: dict[str, tuple[int, object]]) -> No
 
 #: Sign-in attempts a minute (SURVEY_APP_LOGIN_RATE_LIMIT's default), per address and account.
 LOGIN_LIMIT = 10
+#: Where the professor signs in from: another address than the guesses' (forwarded-for).
+PROFESSORS_ADDRESS = "198.51.100.60"
 #: A closed survey's join code leads to it this long after closing (7.2 seconds here, a day
 #: by default): long enough to see it still lead, short enough to wait for.
 JOIN_CODE_GRACE_HOURS = 0.002
@@ -255,6 +259,18 @@ def test_sign_in_throttling_and_join_code_expiry_hold_alike_on_every_server(
             server.stop()
 
 
+@dataclasses.dataclass
+class FromAddress:
+    """A server asked by a client at another address (the balancer's forwarded-for header)."""
+
+    server: Server
+    address: str
+
+    def request(self, method, path, body=None, headers=None, source=None):
+        forwarded = {"X-Forwarded-For": self.address} | (headers or {})
+        return self.server.request(method, path, body, forwarded, source)
+
+
 def _shared_limits_and_codes(servers: list[Server], deployment, survey) -> None:
     # A join code leads to its survey from each server; closed, for its grace still.
     with deployment.engine() as engine, engine.connect() as connection:
@@ -266,12 +282,18 @@ def _shared_limits_and_codes(servers: list[Server], deployment, survey) -> None:
     closed = time.monotonic()
     assert _joins(servers, code) == [302] * SERVERS  # to the page that says it has closed
 
+    # The professor signs in on the first server, from an address of their own: their browser
+    # keeps a device cookie (one of the account's attempts).
+    professors = [FromAddress(server, PROFESSORS_ADDRESS) for server in servers]
+    device = device_cookie_of(professors[0])
     # Meanwhile, wrong passwords, one server after another: throttled as on one server (the
-    # attempts are counted in the database), and then the right one too, on each.
+    # attempts are counted in the database), and then the right one too, on each; but the
+    # professor's known browser signs in on every server (its device cookie holds on each).
     attempts = [servers[turn % SERVERS] for turn in range(LOGIN_LIMIT + 5)]
     statuses = [sign_in(server, login_form(server), "wrong password!") for server in attempts]
-    assert statuses == [401] * LOGIN_LIMIT + [429] * 5
+    assert statuses == [401] * (LOGIN_LIMIT - 1) + [429] * 6
     assert [sign_in(s, login_form(s), ANALYST_PASSWORD) for s in servers] == [429] * SERVERS
+    assert [owner_sign_in(s, device) for s in professors] == [302] * SERVERS
 
     # Past its grace, no server knows the code (it answers as an unknown code does).
     time.sleep(max(0.0, closed + JOIN_CODE_GRACE_HOURS * 3600 - time.monotonic()))

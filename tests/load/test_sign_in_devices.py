@@ -9,46 +9,20 @@ different workers), and a new browser with the right password still gets 429.
 from __future__ import annotations
 
 from collections import Counter
-from urllib.parse import urlencode
 
-import pytest
 from loadkit import (
-    ANALYST_EMAIL,
     ANALYST_PASSWORD,
-    LOGIN_PATH,
     address_lines,
+    device_cookie_of,
     login_form,
+    owner_sign_in,
     run_parallel,
     sign_in,
 )
 
-from survey_app.accounts.devices import DEVICE_COOKIE_PREFIX
-
 LOGIN_LIMIT = 5
 GUESSES = 15
 OWNER_SIGN_INS = 3
-
-
-def device_cookie_of(server, source: str) -> str:
-    """Sign in with the right password from ``source``; the device cookie that leaves, as a
-    browser would send it back ("name=value")."""
-    cookie, token = login_form(server, source)
-    body = urlencode(
-        {"csrf_token": token, "email": ANALYST_EMAIL, "password": ANALYST_PASSWORD, "next": ""}
-    )
-    headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
-    status, replied, _ = server.request("POST", LOGIN_PATH, body, headers, source=source)
-    assert status == 302
-    for header in replied.get_all("Set-Cookie") or []:
-        if header.startswith(DEVICE_COOKIE_PREFIX):
-            return header.split(";")[0]
-    pytest.fail("a successful sign-in left no device cookie")
-
-
-def owner_sign_in(server, device_cookie: str, source: str) -> int:
-    """The owner's known browser signs in (from ``source``); the status."""
-    cookie, token = login_form(server, source)
-    return sign_in(server, (f"{cookie}; {device_cookie}", token), ANALYST_PASSWORD, source)
 
 
 def test_the_owners_known_browser_gets_through_while_many_addresses_guess(deployment, start_server):
