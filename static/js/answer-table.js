@@ -75,28 +75,32 @@ export function randomUuid() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const DEVICE_KEY = "survey-app:device";
 const DEVICE_ID = /^[0-9a-f]{32}$/;
 
+function deviceKey(slug) {
+  return `survey-app:device:${slug}`;
+}
+
 /**
- * This browser's device id: 128 random bits in hexadecimal, drawn once and kept for every
- * survey. The page names it in each submission's Survey-Device header, so that the server can
- * limit one device sending over and over without limiting a lecture hall that shares one
- * address. It goes with no answer: the server counts a keyed hash of it and the survey, for
- * the rate limit's window, and stores or logs nothing of it. Without storage (private mode, a
- * sandboxed frame: ``storage`` null or refusing) one is drawn for the page load, which the
+ * This browser's device id for one survey: 128 random bits in hexadecimal, drawn once per
+ * survey and kept. The page names it in each submission's Survey-Device header, so that the
+ * server can limit one device sending over and over without limiting a lecture hall that shares
+ * one address. A new id for each survey: nothing the page sends is the same from one survey to
+ * another. The server counts a keyed hash of it and the survey, for the rate limit's window,
+ * and stores nothing of it with the answers. Without storage (private mode, a frame whose
+ * storage is blocked: ``storage`` null or refusing) one is drawn for the page load, which the
  * page keeps for its retries.
  */
-export function deviceId(storage) {
+export function deviceId(storage, slug) {
   try {
-    const kept = storage.getItem(DEVICE_KEY);
+    const kept = storage.getItem(deviceKey(slug));
     if (DEVICE_ID.test(kept ?? "")) return kept;
   } catch {
     // no storage: one id for this page load
   }
   const drawn = hexOf(randomBytes());
   try {
-    storage.setItem(DEVICE_KEY, drawn);
+    storage.setItem(deviceKey(slug), drawn);
   } catch {
     // not kept: the next page load draws another
   }

@@ -83,7 +83,9 @@ function showCodeError(field, message) {
   }
 }
 
-/** The page's localStorage, or null where reading it throws (a sandboxed frame). */
+/** The page's localStorage, or null where reading it throws (a sandboxed frame, a course's
+ * frame whose browser blocks a third party's storage): the page then keeps its table and
+ * device id for as long as it is open. */
 function browserStorage() {
   try {
     return window.localStorage;
@@ -141,7 +143,7 @@ async function submit(page) {
   const { status, reply } = await send(root.dataset.submitUrl, body, page.device);
   const outcome = replyOutcome(status, reply, Boolean(codeField));
   if (outcome.sent || outcome.answered) {
-    page.state = forgetTable(window.localStorage, slug);
+    page.state = forgetTable(page.storage, slug);
     clearAnswers(questions);
     if (outcome.sent && codeField) codeField.value = "";
     if (outcome.sent) showStatus("", false);
@@ -167,9 +169,10 @@ function start() {
   const slug = root.dataset.slug;
   const questions = readQuestions();
   const codeField = setupCodeField();
-  let kept = loadState(window.localStorage, slug);
+  const storage = browserStorage();
+  let kept = loadState(storage, slug);
   if (kept && kept.submitted === true) {
-    kept = forgetTable(window.localStorage, slug); // also drops a table an older page kept
+    kept = forgetTable(storage, slug); // also drops a table an older page kept
     if (!codeField) {
       showDone("already-answered");
       return;
@@ -180,9 +183,9 @@ function start() {
     kept = null;
   }
   const flipProbability = Number(root.dataset.flipProbability);
-  const state = stateToAnswerFrom(window.localStorage, slug, kept, questions, flipProbability);
+  const state = stateToAnswerFrom(storage, slug, kept, questions, flipProbability);
   // Drawn after the table, so the table's draws come first from the random words.
-  const page = { slug, questions, codeField, state, device: deviceId(browserStorage()) };
+  const page = { slug, questions, codeField, state, storage, device: deviceId(storage, slug) };
   button.disabled = false;
   let sending = false;
   button.addEventListener("click", async () => {

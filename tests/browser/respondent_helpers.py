@@ -177,3 +177,11 @@ def sent_values(state: dict, answers: dict[int, int]) -> dict[str, int]:
 def encoded(values: dict[str, int], question_ids: list[int]) -> str:
     """The randomized values as Submission.answers keeps them: in question order."""
     return ",".join(str(values[str(qid)]) for qid in question_ids)
+
+
+def kept_device(driver, slug: str) -> str | None:
+    """The device id this browser keeps for the survey's rate limit (answer-table.js
+    deviceId)."""
+    return driver.execute_script(
+        "return localStorage.getItem(arguments[0]);", f"survey-app:device:{slug}"
+    )

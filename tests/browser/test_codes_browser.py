@@ -193,7 +193,7 @@ def test_two_students_answer_on_one_phone_each_with_their_own_code(
     everything = phone.execute_script(
         "return Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage[k]]));"
     )
-    assert re.fullmatch(r"[0-9a-f]{32}", everything.pop("survey-app:device"))
+    assert re.fullmatch(r"[0-9a-f]{32}", everything.pop(f"survey-app:device:{slug}"))
     assert everything == {f"survey-app:{slug}": '{"submitted":true}'}
     assert phone.execute_script("return sessionStorage.length") == 0
 

@@ -24,6 +24,7 @@ from tests.browser.respondent_helpers import (
     NetworkLog,
     answer,
     encoded,
+    kept_device,
     open_page,
     radio,
     request_body,
@@ -178,9 +179,30 @@ def test_without_javascript_nothing_is_sent_or_stored(make_chromium, live_app, s
         assert "/api/" not in request["url"]
 
 
-def kept_device(driver) -> str | None:
-    """The device id this browser keeps for the rate limit (answer-table.js deviceId)."""
-    return driver.execute_script("return localStorage.getItem('survey-app:device');")
+#: A browser that refuses the page its storage: reading window.localStorage throws, as in a
+#: course's frame where the browser blocks a third party's storage, or a sandboxed frame.
+BLOCKED_STORAGE = """
+Object.defineProperty(window, "localStorage", {
+  configurable: true,
+  get() { throw new DOMException("The operation is insecure.", "SecurityError"); },
+});
+"""
+
+
+def test_a_page_whose_storage_is_blocked_still_sends_once_naming_a_device(
+    make_chromium, live_app, survey
+):
+    slug, (yes_no, choice) = survey
+    blocked = make_chromium(performance_log=True)
+    blocked.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": BLOCKED_STORAGE})
+    network = NetworkLog(blocked)
+    open_page(blocked, live_app, slug)
+    answer(blocked, {yes_no: YES, choice: 2})
+    submit_and_wait(blocked)
+    (post,) = network.posts_to(responses_path(slug))
+    assert re.fullmatch(r"[0-9a-f]{32}", post["headers"].get("Survey-Device", ""))
+    (submission,) = stored_submissions(live_app, slug)
+    assert json.loads(request_body(post))["submission_id"] == submission.submission_id
 
 
 def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver, live_app, survey):
@@ -217,8 +239,8 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
     bodies = [json.loads(request_body(r)) for r in posts]
     assert len(bodies) == 3
     devices = {post["headers"].get("Survey-Device") for post in posts}
-    assert devices == {kept_device(logged)}
-    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(logged))
+    assert devices == {kept_device(logged, slug)}
+    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(logged, slug))
     assert bodies[0] == bodies[1] == bodies[2]
     body = bodies[0]
     assert body == {
@@ -249,8 +271,8 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
     }
     answer(other, true_answers)
     submit_and_wait(other)
-    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(other))
-    assert kept_device(other) != kept_device(logged)
+    assert re.fullmatch(r"[0-9a-f]{32}", kept_device(other, slug))
+    assert kept_device(other, slug) != kept_device(logged, slug)
     submissions = {s.submission_id: s.answers for s in stored_submissions(live_app, slug)}
     assert submissions == {
         state["submissionId"]: submission.answers,

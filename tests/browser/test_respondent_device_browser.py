@@ -74,7 +74,7 @@ def test_browser_storage_keeps_no_true_answer(driver, live_app, survey):
     stored = everything_the_page_stored(driver)
     # Besides "answered", only the device id the page names to the rate limit: random, and
     # nowhere on the server (tests/browser/test_respondent_answering_browser.py).
-    device = stored["local"].pop("survey-app:device")
+    device = stored["local"].pop(f"survey-app:device:{slug}")
     assert re.fullmatch(r"[0-9a-f]{32}", device)
     assert stored["local"] == {f"survey-app:{slug}": '{"submitted":true}'}
     assert stored["session"] == {} and stored["cookie"] == ""

@@ -22,6 +22,7 @@ from tests.browser.respondent_helpers import (
     WORDS,
     YES,
     answer,
+    kept_device,
     open_page,
     saved_state,
     stored_respondents,
@@ -106,10 +107,6 @@ def expected_device(stream: WordStream) -> str:
     return bytes(stream.next() & 0xFF for _ in range(16)).hex()
 
 
-def kept_device(driver) -> str | None:
-    return driver.execute_script("return localStorage.getItem('survey-app:device');")
-
-
 def expected_bit(stream: WordStream, bit: int, p: float) -> int:
     """randomizeBit: flipped when the word is below T = ceil(p * 2^32)."""
     return 1 - bit if stream.next() < flip_threshold(p) else bit
@@ -172,7 +169,7 @@ def test_randomness_comes_only_from_crypto(
     assert expected_table == {str(yes_no): table[0], str(choice): table[1]}
     state = saved_state(driver, slug)
     assert state == {"submissionId": expected_id, "table": expected_table, "submitted": False}
-    assert kept_device(driver) == expected_device_id
+    assert kept_device(driver, slug) == expected_device_id
     assert driver.execute_script("return window.__wordsUsed;") == words_used
 
     answer(driver, {yes_no: YES, choice: 1})
@@ -232,7 +229,7 @@ def test_draws_consume_words_in_order_with_rejection(
     }
     assert expected_id == "00112233-4455-4677-8899-aabbccddeeff"
     assert expected_device_id == "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf"
-    assert kept_device(driver) == expected_device_id
+    assert kept_device(driver, slug) == expected_device_id
     assert saved_state(driver, slug) == {
         "submissionId": expected_id,
         "table": expected_table,

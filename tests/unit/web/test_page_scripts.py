@@ -164,27 +164,39 @@ const storage = {
   setItem: (key, value) => stored.set(key, String(value)),
 };
 const refusing = { getItem() { throw new Error("no"); }, setItem() { throw new Error("no"); } };
-const first = deviceId(storage);
-const again = deviceId(storage);  // a later page load of this browser
-const kept = stored.get("survey-app:device");
-stored.set("survey-app:device", "not an id");
-const replaced = deviceId(storage);
-const withoutStorage = [deviceId(refusing), deviceId(refusing), deviceId(null)];
+const first = deviceId(storage, "survey-a");
+const again = deviceId(storage, "survey-a");  // a later page load of this browser
+const kept = stored.get("survey-app:device:survey-a");
+const otherSurvey = deviceId(storage, "survey-b");
+stored.set("survey-app:device:survey-a", "not an id");
+const replaced = deviceId(storage, "survey-a");
+const withoutStorage = [
+  deviceId(refusing, "survey-a"), deviceId(refusing, "survey-a"), deviceId(null, "survey-a"),
+];
 let words = 0;
 const real = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
 globalThis.crypto.getRandomValues = (array) => { words += array.length; return real(array); };
-const counted = deviceId({ getItem: () => null, setItem() {} });
-console.log(JSON.stringify({ first, again, kept, replaced, withoutStorage, words, counted }));
+const counted = deviceId({ getItem: () => null, setItem() {} }, "survey-a");
+console.log(JSON.stringify({
+  first, again, kept, otherSurvey, replaced, withoutStorage, words, counted,
+}));
 """
 
 
-def test_the_device_id_is_drawn_once_kept_and_drawn_per_page_without_storage(tmp_path):
+def test_the_device_id_is_drawn_once_a_survey_kept_and_drawn_per_page_without_storage(tmp_path):
     result = run_node_script(tmp_path, DEVICE_CHECKS % js_module("answer-table.js"))
-    ids = [result["first"], result["replaced"], *result["withoutStorage"], result["counted"]]
+    ids = [
+        result["first"],
+        result["otherSurvey"],
+        result["replaced"],
+        *result["withoutStorage"],
+        result["counted"],
+    ]
     assert all(re.fullmatch(r"[0-9a-f]{32}", device) for device in ids), ids
     # Kept: the same id on every page load of this browser.
     assert result["again"] == result["first"] == result["kept"]
-    # A damaged one is drawn again; without storage, one each page load.
+    # Another survey's is another (nothing sent is the same from survey to survey); a damaged
+    # one is drawn again; without storage, one each page load.
     assert len(set(ids)) == len(ids)
     # 128 bits, from crypto.getRandomValues.
     assert result["words"] == 16

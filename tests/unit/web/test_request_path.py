@@ -333,6 +333,22 @@ def test_a_device_is_limited_while_another_from_the_same_address_is_not(database
             assert db.session.execute(select(Survey.respondents)).scalar_one() == 11
 
 
+def test_a_device_over_its_limit_spends_nothing_of_its_addresss(database_url):
+    """One device sending over and over, refused as too many, leaves the lecture hall behind
+    its address the whole of the address's limit."""
+    settings = {"SUBMISSION_RATE_LIMIT": "6 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "2/hour"}
+    with limited_app(database_url, **settings) as (app, slug):
+        client = app.test_client()
+        hammered = [post_from(client, slug, submission(app, slug), ONE_DEVICE) for _ in range(20)]
+        assert [response.status_code for response in hammered] == [201] * 2 + [429] * 18
+        others = [
+            post_from(client, slug, submission(app, slug), f"{index:032x}") for index in range(4)
+        ]
+        assert [response.status_code for response in others] == [201] * 4
+        # The address's limit still holds: 6 taken, the next refused.
+        assert post_from(client, slug, submission(app, slug), OTHER_DEVICE).status_code == 429
+
+
 def test_without_a_device_header_only_the_address_is_counted_and_it_still_is(database_url):
     settings = {"SUBMISSION_RATE_LIMIT": "4 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "2/minute"}
     with limited_app(database_url, **settings) as (app, slug):
