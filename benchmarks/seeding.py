@@ -21,6 +21,7 @@ from benchmarks.common import (
     BenchError,
 )
 from benchmarks.figures import ConsistencyFigures
+from survey_app.storage.database import count_arrivals
 
 # ----------------------------------------------------------------------------------- seeding
 
@@ -214,6 +215,8 @@ def check_consistency(engine, state: SeedState) -> ConsistencyFigures:
     """Count the stored rows' values afresh and compare with the tallies and ``respondents``."""
     p = "?" if engine.dialect.name == "sqlite" else "%s"
     shape = state.shape
+    with engine.begin() as connection:  # what the app does before it reads counts
+        count_arrivals(shape.survey_id, connection)
     raw = engine.raw_connection()
     try:
         cursor = raw.cursor()

@@ -25,6 +25,7 @@ from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.results.tables import survey_results
 from survey_app.results.words import headline_range_kind
+from survey_app.storage.database import count_arrivals
 from survey_app.storage.models import Question, Survey, Tally
 from survey_app.surveys.services import find_survey
 from survey_app.words import percent, percent_high, percent_low, points
@@ -149,6 +150,7 @@ def state_of(app, slug: str) -> dict | None:
         survey = find_survey(slug)
         if survey is None:
             return None
+        count_arrivals(survey.id)  # what a reader of the counts does first (PostgreSQL)
         tallies = db.session.execute(
             select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
             .group_by(Tally.question_id, Tally.value)

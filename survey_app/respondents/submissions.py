@@ -173,78 +173,37 @@ def _not_open(status: SurveyStatus) -> SubmissionRejected:
 # A submission is recorded in each database's own SQL, written out: on the hot path there is
 # no ORM and nothing to compile per request. The parameters are those of submission_row().
 
-#: PostgreSQL: one statement, run in autocommit, so a submission costs one round trip. It locks
-#: the submission's tally rows in one fixed order (two submissions never each hold a row the
-#: other waits for: a plain multi-row UPDATE deadlocks under load), stores the submission if
-#: the survey is open and every tally row exists, and counts it only if it was stored.
+#: PostgreSQL: one statement, run in autocommit, so a submission costs one round trip. It
+#: only inserts: the submission, if the survey is open, and its place in the queue of those
+#: not yet counted (models.UncountedSubmission), which whoever reads the counts adds to the
+#: tallies first (database.count_arrivals). No submission waits on another's count rows.
 _RECORD_ON_POSTGRESQL = """
-WITH cells AS MATERIALIZED (
-    SELECT tallies.question_id, tallies.value, tallies.shard
-    FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
-                string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
-    JOIN tallies ON (tallies.question_id, tallies.value, tallies.shard)
-                    = (answer.question_id, answer.value, %(shard)s)
-    ORDER BY tallies.question_id, tallies.value
-    FOR UPDATE OF tallies
-){claim}, stored AS (
+WITH {claim}stored AS (
     INSERT INTO submissions (submission_id, survey_id, submitted_on, answers)
     SELECT %(submission_id)s, %(survey_id)s, %(submitted_on)s::date, %(answers)s
     WHERE EXISTS (SELECT FROM surveys
-                  WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
-      AND (SELECT count(*) FROM cells) = %(question_count)s{claimed}
-    RETURNING submission_id
+                  WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open'){claimed}
+    RETURNING survey_id, submission_id
 )
-UPDATE tallies SET noisy_count = tallies.noisy_count + 1
-FROM cells
-WHERE (tallies.question_id, tallies.value, tallies.shard)
-      = (cells.question_id, cells.value, cells.shard)
-  AND EXISTS (SELECT FROM stored)
+INSERT INTO uncounted_submissions (survey_id, submission_id)
+SELECT survey_id, submission_id FROM stored
 """
 
 #: ... and for a survey that requires codes, the same statement also marks the code used, under
 #: the same conditions: a data-modifying CTE runs whatever the rest does, so it checks them
-#: itself. The tallies are locked (cells) before the code's row, as in every submission, so two
-#: submissions of one code never wait for each other in opposite orders; the second finds the
-#: code used and stores nothing. A unique violation on the submission id undoes the claim.
+#: itself. Of two submissions of one code, the second waits for the first's claim, then finds
+#: the code used and stores nothing. A unique violation on the submission id undoes the claim.
 _RECORD_WITH_CODE_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(
-    claim=""", claimed AS (
+    claim="""claimed AS (
     UPDATE one_time_codes SET used_on = %(submitted_on)s::date
     WHERE survey_id = %(survey_id)s AND code_sha256 = %(code_sha256)s AND used_on IS NULL
       AND EXISTS (SELECT FROM surveys
                   WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
-      AND (SELECT count(*) FROM cells) = %(question_count)s
     RETURNING survey_id
-)""",
+), """,
     claimed="\n      AND EXISTS (SELECT FROM claimed)",
 )
 _RECORD_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(claim="", claimed="")
-
-#: PostgreSQL, before the statement above when the survey has a numeric question: the
-#: submission's tally rows that do not exist yet (a numeric report seen for the first time in
-#: this shard), with a count of 0. Its own statement, in autocommit, because the statement above
-#: would not see rows that a part of itself inserts. Rows come in a fixed order, so two such
-#: inserts never wait for each other in a cycle; a row left at 0 by a refused submission counts
-#: nothing. Only for an open survey, only values in range (checked before), and only for a
-#: submission that the statement above can store: its id not taken, its code (if the survey
-#: requires one) unused. A refused submission then writes nothing, not even a row at 0 that
-#: would tell which report someone tried; only two submissions racing for one code or one id
-#: can leave one, which counts nothing.
-_ADD_TALLIES_ON_POSTGRESQL = """
-INSERT INTO tallies (question_id, value, shard, noisy_count)
-SELECT answer.question_id, answer.value, %(shard)s, 0
-FROM unnest(string_to_array(%(question_list)s, ',')::integer[],
-            string_to_array(%(answers)s, ',')::integer[]) AS answer (question_id, value)
-WHERE EXISTS (SELECT FROM surveys WHERE id = %(survey_id)s AND slug = %(slug)s AND status = 'open')
-  AND NOT EXISTS (SELECT FROM submissions WHERE submission_id = %(submission_id)s){unused}
-ORDER BY answer.question_id, answer.value
-ON CONFLICT DO NOTHING
-"""
-_ADD_TALLIES_WITH_CODE_ON_POSTGRESQL = _ADD_TALLIES_ON_POSTGRESQL.format(
-    unused="""
-  AND EXISTS (SELECT FROM one_time_codes WHERE survey_id = %(survey_id)s
-              AND code_sha256 = %(code_sha256)s AND used_on IS NULL)"""
-)
-_ADD_TALLIES_ON_POSTGRESQL = _ADD_TALLIES_ON_POSTGRESQL.format(unused="")
 
 #: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
 _STORE_ON_SQLITE = """
@@ -257,7 +216,8 @@ UPDATE one_time_codes SET used_on = :submitted_on
 WHERE survey_id = :survey_id AND code_sha256 = :code_sha256 AND used_on IS NULL
   AND EXISTS (SELECT 1 FROM surveys WHERE id = :survey_id AND slug = :slug AND status = 'open')
 """
-#: ... with the missing tally rows of a numeric question's reports added first (see above).
+#: ... with the missing tally rows of a numeric question's reports added first (a refused
+#: submission never gets here: it writes nothing).
 _ADD_TALLIES_ON_SQLITE = """
 INSERT OR IGNORE INTO tallies (question_id, value, shard, noisy_count)
 SELECT question.value, answer.value, :shard, 0
@@ -297,13 +257,6 @@ def _store_on_postgresql(row: dict[str, object]) -> bool:
     try:
         with autocommit_cursor() as cursor:
             with_code = row["code_sha256"] is not None
-            if row["has_numeric"]:
-                adding = (
-                    _ADD_TALLIES_WITH_CODE_ON_POSTGRESQL
-                    if with_code
-                    else _ADD_TALLIES_ON_POSTGRESQL
-                )
-                cursor.execute(adding, row)
             statement = _RECORD_WITH_CODE_ON_POSTGRESQL if with_code else _RECORD_ON_POSTGRESQL
             cursor.execute(statement, row)
             return cursor.rowcount > 0

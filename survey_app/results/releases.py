@@ -37,7 +37,12 @@ from sqlalchemy import delete, func, insert, select, text
 
 from survey_app import privacy
 from survey_app.extensions import db
-from survey_app.storage.database import is_sqlite, session_writes, write_transaction
+from survey_app.storage.database import (
+    count_arrivals,
+    is_sqlite,
+    session_writes,
+    write_transaction,
+)
 from survey_app.storage.models import CarriedLiveRange, Question, ReleasedTally, Survey, Tally
 
 #: Below this many answers a question shows its count and says it is too early for results:
@@ -104,7 +109,14 @@ def respondents_in(survey: Survey, counts: dict[int, Counts]) -> int:
 
 
 def live_counts(survey: Survey) -> dict[int, Counts]:
-    """For each question id, how many randomized answers reported each value, up to now."""
+    """For each question id, how many randomized answers reported each value, up to now.
+
+    The submissions stored since the counts were last read are added to them first
+    (database.count_arrivals, PostgreSQL), and kept added: committed at once unless the
+    request writes (its own commit then keeps them; a rollback only leaves them queued).
+    """
+    if count_arrivals(survey.id) and not session_writes():
+        db.session.commit()
     rows = db.session.execute(
         select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
         .join(Question, Question.id == Tally.question_id)
@@ -252,6 +264,7 @@ def _write_release(survey: Survey, execute: Callable) -> dict[int, Counts]:
     The counts are copied in one statement, so they hold whole submissions; how many they
     hold is read back from the copy, not counted apart (a submission may arrive meanwhile).
     """
+    count_arrivals(survey.id)  # on PostgreSQL, execute is the session's
     _delete_release(survey.id, execute)
     execute(text(_COPY_RELEASE), {"survey_id": survey.id})
     counts = _released(survey, execute)

@@ -289,6 +289,51 @@ _ARRIVAL_TABLES = (
     ),
     ("one_time_codes", "survey_id, code_sha256, used_on", "code_sha256", "survey_id = :survey_id"),
 )
+#: PostgreSQL: add queued submissions (uncounted_submissions) to the tallies, in one statement.
+#: Each queued row is deleted as it is counted, so two of these running together count each
+#: submission once (the second waits for the first's rows, then finds them gone); the counts
+#: land in shard 0, in key order (two never wait for each other's rows in a cycle), a numeric
+#: report's row added when it is new. A submission's answers are in question order.
+_COUNT_ARRIVALS = """
+WITH gone AS (
+    DELETE FROM uncounted_submissions {which}
+    RETURNING survey_id, submission_id
+), question_lists AS (
+    SELECT survey_id, array_agg(id ORDER BY position) AS question_ids
+    FROM questions WHERE survey_id IN (SELECT survey_id FROM gone)
+    GROUP BY survey_id
+), reports AS (
+    SELECT answer.question_id, answer.value, count(*) AS added
+    FROM gone
+    JOIN submissions ON submissions.submission_id = gone.submission_id
+    JOIN question_lists ON question_lists.survey_id = gone.survey_id
+    CROSS JOIN LATERAL unnest(question_lists.question_ids,
+                              string_to_array(submissions.answers, ',')::integer[])
+        AS answer (question_id, value)
+    GROUP BY answer.question_id, answer.value
+)
+INSERT INTO tallies (question_id, value, shard, noisy_count)
+SELECT question_id, value, 0, added FROM reports ORDER BY question_id, value
+ON CONFLICT (question_id, value, shard)
+DO UPDATE SET noisy_count = tallies.noisy_count + excluded.noisy_count
+"""
+
+
+def count_arrivals(survey_id: int | None = None, connection: Connection | None = None) -> int:
+    """Add the submissions stored since the survey's counts were last brought up to date
+    (every survey's, for ``None``) to its tallies; how many tally rows changed.
+
+    PostgreSQL only (SQLite counts each submission as it stores it): whoever reads a survey's
+    counts calls this first, in its own transaction (``connection``'s, else the session's),
+    never a submission. See :class:`~survey_app.storage.models.UncountedSubmission`.
+    """
+    if is_sqlite(None if connection is None else connection.engine):
+        return 0
+    which = "" if survey_id is None else "WHERE survey_id = :survey_id"
+    execute = db.session.execute if connection is None else connection.execute
+    return execute(text(_COUNT_ARRIVALS.format(which=which)), {"survey_id": survey_id}).rowcount
+
+
 #: How long forgetting the arrival order waits for readers before a checkpoint gives up.
 CHECKPOINT_WAIT_MS = 2_000
 #: ... and, on PostgreSQL, before copying the tables into new files gives up.
@@ -399,7 +444,11 @@ def _vacuum_into_new_files(engine: Engine, rewrite: int) -> bool:
     read. Rows that a transaction begun before the rewrite could still read would be copied
     too: the copy waits (as long) for such transactions to end, and says when one did not.
     """
-    tables = ("released_tallies", *(table for table, *_ in _ARRIVAL_TABLES))
+    tables = (
+        "released_tallies",
+        "uncounted_submissions",
+        *(table for table, *_ in _ARRIVAL_TABLES),
+    )
     if not _wait_for_older_transactions(engine, rewrite):
         logger.warning(
             "A transaction older than the rewrite of stored submissions was still running "
@@ -448,7 +497,9 @@ def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> int:
     holds a lock the rewrite waits for while waiting for one the rewrite holds.
     """
     with engine.begin() as connection:
-        connection.exec_driver_sql("LOCK TABLE tallies IN EXCLUSIVE MODE")
+        # The queue first, as a count of arrivals takes it: then nothing waits in a cycle.
+        connection.exec_driver_sql("LOCK TABLE uncounted_submissions, tallies IN EXCLUSIVE MODE")
+        count_arrivals(survey_id, connection)  # none stays queued: no arrival order
         rewrite = connection.exec_driver_sql(_TRANSACTION_ID).scalar_one()
         for table, columns, key, of_survey in _ARRIVAL_TABLES:
             which = "" if survey_id is None else f"WHERE {of_survey}"

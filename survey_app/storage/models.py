@@ -430,6 +430,26 @@ class Tally(db.Model):
     noisy_count: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class UncountedSubmission(db.Model):
+    """A stored submission not yet added to the tallies (PostgreSQL).
+
+    On PostgreSQL a submission only inserts: its row, and one here, in one statement. Adding
+    to the tallies at each arrival would make every submission wait on a few hot rows;
+    instead, whoever reads a survey's counts first adds the submissions queued here
+    (survey_app.storage.database.count_arrivals), in one statement, so counts stay exact.
+    Closing leaves none (forget_arrival_order). SQLite adds to its tallies as each submission
+    arrives (one writer at a time: nothing to wait on) and keeps this table empty.
+    """
+
+    __tablename__ = "uncounted_submissions"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    survey_id: Mapped[int] = mapped_column(
+        ForeignKey("surveys.id", ondelete="CASCADE"), primary_key=True
+    )
+    submission_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+
+
 class ReleasedTally(db.Model):
     """An open survey's counts as of its last release: what its owner's views show.
 
@@ -485,10 +505,16 @@ def _first_question_id():
     )
 
 
-# Every submission answers every question, so the first question's tallies count respondents.
+# Every submission answers every question, so the first question's tallies count respondents,
+# with the submissions not yet counted into them (UncountedSubmission): one snapshot, exact.
 Survey.respondents = column_property(
     select(func.coalesce(func.sum(Tally.noisy_count), 0))
     .where(Tally.question_id == _first_question_id())
+    .correlate(Survey)
+    .scalar_subquery()
+    + select(func.count())
+    .select_from(UncountedSubmission)
+    .where(UncountedSubmission.survey_id == Survey.id)
     .correlate(Survey)
     .scalar_subquery(),
     # Loaded only when read: the respondent page and submissions never need it.

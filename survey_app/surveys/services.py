@@ -36,6 +36,7 @@ from survey_app.storage.models import (
     Survey,
     SurveyStatus,
     Tally,
+    UncountedSubmission,
     new_join_code,
     normalise_join_code,
     utc_now,
@@ -473,6 +474,9 @@ def delete_survey(survey: Survey) -> None:
     survey_id = survey.id
     questions = select(Question.id).where(Question.survey_id == survey_id)
     db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
+    db.session.execute(
+        delete(UncountedSubmission).where(UncountedSubmission.survey_id == survey_id)
+    )
     releases.delete_release(survey)
     db.session.execute(delete(Submission).where(Submission.survey_id == survey_id))
     db.session.execute(delete(OneTimeCode).where(OneTimeCode.survey_id == survey_id))

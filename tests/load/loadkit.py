@@ -46,6 +46,7 @@ from benchmarks.harness import (  # noqa: F401 (the tests import them from here)
     free_port,
 )
 from survey_app.accounts.devices import DEVICE_COOKIE_PREFIX
+from survey_app.storage.database import count_arrivals
 from survey_app.storage.models import Question, Submission, Survey, Tally
 from tests.databases import TEST_DATABASE_URL, new_database
 
@@ -167,7 +168,8 @@ class Deployment(harness.Deployment):
 
     def tallies(self, survey: SurveyRef | None = None) -> dict[tuple[int, int], int]:
         survey = survey or self.survey
-        with self.engine() as engine, engine.connect() as connection:
+        with self.engine() as engine, engine.begin() as connection:
+            count_arrivals(None, connection)  # what a reader of the counts does first
             rows = connection.execute(
                 select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
                 .group_by(Tally.question_id, Tally.value)

@@ -164,8 +164,10 @@ def test_reports_of_cells_are_accepted_and_counted_and_a_report_outside_is_refus
         from sqlalchemy import func, select
 
         from survey_app.extensions import db
+        from survey_app.storage.database import count_arrivals
         from survey_app.storage.models import Tally
 
+        count_arrivals()
         counts = dict(
             db.session.execute(
                 select(Tally.value, func.sum(Tally.noisy_count))

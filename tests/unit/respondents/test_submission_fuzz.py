@@ -29,6 +29,7 @@ from werkzeug.http import parse_options_header
 
 from survey_app.config import MAX_CONTENT_LENGTH
 from survey_app.extensions import db
+from survey_app.storage.database import count_arrivals
 from survey_app.storage.models import Submission, Survey, Tally
 from survey_app.web.errors import CODES
 from tests.databases import TEST_DATABASE_URL
@@ -141,6 +142,8 @@ def well_formed(target: Target, body: bytes, content_type: str | None) -> tuple[
 
 def snapshot(app) -> tuple[dict, dict, dict]:
     with app.app_context():
+        count_arrivals()  # what a reader of the counts does first (PostgreSQL)
+        db.session.commit()
         rows = db.session.execute(
             select(Submission.submission_id, Submission.survey_id, Submission.answers)
         ).all()

@@ -21,8 +21,8 @@ from sqlalchemy import exc, inspect, select, text
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
 from survey_app.storage import database
-from survey_app.storage.database import forget_arrival_order
-from survey_app.storage.models import Submission, Survey
+from survey_app.storage.database import count_arrivals, forget_arrival_order
+from survey_app.storage.models import Submission, Survey, UncountedSubmission
 from survey_app.surveys.services import close_survey, find_survey
 from tests.numeric_helpers import HOURS
 
@@ -257,9 +257,14 @@ def spearman(positions: list[int]) -> float:
     return float(spearmanr(range(len(positions)), positions).statistic)
 
 
-def arrive_in_known_order(app, slug: str, question_ids: list[int], seed: int) -> dict:
+def arrive_in_known_order(
+    app, slug: str, question_ids: list[int], seed: int, counted_each: bool = False
+) -> dict:
     """Submit ARRIVALS submissions, each with its own code and a numeric report no other
-    sends; return what ties each stored row to its arrival (id, code hash, report)."""
+    sends; return what ties each stored row to its arrival (id, code hash, report).
+
+    On PostgreSQL a submission waits in uncounted_submissions until a reader of the counts
+    adds it to the tallies; ``counted_each`` adds each one as it arrives (a view after each)."""
     from survey_app.classroom.codes import code_sha256, issue_codes
 
     rng = np.random.default_rng(seed)
@@ -286,13 +291,18 @@ def arrive_in_known_order(app, slug: str, question_ids: list[int], seed: int) ->
         order["submissions"][ids[index]] = index
         order["one_time_codes"][code_sha256(codes[index])] = index
         order["tallies"][int(reports[index])] = index
+        if counted_each:
+            with app.app_context():
+                count_arrivals()
+                db.session.commit()
     order["released_tallies"] = order["tallies"]
+    order["uncounted_submissions"] = order["submissions"]
     return order
 
 
 def arrival_of(table: str, row: dict, order: dict, numeric_id: int) -> int | None:
     """The arrival a stored row belongs to, or None (a yes/no count, another survey's row)."""
-    if table == "submissions":
+    if table in ("submissions", "uncounted_submissions"):
         return order[table].get(row["submission_id"])
     if table == "one_time_codes":
         return order[table].get(row["code_sha256"])
@@ -386,6 +396,12 @@ def test_no_table_keeps_the_arrival_order(app, runner, every_kind, dialect, forg
     if dialect == "postgresql":
         for table in sorted(expected):
             assert writers(app, table, survey_id) == 1, table
+    with app.app_context():  # every submission counted, none left waiting in arrival order
+        assert db.session.query(UncountedSubmission).count() == 0
+        counted = db.session.execute(
+            select(Survey.respondents).where(Survey.id == survey_id)
+        ).scalar_one()
+        assert counted == ARRIVALS
 
 
 def test_the_measure_sees_the_order_a_first_arrival_leaves(app, every_kind, dialect):
@@ -402,7 +418,9 @@ def test_the_measure_sees_the_order_a_first_arrival_leaves(app, every_kind, dial
             )
             connection.exec_driver_sql("INSERT INTO tallies SELECT * FROM tallies_by_key")
             connection.exec_driver_sql("DROP TABLE tallies_by_key")
-    order = arrive_in_known_order(app, slug, question_ids, seed=2026)
+    # PostgreSQL: each arrival counted at once (as if a view followed each), so that its
+    # numeric report's row is written by its own transaction, in arrival order.
+    order = arrive_in_known_order(app, slug, question_ids, seed=2026, counted_each=True)
     if dialect == "sqlite":
         with app.app_context():
             close_survey(find_survey(slug))
@@ -410,3 +428,15 @@ def test_the_measure_sees_the_order_a_first_arrival_leaves(app, every_kind, dial
     found = correlations(app, dialect, order, question_ids[0])
     ordered = "tallies by rowid" if dialect == "sqlite" else "tallies by xmin"
     assert found[ordered] > 0.99, found
+
+
+def test_the_measure_sees_the_order_of_submissions_waiting_to_be_counted(app, every_kind, dialect):
+    """The control for the queue: on PostgreSQL, submissions not yet counted wait in
+    uncounted_submissions in arrival order, and the measure says so (closing must empty it)."""
+    slug, question_ids = every_kind
+    order = arrive_in_known_order(app, slug, question_ids, seed=2026)
+    found = correlations(app, dialect, order, question_ids[0])
+    if dialect == "sqlite":  # SQLite counts each submission as it arrives: nothing waits
+        assert not any(name.startswith("uncounted_submissions") for name in found), found
+    else:
+        assert found["uncounted_submissions by xmin"] > 0.99, found
