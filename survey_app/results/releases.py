@@ -112,11 +112,15 @@ def live_counts(survey: Survey) -> dict[int, Counts]:
     """For each question id, how many randomized answers reported each value, up to now.
 
     The submissions stored since the counts were last read are added to them first
-    (database.count_arrivals, PostgreSQL), and kept added: committed at once unless the
-    request writes (its own commit then keeps them; a rollback only leaves them queued).
+    (database.count_arrivals, PostgreSQL), in the caller's transaction: if it is rolled
+    back, they only wait to be counted again.
     """
-    if count_arrivals(survey.id) and not session_writes():
-        db.session.commit()
+    count_arrivals(survey.id)
+    return _tallied_counts(survey)
+
+
+def _tallied_counts(survey: Survey) -> dict[int, Counts]:
+    """The survey's tallies, summed over shards (its waiting submissions left aside)."""
     rows = db.session.execute(
         select(Tally.question_id, Tally.value, func.sum(Tally.noisy_count))
         .join(Question, Question.id == Tally.question_id)
@@ -155,7 +159,11 @@ def shown_counts(survey: Survey) -> ShownCounts:
 
     A release is made first when at least a batch has arrived since the last one.
     """
-    live = live_counts(survey)
+    if count_arrivals(survey.id) and not session_writes():
+        # Kept at once by a view that only reads (else they would be counted again at each
+        # view); a request that writes keeps them with its own commit.
+        db.session.commit()
+    live = _tallied_counts(survey)  # as counted just now (later arrivals wait for the next)
     so_far = respondents_in(survey, live)
     if survey.is_open and release_due(so_far, survey.released_respondents, release_batch()):
         counts = _release_if_due(survey, live)
