@@ -3,8 +3,11 @@
 A submission is ``{"submission_id": "<uuid4>", "answers": {"<question id>": <value>, ...}}``,
 every question of an open survey answered once with a value in range, and ``"code"``: an unused
 one-time code when the survey requires codes (see :mod:`survey_app.classroom.codes`). It is stored
-all-or-nothing with the counts it adds to (one statement on PostgreSQL, one short
-transaction on SQLite), and so is marking its code used; a retry of the same id with the same
+all-or-nothing, and so is marking its code used: on SQLite in one short transaction with the
+counts it adds to; on PostgreSQL in one statement that only inserts (the submission, and its
+place among those that whoever next reads the counts adds to them first:
+:func:`survey_app.storage.database.count_arrivals`), so that no submission waits on another's
+count rows; a retry of the same id with the same
 answers is counted once (its code is used by then: still 200), the same id with other answers is
 refused. Refusals carry the HTTP status and a machine-readable
 code (see :class:`SubmissionRejected`).

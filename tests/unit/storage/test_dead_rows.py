@@ -24,13 +24,15 @@ from sqlalchemy import text
 from survey_app.classroom.codes import code_sha256, issue_codes
 from survey_app.extensions import db
 from survey_app.respondents.submissions import record_submission
+from survey_app.storage.database import count_arrivals
 from survey_app.surveys.services import find_survey, open_survey
 from tests.numeric_helpers import HOURS
 
 #: Submissions sent; each with its own one-time code and its own numeric report.
 ARRIVALS = 60
-#: The tables a submission writes to, and the released counts a view makes from them.
-TABLES = ("submissions", "one_time_codes", "tallies", "released_tallies")
+#: The tables a submission writes to (on PostgreSQL it waits in uncounted_submissions until the
+#: counts are next read), and the released counts a view makes from them.
+TABLES = ("submissions", "one_time_codes", "tallies", "released_tallies", "uncounted_submissions")
 PAGE = 8192
 
 
@@ -166,14 +168,18 @@ def test_no_old_row_version_is_left_in_the_pages(
 def test_the_pages_do_keep_old_rows_without_the_rewrite(app, make_survey, database_url, tmp_path):
     """The control: before closing, the measure finds old copies. PostgreSQL: marking a code
     used leaves its old version (dead); SQLite: the log keeps each page as each submission left
-    it."""
+    it. PostgreSQL again: counting the waiting submissions leaves their queue rows dead."""
     slug, question_ids = make_survey(HOURS, status="draft")
     ids, hashes = arrive(app, slug, question_ids)
     values = [value.encode() for value in ids + hashes]
     if database_url.startswith("postgresql"):
+        with app.app_context():
+            count_arrivals()
+            db.session.commit()
         stale, dead = copies_on_postgresql(app, values)
         # Each use leaves a line pointer at least (pruned to a redirect, or dead).
         assert len(dead["one_time_codes"]) >= ARRIVALS
+        assert len(dead["uncounted_submissions"]) >= ARRIVALS
         # Most codes' hashes, in their old versions too (41 of 60 here: pruning a full page
         # compacts some old versions away, and which depends on what the table held before).
         found = {value for _, value in stale} & {value.encode() for value in hashes}
