@@ -297,7 +297,8 @@ def record_submission(slug: str, payload: object) -> tuple[str, bool]:
     encoded = encode_answers(shape, answers)
     code = code_of(shape, payload)
     store = _store_on_sqlite if is_sqlite() else _store_on_postgresql
-    if db.session().in_transaction():
+    # (A warm worker has not made the request's session at all: none is made just to ask.)
+    if db.session.registry.has() and db.session().in_transaction():
         # The survey was read (a worker's first submission to it): end that read before the
         # store takes a connection of its own, so that a request holds one server connection
         # at a time (behind PgBouncer's transaction pooling, requests that each held one and
