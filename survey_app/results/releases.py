@@ -317,7 +317,11 @@ def _release_if_due(survey: Survey, live: dict[int, Counts]) -> dict[int, Counts
 
 def _release_in(survey: Survey, live: dict[int, Counts], execute: Callable, lock: bool):
     state = execute(
-        text(_RELEASE_STATE.format(lock="FOR UPDATE" if lock else "")), {"survey_id": survey.id}
+        # NO KEY UPDATE: releases (and closing) still wait for each other, but the foreign-key
+        # checks of rows referring to the survey (a rewrite's submissions and codes) do not
+        # wait for a release, which could wait for the rewrite's lock while it counts.
+        text(_RELEASE_STATE.format(lock="FOR NO KEY UPDATE" if lock else "")),
+        {"survey_id": survey.id},
     ).first()
     if state is None or state.status != "open":
         return live  # closed meanwhile: a closed survey shows its counts (as read before)

@@ -291,12 +291,18 @@ _ARRIVAL_TABLES = (
 )
 #: PostgreSQL: add queued submissions (uncounted_submissions) to the tallies, in one statement.
 #: Each queued row is deleted as it is counted, so two of these running together count each
-#: submission once (the second waits for the first's rows, then finds them gone); the counts
+#: submission once (the second waits for the first's rows, then finds them gone: PostgreSQL's
+#: default READ COMMITTED, which the app's connections keep); the queued rows are locked in key
+#: order, whatever the plan, so two never wait for each other's in a cycle; the counts
 #: land in shard 0, in key order (two never wait for each other's rows in a cycle), a numeric
 #: report's row added when it is new. A submission's answers are in question order.
 _COUNT_ARRIVALS = """
 WITH gone AS (
-    DELETE FROM uncounted_submissions {which}
+    DELETE FROM uncounted_submissions
+    WHERE (survey_id, submission_id) IN (
+        SELECT survey_id, submission_id FROM uncounted_submissions {which}
+        ORDER BY survey_id, submission_id
+        FOR UPDATE)
     RETURNING survey_id, submission_id
 ), question_lists AS (
     SELECT survey_id, array_agg(id ORDER BY position) AS question_ids
@@ -319,6 +325,9 @@ DO UPDATE SET noisy_count = tallies.noisy_count + excluded.noisy_count
 """
 
 
+_ANY_WAITING = "SELECT EXISTS (SELECT FROM uncounted_submissions {which})"
+
+
 def count_arrivals(survey_id: int | None = None, connection: Connection | None = None) -> int:
     """Add the submissions stored since the survey's counts were last brought up to date
     (every survey's, for ``None``) to its tallies; how many tally rows changed.
@@ -331,6 +340,11 @@ def count_arrivals(survey_id: int | None = None, connection: Connection | None =
         return 0
     which = "" if survey_id is None else "WHERE survey_id = :survey_id"
     execute = db.session.execute if connection is None else connection.execute
+    # Nothing waiting (most views while nobody answers): no row lock, no write, nothing held
+    # until the request ends that a rewrite's lock (and the submissions behind it) would wait on.
+    waiting = execute(text(_ANY_WAITING.format(which=which)), {"survey_id": survey_id})
+    if not waiting.scalar_one():
+        return 0
     return execute(text(_COUNT_ARRIVALS.format(which=which)), {"survey_id": survey_id}).rowcount
 
 
@@ -486,15 +500,17 @@ def _vacuum_into_new_files(engine: Engine, rewrite: int) -> bool:
 def _rewrite_in_key_order(engine: Engine, survey_id: int | None) -> int:
     """PostgreSQL: rewrite every table a submission writes to in key order, in one transaction.
 
-    A numeric question's tally rows are created as its reports first arrive, and every count
-    row carries the ``xmin`` of the last submission that added to it; one-time codes are marked
+    A numeric question's tally rows are created as its reports are first counted, and every
+    count row carries the ``xmin`` of the count that last added to it; one-time codes are marked
     used as submissions arrive. Rewritten together, they share one ``xmin`` and lie in key
     order: nothing is left to order them, or to join a code or a report to a submission.
 
-    Tallies are locked first, against writes (reads go on): a submission arriving meanwhile
-    (``forget-arrival-order`` on an open survey) waits before it starts, then counts into the
-    rewritten rows, never into deleted ones. Nothing else is locked ahead, so no submission
-    holds a lock the rewrite waits for while waiting for one the rewrite holds.
+    The queue of submissions waiting to be counted and the tallies are locked first, against
+    writes, and everything waiting is counted: a submission arriving meanwhile
+    (``forget-arrival-order`` on an open survey) waits before it starts, then queues beside the
+    rewritten rows; a reader that would count waits too (a reader that finds nothing waiting
+    does not). Nothing else is locked ahead, so no submission holds a lock the rewrite waits for
+    while waiting for one the rewrite holds.
     """
     with engine.begin() as connection:
         # The queue first, as a count of arrivals takes it: then nothing waits in a cycle.

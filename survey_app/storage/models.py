@@ -405,15 +405,17 @@ class OneTimeCode(db.Model):
 
 
 #: Each count is kept in this many rows (shards), each submission adding to one picked at
-#: random: concurrent submissions then rarely wait for the same row lock (PostgreSQL).
+#: random (SQLite; on PostgreSQL submissions are counted by their readers, into shard 0, and
+#: the other shards stay at 0).
 TALLY_SHARDS = 8
 
 
 class Tally(db.Model):
     """How many randomized answers reported each value of each question (in one shard).
 
-    A value's count is the sum over its shards. Kept up to date in the same transaction as each
-    submission, so results never scan submissions.
+    A value's count is the sum over its shards. On SQLite kept up to date in the same
+    transaction as each submission; on PostgreSQL by whoever next reads the counts, from the
+    submissions waiting (:class:`UncountedSubmission`). Results never scan all submissions.
     """
 
     __tablename__ = "tallies"

@@ -473,10 +473,13 @@ def delete_survey(survey: Survey) -> None:
     """
     survey_id = survey.id
     questions = select(Question.id).where(Question.survey_id == survey_id)
-    db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
+    # In the order a count takes them (the survey's row, its waiting submissions, its count
+    # rows): deleting never waits in a cycle with a view counting the survey's answers.
+    db.session.execute(select(Survey.id).where(Survey.id == survey_id).with_for_update())
     db.session.execute(
         delete(UncountedSubmission).where(UncountedSubmission.survey_id == survey_id)
     )
+    db.session.execute(delete(Tally).where(Tally.question_id.in_(questions)))
     releases.delete_release(survey)
     db.session.execute(delete(Submission).where(Submission.survey_id == survey_id))
     db.session.execute(delete(OneTimeCode).where(OneTimeCode.survey_id == survey_id))

@@ -10,6 +10,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from survey_app.extensions import db
+from tests.analyst_helpers import submit
 from tests.unit.storage.test_dead_rows import copies_on_sqlite
 
 
@@ -120,3 +121,26 @@ def test_upgrading_sqlite_leaves_no_old_row_in_free_pages(
     with app.app_context(), db.engine.connect() as connection:
         kept = connection.exec_driver_sql("SELECT submission_id FROM submissions").scalars()
         assert sorted(kept) == sorted(ids)  # the copy the file is compared with holds them
+
+
+@pytest.mark.database
+def test_downgrading_counts_the_submissions_still_waiting(app, runner, make_survey):
+    """PostgreSQL queues a submission to be counted by the next reader; the revision before
+    the queue counts each as it stores it, so going back adds those still waiting first."""
+    slug, questions = make_survey()
+    submit(app, slug, [(1, 0), (0, 2), (1, 2)])
+    assert runner.invoke(args=["db", "stamp", "head"]).exit_code == 0
+    result = runner.invoke(args=["db", "downgrade", "a3c8e5f1d7b4"])
+    assert result.exit_code == 0, result.output
+    with app.app_context(), db.engine.connect() as connection:
+        counted = connection.exec_driver_sql(
+            "SELECT question_id, value, sum(noisy_count) FROM tallies "
+            "GROUP BY question_id, value HAVING sum(noisy_count) > 0 ORDER BY question_id, value"
+        ).all()
+    first, second = questions
+    assert [tuple(row) for row in counted] == [
+        (first, 0, 1),
+        (first, 1, 2),
+        (second, 0, 1),
+        (second, 2, 2),
+    ]

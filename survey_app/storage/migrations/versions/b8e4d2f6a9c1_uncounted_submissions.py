@@ -34,5 +34,25 @@ def upgrade():
     )
 
 
+#: The submissions still waiting, added to the tallies (shard 0) before their queue goes: the
+#: revision before this one counts each submission as it stores it, and would never count them.
+_COUNT_THE_WAITING = """
+INSERT INTO tallies (question_id, value, shard, noisy_count)
+SELECT answer.question_id, answer.value, 0, count(*)
+FROM uncounted_submissions AS waiting
+JOIN submissions USING (submission_id)
+CROSS JOIN LATERAL unnest(
+    ARRAY(SELECT id FROM questions WHERE questions.survey_id = waiting.survey_id
+          ORDER BY position),
+    string_to_array(submissions.answers, ',')::integer[]) AS answer (question_id, value)
+GROUP BY answer.question_id, answer.value
+ORDER BY answer.question_id, answer.value
+ON CONFLICT (question_id, value, shard)
+DO UPDATE SET noisy_count = tallies.noisy_count + excluded.noisy_count
+"""
+
+
 def downgrade():
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(_COUNT_THE_WAITING)
     op.drop_table("uncounted_submissions")
