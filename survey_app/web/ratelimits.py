@@ -332,14 +332,6 @@ def _limit_devices(app: Flask, limiter: Limiter) -> None:
     app.view_functions["api.submit_response"] = limit(app.view_functions["api.submit_response"])
 
 
-def not_refused_as_too_many(response) -> bool:
-    """Whether a response counts against its address's submission limit: any but a 429.
-
-    The limit is then checked before the request and counted after its response, so requests
-    arriving at once may pass it by a few; a device over its own limit spends none of it."""
-    return response.status_code != 429
-
-
 def register(app: Flask) -> Limiter | None:
     """Apply the limits to the app's views (after its blueprints are registered)."""
     if not app.config["RATELIMIT_ENABLED"]:
@@ -368,13 +360,13 @@ def register(app: Flask) -> Limiter | None:
         limiter_log.addHandler(default_handler)
     limiter_log.setLevel(logging.INFO)
     # The limits are read once, here: the settings do not change while the app runs.
-    for endpoint, (setting, methods) in LIMITED_ENDPOINTS.items():
-        # A submission refused as too many (by its device's limit) spends nothing of its
-        # address's: else one device sending over and over would use up the limit of the
-        # lecture hall behind that address.
-        deduct_when = not_refused_as_too_many if endpoint == "api.submit_response" else None
-        limit = limiter.limit(app.config[setting], methods=methods, deduct_when=deduct_when)
-        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+    # The device's limit before its address's: a submission refused by its device's limit
+    # spends nothing of its address's (the limiter checks a request's limits in this order, by
+    # their period, and stops at the first it breaks), else one device sending over and over
+    # would use up the limit of the lecture hall behind that address.
     _limit_devices(app, limiter)
+    for endpoint, (setting, methods) in LIMITED_ENDPOINTS.items():
+        limit = limiter.limit(app.config[setting], methods=methods)
+        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
     _limit_join_codes(app, limiter, shared_storage)
     return limiter

@@ -336,7 +336,7 @@ def test_a_device_is_limited_while_another_from_the_same_address_is_not(database
 def test_a_device_over_its_limit_spends_nothing_of_its_addresss(database_url):
     """One device sending over and over, refused as too many, leaves the lecture hall behind
     its address the whole of the address's limit."""
-    settings = {"SUBMISSION_RATE_LIMIT": "6 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "2/hour"}
+    settings = {"SUBMISSION_RATE_LIMIT": "6 per minute", "DEVICE_SUBMISSION_RATE_LIMIT": "2/minute"}
     with limited_app(database_url, **settings) as (app, slug):
         client = app.test_client()
         hammered = [post_from(client, slug, submission(app, slug), ONE_DEVICE) for _ in range(20)]
