@@ -112,11 +112,11 @@ def _answer_until_stored(
     return status
 
 
-def test_a_class_answers_through_three_servers_while_one_is_killed(
-    pgbouncer, redis_server, deployment, start_server, tmp_path
-):
+def _through_the_cluster(deployment, pgbouncer, redis_server, **settings: str):
+    """The deployment as its app servers reach it in the cluster: through PgBouncer (in
+    transaction pooling), limits on and counted in Redis, behind one proxy; and ``settings``."""
     redis_url, _ = redis_server
-    through = dataclasses.replace(
+    return dataclasses.replace(
         deployment,
         database_url=pgbouncer.url(deployment.database_url),
         settings={
@@ -124,8 +124,19 @@ def test_a_class_answers_through_three_servers_while_one_is_killed(
             "SURVEY_APP_RATELIMIT_ENABLED": "true",
             "SURVEY_APP_RATELIMIT_STORAGE_URL": redis_url,
             "SURVEY_APP_TRUSTED_PROXIES": "1",
-            "SURVEY_APP_SUBMISSION_RATE_LIMIT": f"{ADDRESS_LIMIT} per minute",
+            **settings,
         },
+    )
+
+
+def test_a_class_answers_through_three_servers_while_one_is_killed(
+    pgbouncer, redis_server, deployment, start_server, tmp_path
+):
+    through = _through_the_cluster(
+        deployment,
+        pgbouncer,
+        redis_server,
+        SURVEY_APP_SUBMISSION_RATE_LIMIT=f"{ADDRESS_LIMIT} per minute",
     )
     survey = through.create_survey(LOAD_SURVEY)
     servers = [start_server(through, workers=2, **through.settings) for _ in range(SERVERS)]
@@ -242,17 +253,11 @@ def test_sign_in_throttling_and_join_code_expiry_hold_alike_on_every_server(
 ):
     """Three app servers on one PostgreSQL (through PgBouncer) and one Redis, asked directly
     in turn: what one server counted or decided, the others go by."""
-    redis_url, _ = redis_server
-    through = dataclasses.replace(
+    through = _through_the_cluster(
         deployment,
-        database_url=pgbouncer.url(deployment.database_url),
-        settings={
-            "SURVEY_APP_DATABASE_POOL_MODE": "transaction",
-            "SURVEY_APP_RATELIMIT_ENABLED": "true",
-            "SURVEY_APP_RATELIMIT_STORAGE_URL": redis_url,
-            "SURVEY_APP_TRUSTED_PROXIES": "1",
-            "SURVEY_APP_JOIN_CODE_GRACE_HOURS": str(JOIN_CODE_GRACE_HOURS),
-        },
+        pgbouncer,
+        redis_server,
+        SURVEY_APP_JOIN_CODE_GRACE_HOURS=str(JOIN_CODE_GRACE_HOURS),
     )
     survey = through.create_survey(LOAD_SURVEY)
     servers = [launch_server(through, 1, **through.settings) for _ in range(SERVERS)]
