@@ -138,3 +138,69 @@ def test_how_many_answered_counts_submissions_not_yet_added_to_the_tallies(app, 
         db.session.commit()
         assert db.session.query(UncountedSubmission).count() == 0
         assert db.session.execute(respondents).scalar_one() == 7
+
+
+def send_some(app, slug: str, question_ids: list[int], count: int) -> None:
+    number_id, yes_no_id = question_ids
+    for index in range(count):
+        with app.app_context():
+            answers = {str(number_id): 100 + index % 6, str(yes_no_id): index % 2}
+            record_submission(slug, {"submission_id": str(uuid.uuid4()), "answers": answers})
+
+
+def test_a_release_and_a_rewrite_at_once_both_finish_and_count_exactly(
+    app, make_survey, monkeypatch
+):
+    """A release (its survey's row locked) that must count arrivals while a rewrite of the
+    stored submissions (forget-arrival-order on an open survey) holds the queue waits for the
+    rewrite; the rewritten rows, whose foreign keys check the survey's row, must not wait for
+    the release in turn: PostgreSQL would end one of them as a deadlock. On PostgreSQL the two
+    are made to meet so (the release counts once the rewrite holds the queue); on SQLite, where
+    writers take turns, they simply run together."""
+    from survey_app.results import releases
+    from survey_app.storage import database
+
+    slug, question_ids = make_survey(HOURS)
+    send_some(app, slug, question_ids, 10)  # the first release is due at 10
+    with app.app_context():
+        on_postgresql = db.engine.dialect.name == "postgresql"
+    release_holds_row, rewrite_holds_queue = threading.Event(), threading.Event()
+    if on_postgresql:
+        counted, calls = database.count_arrivals, []
+
+        def in_release(survey_id=None, connection=None):
+            calls.append(survey_id)
+            if len(calls) == 1:  # the view's first count: then three more arrive
+                done = counted(survey_id, connection)
+                send_some(app, slug, question_ids, 3)
+                return done
+            release_holds_row.set()  # in the release, under its lock on the survey's row
+            assert rewrite_holds_queue.wait(30)
+            return counted(survey_id, connection)
+
+        def in_rewrite(survey_id=None, connection=None):
+            rewrite_holds_queue.set()  # the queue and the tallies locked by the rewrite
+            return counted(survey_id, connection)
+
+        monkeypatch.setattr(releases, "count_arrivals", in_release)
+        monkeypatch.setattr(database, "count_arrivals", in_rewrite)
+    else:
+        send_some(app, slug, question_ids, 3)
+
+    def release() -> None:
+        with app.app_context():
+            releases.shown_counts(find_survey(slug))
+
+    def rewrite() -> None:
+        if on_postgresql:  # once the release holds its survey's row and is about to count
+            assert release_holds_row.wait(30)
+        with app.app_context():
+            database.forget_arrival_order(None)
+
+    errors = run_together([release, rewrite], [])
+    assert errors == []
+    assert rewrite_holds_queue.is_set() == on_postgresql
+    with app.app_context():
+        counts = live_counts(find_survey(slug))
+        assert db.session.query(UncountedSubmission).count() == 0
+        assert sum(counts[question_ids[1]]) == 13
