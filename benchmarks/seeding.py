@@ -196,7 +196,7 @@ def _write_counts(cursor, placeholder: str, state, batch_counts) -> None:
     """Add the seeded counts to the tallies (opened at zero)."""
     p = placeholder
     parameters = _tally_parameters(state, batch_counts)
-    # Seeded counts go to shard 0 of each value; the app adds to random shards.
+    # Seeded counts go to shard 0 of each value, as the app's own.
     cursor.executemany(
         f"UPDATE tallies SET noisy_count = noisy_count + {p}"
         f" WHERE question_id = {p} AND value = {p} AND shard = 0",

@@ -16,7 +16,6 @@ code (see :class:`SubmissionRejected`).
 from __future__ import annotations
 
 import datetime as dt
-import random
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from survey_app.classroom.codes import code_sha256, code_state, normalise_code
 from survey_app.extensions import db
 from survey_app.storage.database import autocommit_cursor, is_sqlite, write_transaction
-from survey_app.storage.models import TALLY_SHARDS, Submission, Survey, SurveyStatus, join_answers
+from survey_app.storage.models import Submission, Survey, SurveyStatus, join_answers
 from survey_app.surveys.services import find_survey
 
 
@@ -223,13 +222,13 @@ WHERE survey_id = :survey_id AND code_sha256 = :code_sha256 AND used_on IS NULL
 #: submission never gets here: it writes nothing).
 _ADD_TALLIES_ON_SQLITE = """
 INSERT OR IGNORE INTO tallies (question_id, value, shard, noisy_count)
-SELECT question.value, answer.value, :shard, 0
+SELECT question.value, answer.value, 0, 0
 FROM json_each('[' || :question_list || ']') AS question
 JOIN json_each('[' || :answers || ']') AS answer USING (key)
 """
 _COUNT_ON_SQLITE = """
 UPDATE tallies SET noisy_count = noisy_count + 1
-WHERE shard = :shard
+WHERE shard = 0
   AND (question_id, value) IN (
       SELECT question.value, answer.value
       FROM json_each('[' || :question_list || ']') AS question
@@ -250,8 +249,6 @@ def submission_row(
         "answers": encoded,
         "question_list": shape.question_list,
         "question_count": len(shape.question_ids),
-        # Concurrent submissions add to one of several rows per count (see Tally).
-        "shard": random.randrange(TALLY_SHARDS),
         "has_numeric": shape.has_numeric,
     }
 

@@ -404,16 +404,14 @@ class OneTimeCode(db.Model):
     used_on: Mapped[dt.date | None] = mapped_column(Date, nullable=True)
 
 
-#: Each count is kept in this many rows (shards), each submission adding to one picked at
-#: random (SQLite; on PostgreSQL submissions are counted by their readers, into shard 0, and
-#: the other shards stay at 0).
-TALLY_SHARDS = 8
-
-
 class Tally(db.Model):
-    """How many randomized answers reported each value of each question (in one shard).
+    """How many randomized answers reported each value of each question.
 
-    A value's count is the sum over its shards. On SQLite kept up to date in the same
+    A value's count is kept in shard 0. (Databases from before 2026-11-28 kept it in 8 shards,
+    which submissions picked at random so that they would not wait on one hot row; their rows
+    stay, and a value's count is the sum over its shards wherever it is read. Submissions no
+    longer wait on count rows: SQLite writes one transaction at a time, and PostgreSQL counts
+    at each read.) On SQLite kept up to date in the same
     transaction as each submission; on PostgreSQL by whoever next reads the counts, from the
     submissions waiting (:class:`UncountedSubmission`). Results never scan all submissions.
     """
@@ -428,6 +426,7 @@ class Tally(db.Model):
         ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True
     )
     value: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: Always 0 for counts made since 2026-11-28 (see above).
     shard: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     noisy_count: Mapped[int] = mapped_column(Integer, default=0)
 

@@ -28,7 +28,6 @@ from survey_app.kinds.base import QuestionDefinition
 from survey_app.results import releases
 from survey_app.storage.database import after_commit, forget_arrival_order
 from survey_app.storage.models import (
-    TALLY_SHARDS,
     Analyst,
     OneTimeCode,
     Question,
@@ -391,10 +390,9 @@ def open_survey(survey: Survey) -> None:
                 "the survey was opened or changed a moment ago; reload", "opened_meanwhile"
             )
         db.session.add_all(
-            Tally(question_id=question.id, value=value, shard=shard, noisy_count=0)
+            Tally(question_id=question.id, value=value, noisy_count=0)
             for question in survey.questions
             for value in range(question.option_count)
-            for shard in range(TALLY_SHARDS)
         )
         # The browsers randomize with these from now: a later rule must not change them.
         for question in survey.questions:

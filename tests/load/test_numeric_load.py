@@ -1,7 +1,7 @@
 """Numeric reports under load: many threads, several gunicorn workers, first arrivals racing.
 
 A numeric question's tally rows are created as its reports first arrive (a report seen for the
-first time in a shard), so concurrent first arrivals of the same report, on different workers,
+first time), so concurrent first arrivals of the same report, on different workers,
 must each be counted once: every accepted submission stored once, no 5xx, no "database is
 locked", and the tallies equal the counts recomputed from the stored rows.
 """
