@@ -100,6 +100,21 @@ def test_one_projector_poll_reads_the_tallies_once(
     assert len(reads.statements) == 1, reads.statements
 
 
+def test_the_survey_list_reads_the_tallies_once_however_many_surveys(
+    app, client, make_survey, analyst, sign_in_as, tally_reads
+):
+    slugs = [make_survey()[0] for _ in range(4)]
+    for count, slug in enumerate(slugs, start=1):
+        submit(app, slug, ROWS[:count])
+    sign_in_as(client, analyst)
+    with tally_reads() as reads:
+        page = client.get("/analyst/")
+    assert page.status_code == 200
+    counts = re.findall(r'<td class="num">(\d+)</td>', page.get_data(as_text=True))
+    assert sorted(map(int, counts)) == [1, 2, 3, 4]
+    assert len(reads.statements) == 1, reads.statements
+
+
 def client_close(app, slug: str) -> None:
     from survey_app.surveys.services import close_survey, find_survey
 
