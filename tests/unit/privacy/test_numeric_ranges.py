@@ -14,7 +14,11 @@ from survey_app import privacy
 from survey_app.privacy import GridLaplace, HybridNumeric, OneBitNumeric
 from survey_app.privacy.hybrid import _LAMBDAS
 from survey_app.privacy.laplace import summed_noise_quantile
-from survey_app.privacy.one_bit import worst_binomial_deviation
+from survey_app.privacy.one_bit import (
+    _binomial_at_least,
+    _binomial_at_most,
+    worst_binomial_deviation,
+)
 
 G = privacy.numeric_grid.NUMERIC_GRID_STEPS
 LN3 = math.log(3)
@@ -92,6 +96,27 @@ def _binomial_two_sided(n: int, p: float, d: float) -> float:
         + (n - k) * math.log1p(-p)
     )
     return float(law[np.abs(k - n * p) >= d].sum())
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 101])
+def test_binomial_tails_are_the_exact_sums(n):
+    """Each tail against its sum of exact probabilities (math.comb in exact fractions), at every
+    count from below 0 to above n, for probabilities from near 0 to near 1."""
+    from fractions import Fraction
+
+    counts = np.arange(-2, n + 3)
+    for p in (0.001, 0.1, 0.25, 0.2689414213699951, 0.5, 0.73, 0.999):
+        exact = Fraction(p)
+        law = [math.comb(n, k) * exact**k * (1 - exact) ** (n - k) for k in range(n + 1)]
+        at_most = [float(sum(law[: max(0, min(b, n) + 1)])) for b in counts]
+        at_least = [float(sum(law[max(0, c) :])) if c <= n else 0.0 for c in counts]
+        probabilities = np.full(counts.size, p)
+        # Within 1e-12 absolute: SciPy's incomplete beta function is accurate to a few ulps;
+        # the bounds then compare these with a delta of 1e-4 or more.
+        np.testing.assert_allclose(_binomial_at_most(counts, n, probabilities), at_most, atol=1e-12)
+        np.testing.assert_allclose(
+            _binomial_at_least(counts, n, probabilities), at_least, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("n", [5, 40, 101])
