@@ -35,6 +35,8 @@ SHIPPED_LANGUAGES = (
     ),
 )
 DEFAULT_LANGUAGE = SHIPPED_LANGUAGES[0]
+#: Parsed once: words worded outside a request (commands, exports) ask for it at every figure.
+_DEFAULT_LOCALE = Locale.parse(DEFAULT_LANGUAGE)
 
 
 def _own_name(code: str) -> str:
@@ -175,7 +177,7 @@ def for_a_translated_page(message: object) -> str:
 
 def current_locale() -> Locale:
     """The current page's locale (English outside a request)."""
-    return get_locale() or Locale.parse(DEFAULT_LANGUAGE)
+    return get_locale() or _DEFAULT_LOCALE
 
 
 def is_english() -> bool:
