@@ -2,8 +2,8 @@
 
 ``.ci/run`` runs the suite on SQLite (a file per test in its tmp_path), and the tests that reach
 the database with ``SURVEY_APP_TEST_DATABASE_URL`` naming a database on a PostgreSQL server it
-started: its unit tests on one base database, its browser and load tests (at the same time as
-the unit tests' last minutes) on another. Parallel
+started: its unit tests on one base database, its browser and load tests (while the unit tests
+run in the background) on another. Parallel
 workers (pytest-xdist) each get a database of their own on that server, named after the worker
 (``survey_app_test_gw0``, ...), created when missing: workers never share tables.
 

@@ -14,6 +14,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from sqlalchemy.orm import undefer
 
 from survey_app.accounts.access import owned_survey_or_404
 from survey_app.classroom.codes import code_counts, codes_missing
@@ -188,6 +189,8 @@ def archived_surveys():
         select(Survey)
         .where(Survey.owner_id == current_user.id, Survey.archived.is_(True))
         .order_by(Survey.created_at.desc(), Survey.id.desc())
+        # Each row shows how many answered: counted in the list's one query, not one a row.
+        .options(undefer(Survey.respondents))
     ).scalars()
     return render_template(
         "surveys/archived.html",

@@ -25,7 +25,7 @@ from benchmarks import run as bench_run
 from benchmarks import seeding as bench_seeding
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-#: Set by .ci/run for the second pass of the suite, on a PostgreSQL server it started.
+#: Set by .ci/run for the PostgreSQL passes of the suite, on a PostgreSQL server it started.
 TEST_DATABASE_URL = os.environ.get("SURVEY_APP_TEST_DATABASE_URL")
 
 SIZES = [1_000, 10_000]

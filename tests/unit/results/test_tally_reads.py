@@ -115,6 +115,27 @@ def test_the_survey_list_reads_the_tallies_once_however_many_surveys(
     assert len(reads.statements) == 1, reads.statements
 
 
+def test_the_archived_list_reads_the_tallies_once_however_many_surveys(
+    app, client, make_survey, analyst, sign_in_as, tally_reads
+):
+    from survey_app.surveys.services import archive_survey, close_survey, find_survey
+
+    slugs = [make_survey()[0] for _ in range(3)]
+    for count, slug in enumerate(slugs, start=1):
+        submit(app, slug, ROWS[:count])
+        with app.app_context():
+            close_survey(find_survey(slug))
+            archive_survey(find_survey(slug))
+            db.session.commit()
+    sign_in_as(client, analyst)
+    with tally_reads() as reads:
+        page = client.get("/analyst/archived")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert all(slug in text for slug in slugs)
+    assert len(reads.statements) == 1, reads.statements
+
+
 def client_close(app, slug: str) -> None:
     from survey_app.surveys.services import close_survey, find_survey
 
