@@ -1,0 +1,123 @@
+"""How near bare Flask a submission on PostgreSQL can come: the app against a lean endpoint (bare
+Flask running the app's own statement on one autocommit driver connection per worker: no
+checks, no hooks, no pool) and against bare Flask (which stores nothing), served alike.
+
+    python3 -m benchmarks.submission_ceiling [--seconds 4] [--rounds 3]
+
+The three take turns, round after round, so that the machine's drift falls on all; the ratios
+to bare Flask (summed over the rounds) and every round's figures are printed as JSON. The lean
+endpoint is what the benchmark's 70% would allow the app at most: whatever the app does beyond
+the one statement comes out of the difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.common import DEFAULT_POSTGRESQL_BIN
+from benchmarks.harness import HOST, Deployment, Server, free_port
+from benchmarks.measuring import bare_flask_server, measure_throughput
+from benchmarks.postgresql import PostgresCluster, throwaway_database
+from benchmarks.seeding import create_fixtures
+
+WORKERS = 5  # the benchmark's default on 2 cores: 2 x cores + 1
+
+
+def lean_app():
+    """Bare Flask plus the app's one statement, on a driver connection kept by the worker."""
+    import psycopg
+    from flask import Flask, jsonify, request
+
+    from survey_app.respondents.submissions import _RECORD_ON_POSTGRESQL
+
+    url, survey_id = os.environ["LEAN_DATABASE_URL"], int(os.environ["LEAN_SURVEY_ID"])
+    app = Flask("lean")
+    kept: dict[str, psycopg.Connection] = {}
+
+    @app.post("/api/v1/surveys/<slug>/responses")
+    def submit_response(slug: str):
+        payload = request.get_json()
+        answers = payload["answers"]
+        row = {
+            "submission_id": payload["submission_id"],
+            "survey_id": survey_id,
+            "slug": slug,
+            "submitted_on": dt.datetime.now(dt.UTC).date().isoformat(),
+            "answers": ",".join(str(answers[key]) for key in sorted(answers, key=int)),
+        }
+        if "connection" not in kept:
+            kept["connection"] = psycopg.connect(url, autocommit=True)
+        with kept["connection"].cursor() as cursor:
+            cursor.execute(_RECORD_ON_POSTGRESQL, row)
+        return jsonify(submission_id=row["submission_id"], status="recorded"), 201
+
+    return app
+
+
+def serve_lean(host: str, port: int, workers: int) -> None:
+    """Serve :func:`lean_app` exactly as ``survey-app serve`` serves the app."""
+    from survey_app import server
+
+    server.SurveyServer.load = lambda self: lean_app()
+    server.serve(host=host, port=port, workers=workers)
+
+
+def _lean_server(deployment: Deployment, url: str, survey_id: int) -> Server:
+    port = free_port()
+    code = (
+        "from benchmarks.submission_ceiling import serve_lean; "
+        f"serve_lean('{HOST}', {port}, {WORKERS})"
+    )
+    env = deployment.env | {
+        "LEAN_DATABASE_URL": url.replace("postgresql+psycopg://", "postgresql://"),
+        "LEAN_SURVEY_ID": str(survey_id),
+    }
+    log_path = deployment.directory / f"server-lean-{port}.log"
+    return Server("lean endpoint", [sys.executable, "-c", code], env, WORKERS, log_path, port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="each measurement's length")
+    parser.add_argument("--rounds", type=int, default=3, help="turns of each endpoint")
+    parser.add_argument("--threads", type=int, default=16, help="client threads")
+    options = parser.parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        directory = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        cluster = stack.enter_context(PostgresCluster(DEFAULT_POSTGRESQL_BIN))
+        url = stack.enter_context(throwaway_database(cluster))
+        deployment = Deployment(url, directory)
+        deployment.cli("init-db")
+        shape = create_fixtures(deployment.create_app()).live
+        servers = {
+            "app": Server.survey_app(deployment, WORKERS, "app"),
+            "lean": _lean_server(deployment, url, shape.survey_id),
+            "bare": bare_flask_server(deployment, WORKERS),
+        }
+        for server in servers.values():
+            server.start()
+            stack.callback(server.stop)
+        for server in servers.values():
+            server.wait_ready()
+        rounds: dict[str, list[float]] = {name: [] for name in servers}
+        for turn in range(options.rounds):
+            for name, server in servers.items():
+                measured = measure_throughput(
+                    server.port, shape, options.seconds, options.threads, WORKERS, turn == 0
+                )
+                rounds[name].append(round(measured.per_second))
+        bare = sum(rounds["bare"])
+        ratios = {name: round(sum(figures) / bare, 3) for name, figures in rounds.items()}
+        print(json.dumps({"ratio to bare Flask": ratios, "submissions a second": rounds}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
