@@ -100,39 +100,28 @@ def test_one_projector_poll_reads_the_tallies_once(
     assert len(reads.statements) == 1, reads.statements
 
 
-def test_the_survey_list_reads_the_tallies_once_however_many_surveys(
-    app, client, make_survey, analyst, sign_in_as, tally_reads
-):
-    slugs = [make_survey()[0] for _ in range(4)]
-    for count, slug in enumerate(slugs, start=1):
-        submit(app, slug, ROWS[:count])
-    sign_in_as(client, analyst)
-    with tally_reads() as reads:
-        page = client.get("/analyst/")
-    assert page.status_code == 200
-    counts = re.findall(r'<td class="num">(\d+)</td>', page.get_data(as_text=True))
-    assert sorted(map(int, counts)) == [1, 2, 3, 4]
-    assert len(reads.statements) == 1, reads.statements
-
-
-def test_the_archived_list_reads_the_tallies_once_however_many_surveys(
-    app, client, make_survey, analyst, sign_in_as, tally_reads
+@pytest.mark.parametrize(
+    ("page_url", "archived"), [("/analyst/", False), ("/analyst/archived", True)]
+)
+def test_a_list_of_surveys_reads_the_tallies_once_however_many_surveys(
+    app, client, make_survey, analyst, sign_in_as, tally_reads, page_url, archived
 ):
     from survey_app.surveys.services import archive_survey, close_survey, find_survey
 
     slugs = [make_survey()[0] for _ in range(3)]
     for count, slug in enumerate(slugs, start=1):
         submit(app, slug, ROWS[:count])
-        with app.app_context():
-            close_survey(find_survey(slug))
-            archive_survey(find_survey(slug))
-            db.session.commit()
+        if archived:
+            with app.app_context():
+                close_survey(find_survey(slug))
+                archive_survey(find_survey(slug))
+                db.session.commit()
     sign_in_as(client, analyst)
     with tally_reads() as reads:
-        page = client.get("/analyst/archived")
+        page = client.get(page_url)
     assert page.status_code == 200
-    text = page.get_data(as_text=True)
-    assert all(slug in text for slug in slugs)
+    counts = re.findall(r'<td class="num">(\d+)</td>', page.get_data(as_text=True))
+    assert sorted(map(int, counts)) == [1, 2, 3]
     assert len(reads.statements) == 1, reads.statements
 
 
