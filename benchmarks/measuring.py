@@ -50,25 +50,43 @@ def bare_flask_app():
 
 def bare_flask_server(deployment: Deployment, workers: int) -> Server:
     """A gunicorn server of :func:`bare_flask_app`, set up as ``survey-app serve`` is."""
+    return flask_app_server(
+        deployment, workers, "bare Flask", "benchmarks.measuring:bare_flask_app"
+    )
+
+
+def flask_app_server(
+    deployment: Deployment,
+    workers: int,
+    name: str,
+    factory: str,
+    env: dict[str, str] | None = None,
+) -> Server:
+    """A gunicorn server of the Flask app that ``factory`` (``module:function``) makes, set up
+    as ``survey-app serve`` is, with ``env`` added to the deployment's environment."""
     port = free_port()
     code = (
-        "from benchmarks.measuring import serve_bare_flask; "
-        f"serve_bare_flask('{HOST}', {port}, {workers})"
+        "from benchmarks.measuring import serve_flask_app; "
+        f"serve_flask_app({factory!r}, '{HOST}', {port}, {workers})"
     )
-    log_path = deployment.directory / f"server-bare-{port}.log"
+    log_path = deployment.directory / f"server-{name.replace(' ', '-')}-{port}.log"
     argv = [sys.executable, "-c", code]
-    return Server("bare Flask", argv, deployment.env, workers, log_path, port)
+    return Server(name, argv, deployment.env | (env or {}), workers, log_path, port)
 
 
-def serve_bare_flask(host: str, port: int, workers: int) -> None:
-    """Serve :func:`bare_flask_app` exactly as ``survey-app serve`` serves the app.
+def serve_flask_app(factory: str, host: str, port: int, workers: int) -> None:
+    """Serve the app ``factory`` makes exactly as ``survey-app serve`` serves the app.
 
     The app's own gunicorn application is reused with only the app it loads swapped, so the
     worker class, worker count, timeouts and logging are the same by construction.
     """
+    import importlib
+
     from survey_app import server
 
-    server.SurveyServer.load = lambda self: bare_flask_app()
+    module, function = factory.split(":")
+    make = getattr(importlib.import_module(module), function)
+    server.SurveyServer.load = lambda self: make()
     server.serve(host=host, port=port, workers=workers)
 
 

@@ -17,13 +17,12 @@ import contextlib
 import datetime as dt
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.common import DEFAULT_POSTGRESQL_BIN
-from benchmarks.harness import HOST, Deployment, Server, free_port
-from benchmarks.measuring import bare_flask_server, measure_throughput
+from benchmarks.harness import Deployment, Server
+from benchmarks.measuring import bare_flask_server, flask_app_server, measure_throughput
 from benchmarks.postgresql import PostgresCluster, throwaway_database
 from benchmarks.seeding import create_fixtures
 
@@ -61,26 +60,13 @@ def lean_app():
     return app
 
 
-def serve_lean(host: str, port: int, workers: int) -> None:
-    """Serve :func:`lean_app` exactly as ``survey-app serve`` serves the app."""
-    from survey_app import server
-
-    server.SurveyServer.load = lambda self: lean_app()
-    server.serve(host=host, port=port, workers=workers)
-
-
 def _lean_server(deployment: Deployment, url: str, survey_id: int) -> Server:
-    port = free_port()
-    code = (
-        "from benchmarks.submission_ceiling import serve_lean; "
-        f"serve_lean('{HOST}', {port}, {WORKERS})"
-    )
-    env = deployment.env | {
+    env = {
         "LEAN_DATABASE_URL": url.replace("postgresql+psycopg://", "postgresql://"),
         "LEAN_SURVEY_ID": str(survey_id),
     }
-    log_path = deployment.directory / f"server-lean-{port}.log"
-    return Server("lean endpoint", [sys.executable, "-c", code], env, WORKERS, log_path, port)
+    factory = "benchmarks.submission_ceiling:lean_app"
+    return flask_app_server(deployment, WORKERS, "lean endpoint", factory, env)
 
 
 def main(argv: list[str] | None = None) -> int:

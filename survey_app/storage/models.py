@@ -411,9 +411,9 @@ class Tally(db.Model):
     which submissions picked at random so that they would not wait on one hot row; their rows
     stay, and a value's count is the sum over its shards wherever it is read. Submissions no
     longer wait on count rows: SQLite writes one transaction at a time, and PostgreSQL counts
-    at each read.) On SQLite kept up to date in the same
-    transaction as each submission; on PostgreSQL by whoever next reads the counts, from the
-    submissions waiting (:class:`UncountedSubmission`). Results never scan all submissions.
+    at each read.) On SQLite kept up to date in the same transaction as each submission; on
+    PostgreSQL by whoever next reads the counts, from the submissions waiting
+    (:class:`UncountedSubmission`). Results never scan all submissions.
     """
 
     __tablename__ = "tallies"
