@@ -1,6 +1,7 @@
 """How near bare Flask a submission on PostgreSQL can come: the app against a lean endpoint (bare
-Flask running the app's own statement on one autocommit driver connection per worker: no
-checks, no hooks, no pool) and against bare Flask (which stores nothing), served alike.
+Flask running the app's own statement as the app does, prepared once on one autocommit driver
+connection per worker and run through libpq: no checks, no hooks) and against bare Flask
+(which stores nothing), served alike.
 
     python3 -m benchmarks.submission_ceiling [--seconds 4] [--rounds 3]
 
@@ -33,8 +34,9 @@ def lean_app():
     """Bare Flask plus the app's one statement, on a driver connection kept by the worker."""
     import psycopg
     from flask import Flask, jsonify, request
+    from psycopg import pq
 
-    from survey_app.respondents.submissions import _RECORD_ON_POSTGRESQL
+    from survey_app.respondents.submissions import RECORD
 
     url, survey_id = os.environ["LEAN_DATABASE_URL"], int(os.environ["LEAN_SURVEY_ID"])
     app = Flask("lean")
@@ -53,8 +55,11 @@ def lean_app():
         }
         if "connection" not in kept:
             kept["connection"] = psycopg.connect(url, autocommit=True)
-        with kept["connection"].cursor() as cursor:
-            cursor.execute(_RECORD_ON_POSTGRESQL, row)
+            kept["connection"].pgconn.prepare(RECORD.name.encode(), RECORD.sql.encode())
+        parameters = [str(value).encode() for value in RECORD.values(row)]
+        result = kept["connection"].pgconn.exec_prepared(RECORD.name.encode(), parameters)
+        if result.status != pq.ExecStatus.COMMAND_OK:
+            raise RuntimeError(result.error_message.decode())
         return jsonify(submission_id=row["submission_id"], status="recorded"), 201
 
     return app

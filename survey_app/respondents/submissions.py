@@ -25,7 +25,8 @@ from sqlalchemy.exc import IntegrityError
 
 from survey_app.classroom.codes import code_sha256, code_state, normalise_code
 from survey_app.extensions import db
-from survey_app.storage.database import autocommit_cursor, is_sqlite, write_transaction
+from survey_app.storage.database import is_sqlite, write_transaction
+from survey_app.storage.kept_connection import KeptStatement, run_on_kept_connection
 from survey_app.storage.models import Submission, Survey, SurveyStatus, join_answers
 from survey_app.surveys.services import find_survey
 
@@ -175,7 +176,8 @@ def _not_open(status: SurveyStatus) -> SubmissionRejected:
 # A submission is recorded in each database's own SQL, written out: on the hot path there is
 # no ORM and nothing to compile per request. The parameters are those of submission_row().
 
-#: PostgreSQL: one statement, run in autocommit, so a submission costs one round trip. It
+#: PostgreSQL: one statement, run in autocommit on the worker's kept connection
+#: (kept_connection), so a submission costs one round trip. It
 #: only inserts: the submission, if the survey is open, and its place in the queue of those
 #: not yet counted (models.UncountedSubmission), which whoever reads the counts adds to the
 #: tallies first (database.count_arrivals). No submission waits on another's count rows.
@@ -206,6 +208,10 @@ _RECORD_WITH_CODE_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(
     claimed="\n      AND EXISTS (SELECT FROM claimed)",
 )
 _RECORD_ON_POSTGRESQL = _RECORD_ON_POSTGRESQL.format(claim="", claimed="")
+RECORD = KeptStatement.from_named("survey_app_record", _RECORD_ON_POSTGRESQL)
+RECORD_WITH_CODE = KeptStatement.from_named(
+    "survey_app_record_with_code", _RECORD_WITH_CODE_ON_POSTGRESQL
+)
 
 #: SQLite: two statements in one write transaction (the write lock is whole, so no row locks).
 _STORE_ON_SQLITE = """
@@ -254,12 +260,9 @@ def submission_row(
 
 
 def _store_on_postgresql(row: dict[str, object]) -> bool:
+    statement = RECORD if row["code_sha256"] is None else RECORD_WITH_CODE
     try:
-        with autocommit_cursor() as cursor:
-            with_code = row["code_sha256"] is not None
-            statement = _RECORD_WITH_CODE_ON_POSTGRESQL if with_code else _RECORD_ON_POSTGRESQL
-            cursor.execute(statement, row)
-            return cursor.rowcount > 0
+        return run_on_kept_connection(statement, row) > 0
     except db.engine.dialect.loaded_dbapi.IntegrityError:
         return False  # this submission_id is stored already: a retry, or a concurrent twin
 

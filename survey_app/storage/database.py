@@ -229,49 +229,6 @@ def write_transaction() -> Iterator[Connection]:
             yield connection
 
 
-@contextmanager
-def autocommit_cursor() -> Iterator:
-    """A driver cursor on a pooled server connection where each statement commits by itself.
-
-    For the hottest path, a single statement (atomic on its own): no BEGIN and COMMIT round
-    trips, and none of SQLAlchemy's per-statement bookkeeping, which costs more CPU than the
-    statement's round trip. Errors are the driver's own; a connection found broken is dropped
-    from the pool rather than handed out again.
-    """
-    engine = db.engine
-    connection = engine.raw_connection()
-    driver = connection.driver_connection
-    try:
-        driver.autocommit = True
-        try:
-            cursor = driver.cursor()
-            try:
-                yield cursor
-            finally:
-                cursor.close()
-        finally:
-            _leave_autocommit(connection)
-    except engine.dialect.loaded_dbapi.Error as error:
-        if engine.dialect.is_disconnect(error, driver, None):
-            # The server went away (a restart?): the pool's other connections are likely gone
-            # too, so each is checked before its next use; this one is dropped.
-            note_disconnect()
-            if connection.is_valid:
-                connection.invalidate(error)
-        raise
-    finally:
-        connection.close()  # back to the pool, or discarded if invalidated
-
-
-def _leave_autocommit(connection) -> None:
-    """Give the pool its connection back as it lent it: with transactions on."""
-    if connection.is_valid:
-        try:
-            connection.driver_connection.autocommit = False
-        except Exception as error:
-            connection.invalidate(error)
-
-
 #: What a submission writes to, with each table's columns, its key (the order it is rewritten
 #: in) and how its rows of one survey are found. Tallies come first: see _rewrite_in_key_order.
 _ARRIVAL_TABLES = (

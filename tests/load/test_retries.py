@@ -194,22 +194,34 @@ def test_twin_committed_after_the_survey_was_read_is_a_retry(app, survey, monkey
         response = app.test_client().post(url, data=body, content_type="application/json")
         twin["status"] = response.status_code
 
+    def twin_first():
+        if "started" not in twin:
+            twin["started"] = 1
+            thread = threading.Thread(target=post_twin)
+            thread.start()
+            thread.join(timeout=BATCH_TIMEOUT)
+
     def twin_commits_first(real_connection):
         @contextmanager
         def connection_after_the_twin():
-            if "started" not in twin:
-                twin["started"] = 1
-                thread = threading.Thread(target=post_twin)
-                thread.start()
-                thread.join(timeout=BATCH_TIMEOUT)
+            twin_first()
             with real_connection() as connection:
                 yield connection
 
         return connection_after_the_twin
 
+    def twin_runs_first(real_run):
+        def run_after_the_twin(statement, row):
+            twin_first()
+            return real_run(statement, row)
+
+        return run_after_the_twin
+
     # The connection a submission is written on: a transaction (SQLite), autocommit (PostgreSQL).
-    for name in ("write_transaction", "autocommit_cursor"):
-        monkeypatch.setattr(submissions, name, twin_commits_first(getattr(submissions, name)))
+    write_transaction = twin_commits_first(submissions.write_transaction)
+    monkeypatch.setattr(submissions, "write_transaction", write_transaction)
+    run_on_kept_connection = twin_runs_first(submissions.run_on_kept_connection)
+    monkeypatch.setattr(submissions, "run_on_kept_connection", run_on_kept_connection)
     response = app.test_client().post(url, data=body, content_type="application/json")
 
     assert twin.get("status") == 201
