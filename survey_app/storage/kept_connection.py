@@ -14,7 +14,9 @@ whole, as the pool's connections do (``prepare_threshold`` None).
 A statement run here must be safe to run twice: when the connection is found lost, it is run
 once more on a new one, since whether the first run committed cannot be known (the recording
 statement is: a submission id is stored once). A worker that forks never uses its parent's
-connection (nor closes it: that would end the parent's session).
+connection (nor closes it: that would end the parent's session). A thread that ends leaves its
+connection open until the engine is disposed (gunicorn's sync workers have one thread; a new
+thread given an ended one's id takes its connection over).
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ from survey_app.extensions import db
 from survey_app.storage.database import note_disconnect
 
 _NAMED_PARAMETER = re.compile(r"%\((\w+)\)s")
+
+
+def _prepared_statement_outdated(sqlstate: bytes | None) -> bool:
+    """Whether a prepared statement's error may be its own: gone (26000), or prepared for
+    tables whose columns have changed since, a migration say ("cached plan must not change
+    result type", 0A000; a column's or parameter's type that no longer fits, class 42)."""
+    return sqlstate is not None and (sqlstate in (b"26000", b"0A000") or sqlstate[:2] == b"42")
 
 
 @dataclass(frozen=True)
@@ -77,16 +86,28 @@ class _KeptConnection:
         if not self.prepares:
             result = pgconn.exec_params(statement.sql.encode(encoding), parameters)
         else:
-            name = statement.name.encode()
-            if statement.name not in self.prepared:
-                prepared = pgconn.prepare(name, statement.sql.encode(encoding))
-                if prepared.status != pq.ExecStatus.COMMAND_OK:
-                    raise errors.error_from_result(prepared, encoding=encoding)
-                self.prepared.add(statement.name)
-            result = pgconn.exec_prepared(name, parameters)
+            result = self._run_prepared(statement, parameters)
+            if _prepared_statement_outdated(result.error_field(pq.DiagnosticField.SQLSTATE)):
+                # The statement ran nothing: it is prepared again, once, for the tables as
+                # they are now (an error that persists is the statement's own, and raised).
+                self.prepared.clear()
+                pgconn.exec_(b"DEALLOCATE ALL")
+                result = self._run_prepared(statement, parameters)
         if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
             raise errors.error_from_result(result, encoding=encoding)
         return result.command_tuples or 0
+
+    def _run_prepared(self, statement: KeptStatement, parameters: list[bytes | None]):
+        from psycopg import errors, pq
+
+        pgconn = self.driver.pgconn
+        name = statement.name.encode()
+        if statement.name not in self.prepared:
+            prepared = pgconn.prepare(name, statement.sql.encode(self.driver.info.encoding))
+            if prepared.status != pq.ExecStatus.COMMAND_OK:
+                raise errors.error_from_result(prepared, encoding=self.driver.info.encoding)
+            self.prepared.add(statement.name)
+        return pgconn.exec_prepared(name, parameters)
 
     @property
     def lost(self) -> bool:
@@ -169,8 +190,15 @@ def _forget(engine: Engine, kept: _KeptConnection) -> None:
 
 
 def close_kept_connections(engine: Engine) -> None:
-    """Close the engine's kept connections (of this process): when its pool is disposed."""
-    for kept in _kept.pop(engine, {}).values():
+    """Forget the engine's kept connections (of this process), when its pool is disposed: this
+    thread's, and those of threads that have ended, are closed; another running thread may be
+    in the middle of a statement on its own (libpq has no lock of psycopg's to wait on), so
+    that one is left to close when its thread lets go of it (psycopg ends a connection that is
+    collected)."""
+    running = {thread.ident for thread in threading.enumerate()} - {threading.get_ident()}
+    for ident, kept in _kept.pop(engine, {}).items():
+        if ident in running:
+            continue
         try:
             kept.close()
         except Exception:

@@ -6,6 +6,7 @@ PostgreSQL-only tests here check that nothing is kept there and end.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from sqlalchemy import func, select, text
@@ -202,3 +203,64 @@ def test_a_forked_worker_leaves_its_parent_s_connection_alone(app, client, surve
     assert childs.driver.closed and not parents.driver.closed
     kept_connection._parents_connections.remove(parents)
     parents.driver.close()
+
+
+def test_a_statement_deallocated_since_is_prepared_again(app, client, survey):
+    slug, _ = survey
+    if not is_postgresql(app):
+        return
+    assert post_json(client, slug, submission(app, slug)).status_code == 201
+    (kept,) = kept_connections(app)
+    kept.driver.execute("DEALLOCATE ALL")
+    assert post_json(client, slug, submission(app, slug)).status_code == 201
+    assert server_names(kept) == [submissions.RECORD.name]
+    assert (respondents(app, slug), stored(app)) == (2, 2)
+
+
+def test_a_statement_prepared_for_tables_changed_since_is_prepared_again(app, client, survey):
+    """A prepared plan whose table is gone (as a migration may leave it) ran nothing: the
+    statement is prepared again for the tables as they are, and the submission stored once."""
+    slug, _ = survey
+    if not is_postgresql(app):
+        return
+    assert post_json(client, slug, submission(app, slug)).status_code == 201
+    (kept,) = kept_connections(app)
+    name = submissions.RECORD.name
+    kept.driver.execute("DEALLOCATE ALL")
+    kept.driver.execute("CREATE TEMPORARY TABLE outdated (submission_id text)")
+    kept.driver.execute(
+        f"PREPARE {name} (text, text, text, text, text) AS INSERT INTO outdated VALUES ($1)"
+    )
+    kept.driver.execute("DROP TABLE outdated")
+    assert post_json(client, slug, submission(app, slug)).status_code == 201
+    assert server_names(kept) == [name]
+    assert (respondents(app, slug), stored(app)) == (2, 2)
+
+
+def test_disposing_leaves_a_running_thread_s_connection_to_that_thread(app, survey):
+    """Another thread may be in the middle of a statement on its kept connection: disposing
+    the engine from this thread forgets it but does not close it under that thread."""
+    slug, _ = survey
+    if not is_postgresql(app):
+        return
+    posted, release = threading.Event(), threading.Event()
+    statuses = []
+
+    def other_thread():
+        statuses.append(post_json(app.test_client(), slug, submission(app, slug)).status_code)
+        posted.set()
+        release.wait(timeout=30)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    try:
+        assert posted.wait(timeout=30) and statuses == [201]
+        (theirs,) = kept_connections(app)
+        with app.app_context():
+            db.engine.dispose()
+        assert kept_connections(app) == []
+        assert not theirs.driver.closed
+    finally:
+        release.set()
+        thread.join(timeout=30)
+    theirs.driver.close()
