@@ -1,12 +1,15 @@
 """How near bare Flask a submission on PostgreSQL can come: the app against a lean endpoint (bare
 Flask running the app's own statement as the app does, prepared once on one autocommit driver
 connection per worker and run through libpq: no checks, no hooks) and against bare Flask
-(which stores nothing), served alike.
+(which stores nothing), served alike; and two controls that say where the lean endpoint's
+cost lies: the same statement with the commit not waiting for the disk (``synchronous_commit``
+off on its connections: a measure only, since the app answers 201 once the answers are
+durable) and a round trip alone (``SELECT 1``).
 
     python3 -m benchmarks.submission_ceiling [--seconds 4] [--rounds 3]
 
-The three take turns, round after round, so that the machine's drift falls on all; the ratios
-to bare Flask (summed over the rounds) and every round's figures are printed as JSON. The lean
+All take turns, round after round, so that the machine's drift falls on all; the ratios to
+bare Flask (summed over the rounds) and every round's figures are printed as JSON. The lean
 endpoint is what the benchmark's 70% would allow the app at most: whatever the app does beyond
 the one statement comes out of the difference.
 """
@@ -30,8 +33,17 @@ from benchmarks.seeding import create_fixtures
 WORKERS = 5  # the benchmark's default on 2 cores: 2 x cores + 1
 
 
+#: The lean endpoints: what each runs for a submission (LEAN_STATEMENT).
+LEAN_STATEMENTS = {
+    "lean": "the app's statement",
+    "lean_not_durable": "the app's statement, synchronous_commit off",
+    "round_trip": "SELECT 1",
+}
+
+
 def lean_app():
-    """Bare Flask plus the app's one statement, on a driver connection kept by the worker."""
+    """Bare Flask plus one statement (LEAN_STATEMENT), on a driver connection kept by the
+    worker: the app's own, with or without waiting for the disk, or a round trip alone."""
     import psycopg
     from flask import Flask, jsonify, request
     from psycopg import pq
@@ -39,6 +51,8 @@ def lean_app():
     from survey_app.respondents.submissions import RECORD
 
     url, survey_id = os.environ["LEAN_DATABASE_URL"], int(os.environ["LEAN_SURVEY_ID"])
+    statement = os.environ["LEAN_STATEMENT"]
+    sql = "SELECT 1" if statement == "round_trip" else RECORD.sql
     app = Flask("lean")
     kept: dict[str, psycopg.Connection] = {}
 
@@ -55,23 +69,28 @@ def lean_app():
         }
         if "connection" not in kept:
             kept["connection"] = psycopg.connect(url, autocommit=True)
-            kept["connection"].pgconn.prepare(RECORD.name.encode(), RECORD.sql.encode())
-        parameters = [str(value).encode() for value in RECORD.values(row)]
-        result = kept["connection"].pgconn.exec_prepared(RECORD.name.encode(), parameters)
-        if result.status != pq.ExecStatus.COMMAND_OK:
+            if statement == "lean_not_durable":
+                kept["connection"].execute("SET synchronous_commit = off")
+            prepared = kept["connection"].pgconn.prepare(b"lean", sql.encode())
+            if prepared.status != pq.ExecStatus.COMMAND_OK:
+                raise RuntimeError(prepared.error_message.decode())
+        parameters = [] if sql == "SELECT 1" else [str(v).encode() for v in RECORD.values(row)]
+        result = kept["connection"].pgconn.exec_prepared(b"lean", parameters)
+        if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
             raise RuntimeError(result.error_message.decode())
         return jsonify(submission_id=row["submission_id"], status="recorded"), 201
 
     return app
 
 
-def _lean_server(deployment: Deployment, url: str, survey_id: int) -> Server:
+def _lean_server(deployment: Deployment, url: str, survey_id: int, statement: str) -> Server:
     env = {
         "LEAN_DATABASE_URL": url.replace("postgresql+psycopg://", "postgresql://"),
         "LEAN_SURVEY_ID": str(survey_id),
+        "LEAN_STATEMENT": statement,
     }
     factory = "benchmarks.submission_ceiling:lean_app"
-    return flask_app_server(deployment, WORKERS, "lean endpoint", factory, env)
+    return flask_app_server(deployment, WORKERS, statement.replace("_", " "), factory, env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         shape = create_fixtures(deployment.create_app()).live
         servers = {
             "app": Server.survey_app(deployment, WORKERS, "app"),
-            "lean": _lean_server(deployment, url, shape.survey_id),
+            **{
+                statement: _lean_server(deployment, url, shape.survey_id, statement)
+                for statement in LEAN_STATEMENTS
+            },
             "bare": bare_flask_server(deployment, WORKERS),
         }
         for server in servers.values():
