@@ -55,6 +55,7 @@ def lean_app():
     sql = "SELECT 1" if statement == "round_trip" else RECORD.sql
     app = Flask("lean")
     kept: dict[str, psycopg.Connection] = {}
+    app.extensions["lean_connection"] = kept  # for a test to close
 
     @app.post("/api/v1/surveys/<slug>/responses")
     def submit_response(slug: str):
