@@ -188,12 +188,37 @@ def _host_list(value: str | None) -> list[str] | None:
     return [host.strip() for host in value.split(",") if host.strip()]
 
 
+def database_url(value: str | None, instance_path: str) -> str:
+    """SURVEY_APP_DATABASE_URL, checked: a SQLite file in the instance folder unless set.
+
+    The app speaks to PostgreSQL through psycopg (version 3), whose libpq layer runs the
+    submission statement (storage.kept_connection): a PostgreSQL URL must name it.
+    """
+    if value is None or value.strip() == "":
+        return "sqlite:///" + str(Path(instance_path) / "survey_app.sqlite3")
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(value.strip())
+    except ArgumentError:
+        raise ConfigurationError(
+            "SURVEY_APP_DATABASE_URL must be a SQLAlchemy URL (sqlite:///PATH or "
+            "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE)"
+        ) from None
+    backend = url.get_backend_name()
+    if backend == "postgres" or (backend == "postgresql" and url.get_driver_name() != "psycopg"):
+        raise ConfigurationError(
+            "SURVEY_APP_DATABASE_URL must name the psycopg driver the app runs PostgreSQL "
+            f"with: postgresql+psycopg://..., got {url.drivername}://..."
+        )
+    return value.strip()
+
+
 def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
     """Settings read from the environment, with their defaults."""
     env = os.environ
-    database_url = env.get("SURVEY_APP_DATABASE_URL") or (
-        "sqlite:///" + str(Path(instance_path) / "survey_app.sqlite3")
-    )
+    database = database_url(env.get("SURVEY_APP_DATABASE_URL"), instance_path)
     settings = {}
     if with_secret_key:
         secret_key = env.get("SURVEY_APP_SECRET_KEY")
@@ -204,7 +229,7 @@ def from_environment(instance_path: str, with_secret_key: bool = True) -> dict:
         settings
         | _rate_limits(env)
         | {
-            "SQLALCHEMY_DATABASE_URI": database_url,
+            "SQLALCHEMY_DATABASE_URI": database,
             "DATABASE_POOL_MODE": database_pool_mode(env.get("SURVEY_APP_DATABASE_POOL_MODE")),
             "SESSION_COOKIE_SECURE_ALWAYS": _flag(
                 env.get("SURVEY_APP_SESSION_COOKIE_SECURE"), False

@@ -16,7 +16,7 @@ import pytest
 from flask import Flask, Response
 from sqlalchemy import event, select
 
-from survey_app import create_app
+from survey_app import config, create_app
 from survey_app.accounts.services import create_analyst
 from survey_app.config import ConfigurationError
 from survey_app.extensions import db
@@ -360,6 +360,23 @@ def test_every_rate_limit_the_limiter_could_not_read_is_refused_at_start(
     monkeypatch.setenv(f"SURVEY_APP_{setting}_RATE_LIMIT", "1200/min")
     with pytest.raises(ConfigurationError, match=f"SURVEY_APP_{setting}_RATE_LIMIT must be"):
         create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": database_url})
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["postgres://survey@db/survey_app", "postgresql+psycopg2://survey@db/survey_app", "db:5432"],
+)
+def test_a_database_url_the_app_cannot_run_on_is_refused_at_start(monkeypatch, value):
+    """Not psycopg (the submission statement runs on its libpq layer), or not a URL at all."""
+    monkeypatch.setenv("SURVEY_APP_DATABASE_URL", value)
+    with pytest.raises(ConfigurationError, match="SURVEY_APP_DATABASE_URL must"):
+        create_app({"TESTING": True, "SECRET_KEY": TEST_SECRET_KEY})
+
+
+def test_the_database_url_names_psycopg_or_sqlite(tmp_path):
+    url = "postgresql+psycopg://survey:secret@db.internal/survey_app"
+    assert config.database_url(f" {url} ", str(tmp_path)) == url
+    assert config.database_url("", str(tmp_path)) == f"sqlite:///{tmp_path}/survey_app.sqlite3"
 
 
 # --------------------------------------------------------------------------- sessions, headers
