@@ -171,6 +171,9 @@ def numeric_document(result: NumericResult) -> dict:
     the live range, valid at every look.
     """
     estimate, histogram = result.estimate, result.histogram
+    # Answers not consistent with the randomization get no headline and no range (as the
+    # dashboard gives none): clipped to the scale, they would read as a certain figure.
+    consistent = estimate.consistent_with_randomization
     return {
         "min": estimate.lo,
         "max": estimate.hi,
@@ -179,15 +182,15 @@ def numeric_document(result: NumericResult) -> dict:
         "mechanism_reason": mechanism_reason(result),
         "mean": estimate.mean,
         # The mean kept within [min, max], as the dashboard says it.
-        "headline": estimate.clipped_mean,
-        "ci_low": estimate.ci_low,
-        "ci_high": estimate.ci_high,
+        "headline": estimate.clipped_mean if consistent else None,
+        "ci_low": estimate.ci_low if consistent else None,
+        "ci_high": estimate.ci_high if consistent else None,
         "half_width": estimate.half_width,
         "chebyshev_half_width": estimate.chebyshev_half_width,
         "bernstein_half_width": estimate.bernstein_half_width,
-        "live_ci_low": estimate.live_low,
-        "live_ci_high": estimate.live_high,
-        "consistent": estimate.consistent_with_randomization,
+        "live_ci_low": estimate.live_low if consistent else None,
+        "live_ci_high": estimate.live_high if consistent else None,
+        "consistent": consistent,
         # None for the one-bit mechanism, whose reports tell the mean alone.
         "histogram": None
         if histogram is None

@@ -375,3 +375,38 @@ def test_the_dashboard_names_the_answers_each_bar_holds(client, hours, sign_in_a
     ]
     words = " ".join(page.split())  # the sentence as read, however the template wraps it
     assert "an answer counts in the bar of its nearest whole number: 4.6 counts as 5" in words
+
+
+def test_answers_not_consistent_with_the_randomization_get_no_range_anywhere(
+    client, hours, sign_in_as, analyst
+):
+    """Reports all at the lowest end: no randomized answers average that far below 0. Clipped to
+    the scale, their range would be "0 to 0 hours" and read as certain: none is given, on the
+    page, in the API or in the CSV (the unbiased mean is kept)."""
+    slug, (number_id, yes_no_id) = hours
+    mechanism = privacy.numeric_mechanism(0.0, 40.0, math.log(3), "hybrid")
+    reports = [mechanism.cells] * 60  # the Duchi part's "low"
+    estimate = mechanism.estimate_mean(reports)
+    assert not estimate.consistent_with_randomization
+    assert estimate.ci_low == estimate.ci_high == 0.0  # what a clipped range would say
+    for report in reports:
+        assert post(client, slug, {str(number_id): report, str(yes_no_id): 1}).status_code == 201
+    sign_in_as(client, analyst)
+    page = " ".join(client.get(f"/analyst/surveys/{slug}").get_data(as_text=True).split())
+    assert "No range is given." in page
+    numeric_only = ("Guaranteed range: ±", "Live range, which holds", "How the answers spread")
+    for said in (*numeric_only, "This range covers"):
+        assert said not in page
+    api = client.get(f"/api/v1/surveys/{slug}/results").get_json()["questions"][0]
+    assert api["consistent"] is False
+    assert api["mean"] == pytest.approx(estimate.mean)
+    for name in ("headline", "ci_low", "ci_high", "live_ci_low", "live_ci_high"):
+        assert api[name] is None, name
+    rows = csv_rows(client.get(f"/api/v1/surveys/{slug}/results.csv"))
+    average = dict(zip(rows[0], next(row for row in rows[1:] if row[0] == "1"), strict=True))
+    assert float(average["estimate"]) == pytest.approx(estimate.mean, abs=1e-4)
+    ranges = [name for name in rows[0] if name.endswith(("_ci_low", "_ci_high"))]
+    assert len(ranges) >= 8
+    assert {name: average[name] for name in ["headline", *ranges]} == dict.fromkeys(
+        ["headline", *ranges], ""
+    )
