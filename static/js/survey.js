@@ -94,23 +94,36 @@ function browserStorage() {
   }
 }
 
+/** How long a submission waits for the server's reply before the page gives the button back:
+ * on a stalled connection (a crowded hall's Wi-Fi) the student is asked to send again, which is
+ * safe, since the same submission id is stored once whatever reached the server. */
+const SEND_TIMEOUT_MS = 15000;
+
 async function send(url, body, device) {
-  const response = await fetch(url, {
-    method: "POST",
-    // The device id lets the server limit one device, not the lecture hall behind its address.
-    headers: { "Content-Type": "application/json", Accept: "application/json", "Survey-Device": device },
-    body: JSON.stringify(body),
-    credentials: "omit",
-    cache: "no-store",
-    referrerPolicy: "no-referrer",
-  });
-  let reply = {};
+  // AbortController with a timer, not AbortSignal.timeout: older Safari has only the former.
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), SEND_TIMEOUT_MS);
   try {
-    reply = await response.json();
-  } catch {
-    // a proxy's HTML error page: keep the status alone
+    const response = await fetch(url, {
+      method: "POST",
+      // The device id lets the server limit one device, not the lecture hall behind its address.
+      headers: { "Content-Type": "application/json", Accept: "application/json", "Survey-Device": device },
+      body: JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+      signal: stop.signal,
+    });
+    let reply = {};
+    try {
+      reply = await response.json();
+    } catch {
+      // a proxy's HTML error page, or a reply cut off at the timeout: keep the status alone
+    }
+    return { status: response.status, reply };
+  } finally {
+    clearTimeout(timer);
   }
-  return { status: response.status, reply };
 }
 
 /** The true answers leave the page's controls once they are no longer needed. */

@@ -286,6 +286,42 @@ def test_a_retry_resends_the_same_values_with_the_same_id(make_chromium, driver,
 LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 2  # 90 letters, no break
 
 
+#: A connection that answers nothing for a minute (a crowded hall's stalled Wi-Fi), and one that
+#: works again.
+STALLED = {"offline": False, "latency": 60000, "downloadThroughput": -1, "uploadThroughput": -1}
+WORKING = {**STALLED, "latency": 0}
+
+
+def test_a_stalled_sending_gives_the_button_back_and_a_resend_is_stored_once(
+    make_chromium, live_app, survey
+):
+    """No reply within the page's wait (15 s): the student is asked to send again, with the
+    answers still there, and the resend (the same id) is stored once."""
+    slug, (yes_no, choice) = survey
+    phone = make_chromium(performance_log=True)
+    network = NetworkLog(phone)
+    open_page(phone, live_app, slug)
+    answer(phone, {yes_no: YES, choice: 1})
+    phone.execute_cdp_cmd("Network.enable", {})
+    phone.execute_cdp_cmd("Network.emulateNetworkConditions", STALLED)
+    button = phone.find_element(By.ID, "submit-survey")
+    button.click()
+    wait(phone).until(lambda d: "Sending" in status_text(d))
+    assert not button.is_enabled()
+    wait(phone, 40).until(lambda d: "could not be sent" in status_text(d))
+    assert "please send again" in status_text(phone)
+    assert button.is_enabled()
+    assert radio(phone, yes_no, YES).is_selected() and radio(phone, choice, 1).is_selected()
+
+    phone.execute_cdp_cmd("Network.emulateNetworkConditions", WORKING)
+    submit_and_wait(phone)
+    posts = network.posts_to(responses_path(slug))
+    ids = {json.loads(request_body(post))["submission_id"] for post in posts}
+    (submission,) = stored_submissions(live_app, slug)
+    assert ids == {submission.submission_id}
+    assert stored_respondents(live_app, slug) == 1
+
+
 def test_a_phone_sized_page_works_with_the_keyboard(driver, live_app, make_survey):
     # Long unbreakable words in the survey's texts: they must wrap, not widen the page. (The
     # intro is left out here: see the next test.)
