@@ -131,13 +131,18 @@ function clearAnswers(questions) {
   for (const question of questions) kindOf(question).clear(question);
 }
 
-/** Answers missing or wrongly typed: say which and why, and go to the first. True if any is. */
-function stopAtMissing(questions, unanswered, problems) {
-  if (unanswered.length === 0 && problems.length === 0) return false;
+/** What the status says of answers missing or wrongly typed: which, and why. */
+function missingMessage(questions, unanswered, problems) {
   const numberOf = (question) => questions.indexOf(question) + 1;
   const numeric = unanswered.some((q) => kindOf(q).asksNumber);
   const numbered = problems.map(({ question, message }) => ({ number: numberOf(question), message }));
-  showStatus(missingAnswersMessage(numbered, unanswered.map(numberOf), numeric), true);
+  return missingAnswersMessage(numbered, unanswered.map(numberOf), numeric);
+}
+
+/** Answers missing or wrongly typed: say which and why, and go to the first. True if any is. */
+function stopAtMissing(questions, unanswered, problems) {
+  if (unanswered.length === 0 && problems.length === 0) return false;
+  showStatus(missingMessage(questions, unanswered, problems), true);
   const wrong = problems.map(({ question }) => question);
   const first = questions.find((q) => wrong.includes(q) || unanswered.includes(q));
   // A kind may say which of its inputs is missing (one of a pair's two groups, say).
@@ -145,11 +150,33 @@ function stopAtMissing(questions, unanswered, problems) {
   return true;
 }
 
+/**
+ * Once a send has stopped at missing or wrongly typed answers (which marks them), each answer
+ * changed reads them all again: a question answered or corrected loses its mark and its note,
+ * and the status says what is still missing, or nothing once none is. Before that, nothing is
+ * marked while the student answers. Returns what the page calls when a send stops so.
+ */
+function recheckOnChange(questions) {
+  let marked = false;
+  root.addEventListener("change", (event) => {
+    if (!marked || !event.target.closest("fieldset.question")) return;
+    const { unanswered, problems } = trueAnswers(questions);
+    marked = unanswered.length > 0 || problems.length > 0;
+    showStatus(marked ? missingMessage(questions, unanswered, problems) : "", marked);
+  });
+  return () => {
+    marked = true;
+  };
+}
+
 /** Send the randomized answers once; what the server says decides what the page shows. */
 async function submit(page) {
   const { slug, questions, codeField } = page;
   const { answers, unanswered, problems } = trueAnswers(questions);
-  if (stopAtMissing(questions, unanswered, problems)) return;
+  if (stopAtMissing(questions, unanswered, problems)) {
+    page.stoppedAtMissing();
+    return;
+  }
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
   showStatus(say("sending"), false);
@@ -198,7 +225,15 @@ function start() {
   const flipProbability = Number(root.dataset.flipProbability);
   const state = stateToAnswerFrom(storage, slug, kept, questions, flipProbability);
   // Drawn after the table, so the table's draws come first from the random words.
-  const page = { slug, questions, codeField, state, storage, device: deviceId(storage, slug) };
+  const page = {
+    slug,
+    questions,
+    codeField,
+    state,
+    storage,
+    device: deviceId(storage, slug),
+    stoppedAtMissing: recheckOnChange(questions),
+  };
   button.disabled = false;
   let sending = false;
   button.addEventListener("click", async () => {

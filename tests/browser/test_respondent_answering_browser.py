@@ -456,6 +456,45 @@ def test_a_number_typed_among_words_is_said_what_is_wrong_with_it(driver, live_a
     assert len(stored_submissions(live_app, slug)) == 1
 
 
+def test_a_mark_goes_once_its_question_is_answered_or_corrected(driver, live_app, make_survey):
+    """After a send stopped at missing and wrongly typed answers, each change reads them again:
+    the question answered or corrected loses its mark and note (a screen reader no longer reads
+    the old error on the corrected field), and the line above the button says what is left."""
+    slug, (yes_no, choice, hours) = make_survey(THREE_KINDS)
+    open_page(driver, live_app, slug)
+    field = driver.find_element(By.ID, f"answer-{hours}")
+    field.send_keys("abc")
+    driver.find_element(By.ID, "submit-survey").click()
+    wait(driver).until(lambda d: "Not answered yet: 1, 2." in status_text(d))
+    fieldsets = {
+        qid: driver.find_element(By.CSS_SELECTOR, f'fieldset.question[data-question-id="{qid}"]')
+        for qid in (yes_no, choice, hours)
+    }
+
+    def marked(qid) -> bool:
+        return "unanswered" in fieldsets[qid].get_attribute("class").split()
+
+    assert marked(yes_no) and marked(choice)
+    assert field.get_attribute("aria-invalid") == "true"
+
+    answer(driver, {yes_no: YES})
+    wait(driver).until(lambda d: not marked(yes_no))
+    assert "Not answered yet: 2." in status_text(driver) and "question 3" in status_text(driver)
+    assert marked(choice) and field.get_attribute("aria-invalid") == "true"
+
+    answer(driver, {choice: 1})
+    field.clear()
+    field.send_keys("7.5", Keys.TAB)  # a typed number's change is the field left
+    wait(driver).until(lambda d: status_text(d) == "")
+    assert not any(marked(qid) for qid in fieldsets)
+    assert field.get_attribute("aria-invalid") is None
+    assert driver.find_elements(By.ID, f"answer-{hours}-error") == []
+    assert f"answer-{hours}-error" not in (field.get_attribute("aria-describedby") or "")
+    assert stored_submissions(live_app, slug) == []  # a change sends nothing
+    submit_and_wait(driver)
+    assert len(stored_submissions(live_app, slug)) == 1
+
+
 #: A phone's first screen, as the issue measured it.
 PHONE = {"width": 360, "height": 640, "deviceScaleFactor": 2, "mobile": True}
 
