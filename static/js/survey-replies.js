@@ -6,6 +6,43 @@
 
 import { say } from "./page-words.js";
 
+/** How long a submission waits for the server's reply before the page gives the button back:
+ * on a stalled connection (a crowded hall's Wi-Fi) the student is asked to send again, which is
+ * safe, since the same submission id is stored once whatever reached the server. */
+export const SEND_TIMEOUT_MS = 15000;
+
+/**
+ * Post a submission (its randomized answers) from ``device``; the reply's status and JSON
+ * (``{}`` where its body is not JSON). Rejects when the connection fails, or when no reply came
+ * within ``timeoutMs``: the page then asks the student to send again.
+ */
+export async function sendSubmission(url, body, device, timeoutMs = SEND_TIMEOUT_MS) {
+  // AbortController with a timer, not AbortSignal.timeout: older Safari has only the former.
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), timeoutMs);
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      // The device id lets the server limit one device, not the lecture hall behind its address.
+      headers: { "Content-Type": "application/json", Accept: "application/json", "Survey-Device": device },
+      body: JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+      signal: stop.signal,
+    });
+    let reply = {};
+    try {
+      reply = await response.json();
+    } catch {
+      // a proxy's HTML error page, or a reply cut off at the timeout: keep the status alone
+    }
+    return { status: response.status, reply };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Every code the submission endpoint may send, and what the page does with it: "answered"
  * (the server has this submission already), "code" (the one-time code's field says why),

@@ -6,7 +6,7 @@
 
 import { deviceId, forgetTable, loadState, randomizedAnswers, stateToAnswerFrom } from "./answer-table.js";
 import { say } from "./page-words.js";
-import { missingAnswersMessage, replyOutcome } from "./survey-replies.js";
+import { missingAnswersMessage, replyOutcome, sendSubmission } from "./survey-replies.js";
 import { kindOf } from "./kinds/index.js";
 
 const root = document.getElementById("survey");
@@ -94,38 +94,6 @@ function browserStorage() {
   }
 }
 
-/** How long a submission waits for the server's reply before the page gives the button back:
- * on a stalled connection (a crowded hall's Wi-Fi) the student is asked to send again, which is
- * safe, since the same submission id is stored once whatever reached the server. */
-const SEND_TIMEOUT_MS = 15000;
-
-async function send(url, body, device) {
-  // AbortController with a timer, not AbortSignal.timeout: older Safari has only the former.
-  const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), SEND_TIMEOUT_MS);
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      // The device id lets the server limit one device, not the lecture hall behind its address.
-      headers: { "Content-Type": "application/json", Accept: "application/json", "Survey-Device": device },
-      body: JSON.stringify(body),
-      credentials: "omit",
-      cache: "no-store",
-      referrerPolicy: "no-referrer",
-      signal: stop.signal,
-    });
-    let reply = {};
-    try {
-      reply = await response.json();
-    } catch {
-      // a proxy's HTML error page, or a reply cut off at the timeout: keep the status alone
-    }
-    return { status: response.status, reply };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The true answers leave the page's controls once they are no longer needed. */
 function clearAnswers(questions) {
   for (const question of questions) kindOf(question).clear(question);
@@ -180,7 +148,7 @@ async function submit(page) {
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
   showStatus(say("sending"), false);
-  const { status, reply } = await send(root.dataset.submitUrl, body, page.device);
+  const { status, reply } = await sendSubmission(root.dataset.submitUrl, body, page.device);
   const outcome = replyOutcome(status, reply, Boolean(codeField));
   if (outcome.sent || outcome.answered) {
     page.state = forgetTable(page.storage, slug);

@@ -59,6 +59,7 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
             "equal the sum of its row or column, and the cells need not add up to 100%."
         ),
         "caption": caption_words(question, confidence),
+        "room_caption": room_caption_words(question, confidence, kind),
         # The projector's line above its table: which question the rows and columns are.
         "room_key": gettext(
             "Rows: “%(first)s”. Columns: “%(second)s”.", first=first.text, second=second.text
@@ -164,6 +165,40 @@ def caption_words(question, confidence: float) -> str:
         first=first.text,
         second=second.text,
         confidence=percent(confidence),
+    )
+
+
+def room_caption_words(question, confidence: float, kind: str) -> str:
+    """What the projector's table shows, for those who hear it read: its cells' ranges are of
+    the kind the page leads with (live while the survey is open), and it has no share of the
+    row."""
+    first, second = question.parts
+    figures = {
+        "number": question.number,
+        "first": first.text,
+        "second": second.text,
+        "confidence": percent(confidence),
+    }
+    if kind == "live":
+        return gettext(
+            "Question %(number)s: the answers to “%(first)s” (rows) against the answers to "
+            "“%(second)s” (columns); each cell is the share of the class who would give both "
+            "answers, with its live %(confidence)s range, which holds however often the screen "
+            "redraws",
+            **figures,
+        )
+    if kind == "together":
+        return gettext(
+            "Question %(number)s: the answers to “%(first)s” (rows) against the answers to "
+            "“%(second)s” (columns); each cell is the share of the class who would give both "
+            "answers, with its %(confidence)s range, which holds for all the cells at once",
+            **figures,
+        )
+    return gettext(
+        "Question %(number)s: the answers to “%(first)s” (rows) against the answers to "
+        "“%(second)s” (columns); each cell is the share of the class who would give both "
+        "answers, with its exact %(confidence)s range",
+        **figures,
     )
 
 

@@ -290,3 +290,16 @@ def test_while_open_the_projector_gives_each_cell_its_live_range(
         exact = f"{percent_low(cell['exact_ci_low'])}–{percent_high(cell['exact_ci_high'])}"
     assert live in table and exact not in table
     assert "a difference of" not in page
+    # Its caption, read to those who hear the table, names the ranges it shows.
+    caption = re.search(r"<caption[^>]*>(.*?)</caption>", table).group(1)
+    assert "with its live 95% range, which holds however often the screen redraws" in caption
+    assert "exact" not in caption and "share of the row" not in caption
+
+
+def test_once_closed_the_projector_s_caption_names_its_exact_ranges(client, closed_pairs):
+    slug, _ = closed_pairs
+    page = flat(client.get(f"/analyst/surveys/{slug}/present").text)
+    captions = re.findall(r'<table class="present-crosstab">\s*<caption[^>]*>(.*?)</caption>', page)
+    assert len(captions) == 2
+    for caption in captions:
+        assert caption.endswith("with its exact 95% range") and "live" not in caption

@@ -272,6 +272,59 @@ def test_what_a_reply_means_for_the_page(tmp_path, status, reply, has_code_field
         assert words is True and outcome[key] is True or words in outcome[key]
 
 
+def test_a_submission_without_a_reply_in_time_is_given_up_so_the_student_can_send_again(
+    tmp_path,
+):
+    """A stalled connection (no reply at all) rejects after the wait, as a failed one does (the
+    page then says to send again); a reply in time gives its status and JSON, and a reply whose
+    body is not JSON its status alone. What is sent: the body, the device, no cookies."""
+    said = run_node_script(
+        tmp_path,
+        f'import {{ SEND_TIMEOUT_MS, sendSubmission }} from "{js_module("survey-replies.js")}";\n'
+        "const sent = [];\n"
+        "const stalled = (url, options) => new Promise((_, reject) => {\n"
+        "  sent.push(options);\n"
+        '  const aborted = () => reject(new DOMException("", "AbortError"));\n'
+        '  options.signal.addEventListener("abort", aborted);\n'
+        "});\n"
+        "const answering = (json) => async (url, options) => {\n"
+        "  sent.push(options);\n"
+        "  return { status: 201, json };\n"
+        "};\n"
+        "const outcomes = [];\n"
+        'for (const fetch of [stalled, answering(async () => ({ status: "recorded" })),\n'
+        "                     answering(async () => { throw new SyntaxError(); })]) {\n"
+        "  globalThis.fetch = fetch;\n"
+        "  const started = Date.now();\n"
+        "  try {\n"
+        '    const reply = await sendSubmission("/r", { submission_id: "s" }, "d1", 200);\n'
+        "    outcomes.push({ reply });\n"
+        "  } catch (error) {\n"
+        "    outcomes.push({ rejected: error.name, waited: Date.now() - started >= 190 });\n"
+        "  }\n"
+        "}\n"
+        "const { method, headers, body, credentials } = sent[0];\n"
+        "console.log(JSON.stringify({ outcomes, first: { method, headers, body, credentials },\n"
+        "  timeout: SEND_TIMEOUT_MS }));",
+    )
+    assert said["outcomes"] == [
+        {"rejected": "AbortError", "waited": True},
+        {"reply": {"status": 201, "reply": {"status": "recorded"}}},
+        {"reply": {"status": 201, "reply": {}}},
+    ]
+    assert said["first"] == {
+        "method": "POST",
+        "headers": {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Survey-Device": "d1",
+        },
+        "body": '{"submission_id":"s"}',
+        "credentials": "omit",
+    }
+    assert said["timeout"] == 15000
+
+
 def test_the_page_says_which_answers_are_missing_and_what_is_wrong_with_each(tmp_path):
     not_clear = "Write 1500 without a separator, or 1.5 with one decimal point or comma."
     no_number = "Type 7, the number alone (not “about 7”)."
