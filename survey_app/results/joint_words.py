@@ -71,7 +71,7 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         # for one look, stays on the dashboard).
         "room_rows": room_rows(told, kind),
         "room_association": p_value_words(told.association.p_value)
-        if told.consistent_with_randomization
+        if told.consistent_with_randomization and not some_answer_missing(told)
         else None,
         "how": how_words(told.shape),
         # While open the page leads with live ranges; the table's hold for one look.
@@ -223,11 +223,21 @@ def association_words(told, parts, labels, confidence: float) -> Markup | None:
     """How the two answers go together: for a 2x2 table the difference with its guaranteed
     range (or why there is none), then for every table the approximate test, which is what
     the builder plans a pair for (planning.pairs: how often it sees a relation)."""
-    tested = p_value_words(told.association.p_value)
+    tested = None if some_answer_missing(told) else p_value_words(told.association.p_value)
     if told.shape != (2, 2):
         return tested
     difference = difference_words(told, parts, labels, confidence)
     return difference if tested is None else Markup(" ").join((difference, tested))
+
+
+def some_answer_missing(told: privacy.JointShares) -> bool:
+    """Whether the table shows no one giving some answer (a row or a column all 0): how the
+    two answers go together cannot then be read, whatever the test's p-value (which, for
+    reports piled in one cell, says they fit no truth well, not that the answers go together)."""
+    table = told.shown_table
+    rows = [sum(value or 0.0 for value in row) for row in table]
+    columns = [sum(row[b] or 0.0 for row in table) for b in range(told.shape[1])]
+    return min(rows) <= 0.0 or min(columns) <= 0.0
 
 
 def difference_words(told, parts, labels, confidence: float) -> Markup | None:

@@ -303,3 +303,24 @@ def test_once_closed_the_projector_s_caption_names_its_exact_ranges(client, clos
     assert len(captions) == 2
     for caption in captions:
         assert caption.endswith("with its exact 95% range") and "live" not in caption
+
+
+def test_a_table_where_no_one_gives_some_answer_says_nothing_of_going_together(
+    app, client, make_survey, close, analyst, sign_in_as
+):
+    """Twelve reports all "No / No": consistent enough to be shown, but no one is shown answering
+    "Yes" to either question, so how the answers go together cannot be read; the test's small
+    p-value says only that such reports fit no truth well. Neither the dashboard nor the
+    projector claims a sign that they go together (and with answers in every row and column,
+    the test's sentence is there, as the other tests show)."""
+    told = privacy.JointRandomizedResponse(0.25, (2, 2)).tell([12, 0, 0, 0])
+    assert told.consistent_with_randomization and told.association.p_value < 0.01
+    slug, (pair_id, _) = make_survey(DEFINITION)
+    submit(app, slug, [(0, cell % 6) for cell in range(12)])
+    sign_in_as(client, analyst)
+    part = section(client.get(f"/analyst/surveys/{slug}").text, pair_id)
+    assert "no difference to give" in part
+    assert "Answers this far from unrelated" not in part and "go together" not in part
+    projector = flat(client.get(f"/analyst/surveys/{slug}/present").text)
+    assert projector.count('<table class="present-crosstab">') == 2
+    assert projector.count("Answers this far from unrelated") == 1  # the 3x2 pair's alone
