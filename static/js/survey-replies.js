@@ -13,8 +13,9 @@ export const SEND_TIMEOUT_MS = 15000;
 
 /**
  * Post a submission (its randomized answers) from ``device``; the reply's status and JSON
- * (``{}`` where its body is not JSON). Rejects when the connection fails, or when no reply came
- * within ``timeoutMs``: the page then asks the student to send again.
+ * (``{}`` where its body is not JSON). Rejects when the connection fails, or (with an
+ * AbortError) when no whole reply came within ``timeoutMs``: the page then asks the student to
+ * send again.
  */
 export async function sendSubmission(url, body, device, timeoutMs = SEND_TIMEOUT_MS) {
   // AbortController with a timer, not AbortSignal.timeout: older Safari has only the former.
@@ -34,8 +35,10 @@ export async function sendSubmission(url, body, device, timeoutMs = SEND_TIMEOUT
     let reply = {};
     try {
       reply = await response.json();
-    } catch {
-      // a proxy's HTML error page, or a reply cut off at the timeout: keep the status alone
+    } catch (error) {
+      // A reply cut off at the timeout says nothing sure: the page asks to send again.
+      if (stop.signal.aborted) throw error;
+      // a proxy's HTML error page: keep the status alone
     }
     return { status: response.status, reply };
   } finally {

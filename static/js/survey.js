@@ -122,7 +122,8 @@ function stopAtMissing(questions, unanswered, problems) {
  * Once a send has stopped at missing or wrongly typed answers (which marks them), each answer
  * changed reads them all again: a question answered or corrected loses its mark and its note,
  * and the status says what is still missing, or nothing once none is. Before that, nothing is
- * marked while the student answers. Returns what the page calls when a send stops so.
+ * marked while the student answers. Returns what the page calls at each send: whether it
+ * stopped so (a send that went ahead leaves its status to the reply).
  */
 function recheckOnChange(questions) {
   let marked = false;
@@ -130,10 +131,12 @@ function recheckOnChange(questions) {
     if (!marked || !event.target.closest("fieldset.question")) return;
     const { unanswered, problems } = trueAnswers(questions);
     marked = unanswered.length > 0 || problems.length > 0;
-    showStatus(marked ? missingMessage(questions, unanswered, problems) : "", marked);
+    const message = marked ? missingMessage(questions, unanswered, problems) : "";
+    // Arrowing through a group changes it at every key: a live region said again is noise.
+    if (document.getElementById("survey-status").textContent !== message) showStatus(message, marked);
   });
-  return () => {
-    marked = true;
+  return (stopped) => {
+    marked = stopped;
   };
 }
 
@@ -141,10 +144,9 @@ function recheckOnChange(questions) {
 async function submit(page) {
   const { slug, questions, codeField } = page;
   const { answers, unanswered, problems } = trueAnswers(questions);
-  if (stopAtMissing(questions, unanswered, problems)) {
-    page.stoppedAtMissing();
-    return;
-  }
+  const stopped = stopAtMissing(questions, unanswered, problems);
+  page.markedMissing(stopped);
+  if (stopped) return;
   const body = { submission_id: page.state.submissionId, answers: randomizedAnswers(questions, answers, page.state.table) };
   if (codeField) body.code = codeField.value.trim();
   showStatus(say("sending"), false);
@@ -200,7 +202,7 @@ function start() {
     state,
     storage,
     device: deviceId(storage, slug),
-    stoppedAtMissing: recheckOnChange(questions),
+    markedMissing: recheckOnChange(questions),
   };
   button.disabled = false;
   let sending = false;
@@ -215,8 +217,9 @@ function start() {
     button.disabled = true;
     try {
       await submit(page);
-    } catch {
-      showStatus(say("connection_failed"), true);
+    } catch (error) {
+      // No reply in time: whether the answers arrived is not known, and sending again is safe.
+      showStatus(say(error?.name === "AbortError" ? "no_reply" : "connection_failed"), true);
     } finally {
       sending = false;
       if (!page.state.submitted) button.disabled = false;

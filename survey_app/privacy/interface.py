@@ -188,21 +188,22 @@ class Average:
         """The average's row (its ranges clipped to [lo, hi]), then one per histogram bar.
 
         Answers not consistent with the randomization (their range misses [lo, hi] entirely)
-        get no range: clipped, it would shrink to one end of the scale and read as certain.
+        get no range and no bars: clipped, the range would shrink to one end of the scale, and
+        the spread would pile there, each reading as certain.
         """
         e = self.estimate
         if not e.consistent_with_randomization:
             yield Row(value=None, noisy_count=None, estimate=e.mean)
-        else:
-            yield Row(
-                value=None,
-                noisy_count=None,
-                estimate=e.mean,
-                exact=(e.ci_low, e.ci_high),
-                chebyshev=self._clipped(e.chebyshev_half_width),
-                bernstein=self._clipped(e.bernstein_half_width),
-                live=(e.live_low, e.live_high),
-            )
+            return
+        yield Row(
+            value=None,
+            noisy_count=None,
+            estimate=e.mean,
+            exact=(e.ci_low, e.ci_high),
+            chebyshev=self._clipped(e.chebyshev_half_width),
+            bernstein=self._clipped(e.bernstein_half_width),
+            live=(e.live_low, e.live_high),
+        )
         if self.histogram is None:
             return
         for index, (held, share) in enumerate(

@@ -171,7 +171,7 @@ def numeric_document(result: NumericResult) -> dict:
     the live range, valid at every look.
     """
     estimate, histogram = result.estimate, result.histogram
-    # Answers not consistent with the randomization get no headline and no range (as the
+    # Answers not consistent with the randomization get no headline, range or spread (as the
     # dashboard gives none): clipped to the scale, they would read as a certain figure.
     consistent = estimate.consistent_with_randomization
     return {
@@ -193,6 +193,6 @@ def numeric_document(result: NumericResult) -> dict:
         "consistent": consistent,
         # None for the one-bit mechanism, whose reports tell the mean alone.
         "histogram": None
-        if histogram is None
+        if histogram is None or not consistent
         else {"edges": list(histogram.edges), "shares": list(histogram.shares)},
     }

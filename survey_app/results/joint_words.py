@@ -71,7 +71,7 @@ def joint_view(told: privacy.JointShares, question, kind: str, confidence: float
         # for one look, stays on the dashboard).
         "room_rows": room_rows(told, kind),
         "room_association": p_value_words(told.association.p_value)
-        if told.consistent_with_randomization and not some_answer_missing(told)
+        if told.consistent_with_randomization and not one_answer_only(told)
         else None,
         "how": how_words(told.shape),
         # While open the page leads with live ranges; the table's hold for one look.
@@ -170,8 +170,8 @@ def caption_words(question, confidence: float) -> str:
 
 def room_caption_words(question, confidence: float, kind: str) -> str:
     """What the projector's table shows, for those who hear it read: its cells' ranges are of
-    the kind the page leads with (live while the survey is open), and it has no share of the
-    row."""
+    the kind the page leads with (live while the survey is open, exact once closed), and it has
+    no share of the row."""
     first, second = question.parts
     figures = {
         "number": question.number,
@@ -185,13 +185,6 @@ def room_caption_words(question, confidence: float, kind: str) -> str:
             "“%(second)s” (columns); each cell is the share of the class who would give both "
             "answers, with its live %(confidence)s range, which holds however often the screen "
             "redraws",
-            **figures,
-        )
-    if kind == "together":
-        return gettext(
-            "Question %(number)s: the answers to “%(first)s” (rows) against the answers to "
-            "“%(second)s” (columns); each cell is the share of the class who would give both "
-            "answers, with its %(confidence)s range, which holds for all the cells at once",
             **figures,
         )
     return gettext(
@@ -223,21 +216,23 @@ def association_words(told, parts, labels, confidence: float) -> Markup | None:
     """How the two answers go together: for a 2x2 table the difference with its guaranteed
     range (or why there is none), then for every table the approximate test, which is what
     the builder plans a pair for (planning.pairs: how often it sees a relation)."""
-    tested = None if some_answer_missing(told) else p_value_words(told.association.p_value)
+    tested = None if one_answer_only(told) else p_value_words(told.association.p_value)
     if told.shape != (2, 2):
         return tested
     difference = difference_words(told, parts, labels, confidence)
     return difference if tested is None else Markup(" ").join((difference, tested))
 
 
-def some_answer_missing(told: privacy.JointShares) -> bool:
-    """Whether the table shows no one giving some answer (a row or a column all 0): how the
-    two answers go together cannot then be read, whatever the test's p-value (which, for
-    reports piled in one cell, says they fit no truth well, not that the answers go together)."""
+def one_answer_only(told: privacy.JointShares) -> bool:
+    """Whether the table shows one question answered one way alone (fewer than two of its rows,
+    or of its columns, with anyone in them): how the two answers go together cannot then be
+    read, whatever the test's p-value (which, for reports piled in one cell, says they fit no
+    truth well, not that the answers go together). A larger table with one empty row still
+    compares the others."""
     table = told.shown_table
-    rows = [sum(value or 0.0 for value in row) for row in table]
-    columns = [sum(row[b] or 0.0 for row in table) for b in range(told.shape[1])]
-    return min(rows) <= 0.0 or min(columns) <= 0.0
+    rows = [sum(value or 0.0 for value in row) > 0.0 for row in table]
+    columns = [sum(row[b] or 0.0 for row in table) > 0.0 for b in range(told.shape[1])]
+    return sum(rows) < 2 or sum(columns) < 2
 
 
 def difference_words(told, parts, labels, confidence: float) -> Markup | None:

@@ -26,6 +26,10 @@ PAGE_WORDS = {
         "Your answers could not be sent: the connection failed. Your answers are still here; "
         "please send again."
     ),
+    "no_reply": lazy_gettext(
+        "No reply came from the survey: your answers may not have arrived. They are still "
+        "here; please send again (if they did arrive, they are counted once)."
+    ),
     # What a reply of the server means (static/js/survey-replies.js).
     "code_required": lazy_gettext("Please type the one-time code from your slip."),
     "code_invalid": lazy_gettext(

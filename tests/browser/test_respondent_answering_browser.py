@@ -308,7 +308,7 @@ def test_a_stalled_sending_gives_the_button_back_and_a_resend_is_stored_once(
     button.click()
     wait(phone).until(lambda d: "Sending" in status_text(d))
     assert not button.is_enabled()
-    wait(phone, 40).until(lambda d: "could not be sent" in status_text(d))
+    wait(phone, 40).until(lambda d: "No reply came" in status_text(d))
     assert "please send again" in status_text(phone)
     assert button.is_enabled()
     assert radio(phone, yes_no, YES).is_selected() and radio(phone, choice, 1).is_selected()

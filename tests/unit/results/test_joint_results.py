@@ -15,7 +15,12 @@ from markupsafe import Markup
 
 from survey_app import privacy
 from survey_app.kinds.base import PartQuestion
-from survey_app.results.joint_words import difference_words, p_value_words, signed_points
+from survey_app.results.joint_words import (
+    association_words,
+    difference_words,
+    p_value_words,
+    signed_points,
+)
 from survey_app.results.rounding import down, nearest, up
 from tests.analyst_helpers import submit
 from tests.unit.kinds.test_paired import DEFINITION
@@ -26,6 +31,10 @@ from tests.unit.kinds.test_paired import DEFINITION
 PAIR_REPORTS = [0] * 10 + [1] * 4 + [2] * 6 + [3] * 20
 YEAR_REPORTS = [cell % 6 for cell in range(40)]
 GERMAN = {"Accept-Language": "de-DE,de;q=0.9"}
+PARTS_3X2 = (
+    PartQuestion("Your year of study?", ("First", "Second", "Third"), (0, 1, 2)),
+    PartQuestion("Did you copy any homework?", ("No", "Yes"), (1,)),
+)
 
 
 @pytest.fixture
@@ -324,3 +333,19 @@ def test_a_table_where_no_one_gives_some_answer_says_nothing_of_going_together(
     projector = flat(client.get(f"/analyst/surveys/{slug}/present").text)
     assert projector.count('<table class="present-crosstab">') == 2
     assert projector.count("Answers this far from unrelated") == 1  # the 3x2 pair's alone
+
+
+def test_a_larger_table_with_one_empty_row_still_says_how_the_others_go_together(app):
+    """Three years of study, the third with no one in it: the first two still compare, and the
+    test is said; with everyone in one cell of a 2x2 table it is not."""
+    from survey_app.results.joint_words import one_answer_only
+
+    related = privacy.JointRandomizedResponse(0.25, (3, 2)).tell([60, 4, 4, 60, 0, 0])
+    assert related.row_shares[2] is None and related.row_shares[0] is not None
+    assert related.association.p_value < 0.01
+    assert not one_answer_only(related)
+    with app.test_request_context():
+        said = association_words(related, PARTS_3X2, (["1", "2", "3"], ["No", "Yes"]), 0.95)
+    assert said is not None and "Answers this far from unrelated" in said
+    piled = privacy.JointRandomizedResponse(0.25, (2, 2)).tell([12, 0, 0, 0])
+    assert one_answer_only(piled)

@@ -275,9 +275,10 @@ def test_what_a_reply_means_for_the_page(tmp_path, status, reply, has_code_field
 def test_a_submission_without_a_reply_in_time_is_given_up_so_the_student_can_send_again(
     tmp_path,
 ):
-    """A stalled connection (no reply at all) rejects after the wait, as a failed one does (the
-    page then says to send again); a reply in time gives its status and JSON, and a reply whose
-    body is not JSON its status alone. What is sent: the body, the device, no cookies."""
+    """A stalled connection (no reply at all, or a body cut off) rejects after the wait, as a
+    failed one does (the page then says to send again); a reply in time gives its status and
+    JSON, and a reply whose body is not JSON its status alone. What is sent: the body, the
+    device, no cookies."""
     said = run_node_script(
         tmp_path,
         f'import {{ SEND_TIMEOUT_MS, sendSubmission }} from "{js_module("survey-replies.js")}";\n'
@@ -292,8 +293,14 @@ def test_a_submission_without_a_reply_in_time_is_given_up_so_the_student_can_sen
         "  return { status: 201, json };\n"
         "};\n"
         "const outcomes = [];\n"
+        "const cutOff = (url, options) => {\n"
+        "  sent.push(options);\n"
+        "  const json = () => new Promise((_, reject) => options.signal.addEventListener(\n"
+        '    "abort", () => reject(new DOMException("", "AbortError"))));\n'
+        "  return Promise.resolve({ status: 409, json });\n"
+        "};\n"
         'for (const fetch of [stalled, answering(async () => ({ status: "recorded" })),\n'
-        "                     answering(async () => { throw new SyntaxError(); })]) {\n"
+        "                     answering(async () => { throw new SyntaxError(); }), cutOff]) {\n"
         "  globalThis.fetch = fetch;\n"
         "  const started = Date.now();\n"
         "  try {\n"
@@ -311,6 +318,9 @@ def test_a_submission_without_a_reply_in_time_is_given_up_so_the_student_can_sen
         {"rejected": "AbortError", "waited": True},
         {"reply": {"status": 201, "reply": {"status": "recorded"}}},
         {"reply": {"status": 201, "reply": {}}},
+        # A reply whose body was cut off at the timeout says nothing sure (a 409 may be "this
+        # code was used" or "closed"): given up as a reply that never came.
+        {"rejected": "AbortError", "waited": True},
     ]
     assert said["first"] == {
         "method": "POST",
