@@ -119,16 +119,19 @@ function stopAtMissing(questions, unanswered, problems) {
 }
 
 /**
- * Once a send has stopped at missing or wrongly typed answers (which marks them), each answer
- * changed reads them all again: a question answered or corrected loses its mark and its note,
+ * Once a send has stopped at missing or wrongly typed answers (which marks them), each option
+ * picked reads them all again: a question answered or corrected loses its mark and its note,
  * and the status says what is still missing, or nothing once none is. Before that, nothing is
- * marked while the student answers. Returns what the page calls at each send: whether it
- * stopped so (a send that went ahead leaves its status to the reply).
+ * marked while the student answers. A typed number is read again at the next pick or send, not
+ * when its field is left: leaving it is also what pressing Send does, and the notes going then
+ * would move the button between the press and the release, and lose the tap. Returns what the
+ * page calls at each send: whether it stopped so (a send that went ahead leaves its status to
+ * the reply).
  */
 function recheckOnChange(questions) {
   let marked = false;
   root.addEventListener("change", (event) => {
-    if (!marked || !event.target.closest("fieldset.question")) return;
+    if (!marked || event.target.type !== "radio" || !event.target.closest("fieldset.question")) return;
     const { unanswered, problems } = trueAnswers(questions);
     marked = unanswered.length > 0 || problems.length > 0;
     const message = marked ? missingMessage(questions, unanswered, problems) : "";

@@ -457,9 +457,11 @@ def test_a_number_typed_among_words_is_said_what_is_wrong_with_it(driver, live_a
 
 
 def test_a_mark_goes_once_its_question_is_answered_or_corrected(driver, live_app, make_survey):
-    """After a send stopped at missing and wrongly typed answers, each change reads them again:
-    the question answered or corrected loses its mark and note (a screen reader no longer reads
-    the old error on the corrected field), and the line above the button says what is left."""
+    """After a send stopped at missing and wrongly typed answers, each option picked reads them
+    again: the question answered or corrected loses its mark and note (a screen reader no longer
+    reads the old error on the corrected field), and the line above the button says what is
+    left. A typed number is read again then, or at the send (not when its field is left, which
+    pressing Send also does: the page must not move under the press)."""
     slug, (yes_no, choice, hours) = make_survey(THREE_KINDS)
     open_page(driver, live_app, slug)
     field = driver.find_element(By.ID, f"answer-{hours}")
@@ -477,20 +479,21 @@ def test_a_mark_goes_once_its_question_is_answered_or_corrected(driver, live_app
     assert marked(yes_no) and marked(choice)
     assert field.get_attribute("aria-invalid") == "true"
 
+    field.clear()
+    field.send_keys("7.5", Keys.TAB)
+    assert field.get_attribute("aria-invalid") == "true"  # left alone until the next pick
     answer(driver, {yes_no: YES})
     wait(driver).until(lambda d: not marked(yes_no))
-    assert "Not answered yet: 2." in status_text(driver) and "question 3" in status_text(driver)
-    assert marked(choice) and field.get_attribute("aria-invalid") == "true"
-
-    answer(driver, {choice: 1})
-    field.clear()
-    field.send_keys("7.5", Keys.TAB)  # a typed number's change is the field left
-    wait(driver).until(lambda d: status_text(d) == "")
-    assert not any(marked(qid) for qid in fieldsets)
-    assert field.get_attribute("aria-invalid") is None
+    left = "Please answer every question before sending. Not answered yet: 2."
+    assert status_text(driver) == left
+    assert marked(choice) and field.get_attribute("aria-invalid") is None
     assert driver.find_elements(By.ID, f"answer-{hours}-error") == []
     assert f"answer-{hours}-error" not in (field.get_attribute("aria-describedby") or "")
-    assert stored_submissions(live_app, slug) == []  # a change sends nothing
+
+    answer(driver, {choice: 1})
+    wait(driver).until(lambda d: status_text(d) == "")
+    assert not any(marked(qid) for qid in fieldsets)
+    assert stored_submissions(live_app, slug) == []  # a pick sends nothing
     submit_and_wait(driver)
     assert len(stored_submissions(live_app, slug)) == 1
 
