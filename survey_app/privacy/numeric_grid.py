@@ -332,6 +332,12 @@ class NumericEstimate:
         return min(self.hi, max(self.lo, self.mean))
 
     @property
+    def headline(self) -> float | None:
+        """The figure pages, the API and the CSV give: the clipped mean, or None when the
+        answers are not consistent with the randomization (no figure is given then)."""
+        return self.clipped_mean if self.consistent_with_randomization else None
+
+    @property
     def consistent_with_randomization(self) -> bool:
         """False when ``mean -/+ half_width`` misses [lo, hi] entirely.
 

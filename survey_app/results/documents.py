@@ -182,7 +182,7 @@ def numeric_document(result: NumericResult) -> dict:
         "mechanism_reason": mechanism_reason(result),
         "mean": estimate.mean,
         # The mean kept within [min, max], as the dashboard says it.
-        "headline": estimate.clipped_mean if consistent else None,
+        "headline": estimate.headline,
         "ci_low": estimate.ci_low if consistent else None,
         "ci_high": estimate.ci_high if consistent else None,
         "half_width": estimate.half_width,

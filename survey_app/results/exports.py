@@ -415,8 +415,7 @@ def _headline(question: QuestionResult, row: privacy.Row, kind: str) -> float | 
     if row.held is not None:
         return row.estimate
     if row.value is None:
-        estimate = question.numeric.estimate
-        return estimate.clipped_mean if estimate.consistent_with_randomization else None
+        return question.numeric.estimate.headline
     return question.options[row.value].headline(kind)
 
 

@@ -86,26 +86,28 @@ class _KeptConnection:
         if not self.prepares:
             result = pgconn.exec_params(statement.sql.encode(encoding), parameters)
         else:
-            result = self._run_prepared(statement, parameters)
+            result = self._run_prepared(statement, parameters, encoding)
             if _prepared_statement_outdated(result.error_field(pq.DiagnosticField.SQLSTATE)):
                 # The statement ran nothing: it is prepared again, once, for the tables as
                 # they are now (an error that persists is the statement's own, and raised).
                 self.prepared.clear()
                 pgconn.exec_(b"DEALLOCATE ALL")
-                result = self._run_prepared(statement, parameters)
+                result = self._run_prepared(statement, parameters, encoding)
         if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
             raise errors.error_from_result(result, encoding=encoding)
         return result.command_tuples or 0
 
-    def _run_prepared(self, statement: KeptStatement, parameters: list[bytes | None]):
+    def _run_prepared(
+        self, statement: KeptStatement, parameters: list[bytes | None], encoding: str
+    ):
         from psycopg import errors, pq
 
         pgconn = self.driver.pgconn
         name = statement.name.encode()
         if statement.name not in self.prepared:
-            prepared = pgconn.prepare(name, statement.sql.encode(self.driver.info.encoding))
+            prepared = pgconn.prepare(name, statement.sql.encode(encoding))
             if prepared.status != pq.ExecStatus.COMMAND_OK:
-                raise errors.error_from_result(prepared, encoding=self.driver.info.encoding)
+                raise errors.error_from_result(prepared, encoding=encoding)
             self.prepared.add(statement.name)
         return pgconn.exec_prepared(name, parameters)
 
